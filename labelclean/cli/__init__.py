@@ -1,0 +1,3 @@
+"""labelclean.cli."""
+
+__all__: list[str] = []

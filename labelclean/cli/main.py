@@ -1,0 +1,43 @@
+"""The ``labelclean`` command-line application.
+
+One :class:`typer.Typer` app; each command lives in its own module and only
+parses options, calls one library function, and turns a
+:class:`~labelclean.exceptions.LabelcleanError` into one line on stderr and the
+error's exit code. Heavy libraries are imported inside the commands, so
+``labelclean --help`` answers quickly.
+"""
+
+from typing import Annotated
+
+import typer
+
+from labelclean import __version__
+
+app = typer.Typer(
+    name="labelclean",
+    help="Find, correct and discard wrong labels in tabular (parquet) data.",
+    no_args_is_help=True,
+    add_completion=False,
+    pretty_exceptions_enable=False,
+)
+
+
+def _version_callback(value: bool) -> None:
+    if value:
+        typer.echo(f"labelclean {__version__}")
+        raise typer.Exit()
+
+
+@app.callback()
+def main(
+    version: Annotated[
+        bool,
+        typer.Option(
+            "--version",
+            help="Show the version and exit.",
+            callback=_version_callback,
+            is_eager=True,
+        ),
+    ] = False,
+) -> None:
+    """Find, correct and discard wrong labels in tabular (parquet) data."""

@@ -1,0 +1,3 @@
+"""labelclean.confidence."""
+
+__all__: list[str] = []

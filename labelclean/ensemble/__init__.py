@@ -1,0 +1,3 @@
+"""labelclean.ensemble."""
+
+__all__: list[str] = []

@@ -1,0 +1,45 @@
+"""Exceptions raised by labelclean.
+
+Every labelclean error derives from :class:`LabelcleanError` and from the builtin
+that matches it, so ``except ValueError`` keeps working for callers that do not
+know labelclean. Each class carries the exit code the command-line interface
+uses for it, so that a job runner can tell the classes of failure apart.
+"""
+
+__all__ = [
+    "DataValidationError",
+    "InputFileError",
+    "LabelcleanError",
+    "OutputError",
+    "PipelineDefinitionError",
+]
+
+
+class LabelcleanError(Exception):
+    """Base class of every error labelclean raises on purpose."""
+
+    exit_code = 1
+
+
+class DataValidationError(LabelcleanError, ValueError):
+    """The data (features or labels) cannot be used as given."""
+
+    exit_code = 3
+
+
+class InputFileError(LabelcleanError, OSError):
+    """An input file or folder is missing, unreadable or not parquet."""
+
+    exit_code = 4
+
+
+class OutputError(LabelcleanError, OSError):
+    """The output location cannot be written safely."""
+
+    exit_code = 5
+
+
+class PipelineDefinitionError(LabelcleanError, ValueError):
+    """A pipeline definition or a fitted pipeline file is invalid."""
+
+    exit_code = 6

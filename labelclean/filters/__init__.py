@@ -1,0 +1,3 @@
+"""labelclean.filters."""
+
+__all__: list[str] = []

@@ -1,0 +1,3 @@
+"""labelclean.io."""
+
+__all__: list[str] = []

@@ -1,0 +1,3 @@
+"""labelclean.linear_model."""
+
+__all__: list[str] = []

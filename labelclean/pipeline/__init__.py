@@ -1,0 +1,3 @@
+"""labelclean.pipeline."""
+
+__all__: list[str] = []

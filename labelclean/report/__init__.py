@@ -1,0 +1,3 @@
+"""labelclean.report."""
+
+__all__: list[str] = []

@@ -1,0 +1,175 @@
+"""Turning numeric, categorical and mixed feature tables into distance space.
+
+Neighbour search and density estimation need one numeric matrix in which
+distances mean something. :func:`make_feature_encoder` builds, from the column
+types of the training data, a scikit-learn ``ColumnTransformer`` that
+
+* standardises numeric columns (zero mean, unit variance; constant columns are
+  left at zero), and datetime/timedelta columns after converting them to
+  seconds;
+* one-hot encodes categorical columns (pandas ``category``, strings, objects,
+  booleans) and scales the indicators by ``1/sqrt(2)``, so that two rows that
+  differ in one categorical column are at squared Euclidean distance 1 from
+  each other on that column: the same as a one-standard-deviation difference
+  in a numeric column. Rare levels beyond ``max_categories`` are pooled.
+
+The squared distance is therefore a sum of per-column contributions on one
+scale (a heterogeneous Euclidean-overlap metric). The encoder is an ordinary
+fitted scikit-learn object, so it pickles and transforms new rows.
+"""
+
+import numpy as np
+import pandas as pd
+from sklearn.compose import ColumnTransformer
+from sklearn.pipeline import make_pipeline
+from sklearn.preprocessing import FunctionTransformer, OneHotEncoder, StandardScaler
+
+from labelclean.exceptions import DataValidationError
+
+__all__ = ["check_feature_frame", "make_feature_encoder"]
+
+_CATEGORICAL_WEIGHT = 1.0 / np.sqrt(2.0)
+
+
+def _column_kind(series: pd.Series) -> str:
+    dtype = series.dtype
+    if pd.api.types.is_bool_dtype(dtype):
+        return "categorical"
+    if pd.api.types.is_datetime64_any_dtype(dtype) or pd.api.types.is_timedelta64_dtype(
+        dtype
+    ):
+        return "temporal"
+    if pd.api.types.is_numeric_dtype(dtype):
+        if pd.api.types.is_complex_dtype(dtype):
+            return "unsupported"
+        return "numeric"
+    if isinstance(dtype, pd.CategoricalDtype) or pd.api.types.is_string_dtype(dtype):
+        return "categorical"
+    if dtype == object:
+        sample = series.dropna().head(200)
+        if all(isinstance(v, str | bool | np.bool_ | int | np.integer) for v in sample):
+            return "categorical"
+    return "unsupported"
+
+
+def check_feature_frame(X: pd.DataFrame) -> dict[str, list[str]]:
+    """Sort the columns of ``X`` by kind and reject what cannot be used.
+
+    Parameters
+    ----------
+    X : DataFrame of shape (n_samples, n_features)
+        Feature table.
+
+    Returns
+    -------
+    kinds : dict
+        Column names under the keys ``'numeric'``, ``'temporal'`` and
+        ``'categorical'``.
+
+    Raises
+    ------
+    DataValidationError
+        For duplicate column names, columns of unsupported type (nested lists,
+        dicts, complex numbers, mixed objects), and missing or infinite values
+        in numeric or temporal columns.
+    """
+    if X.columns.has_duplicates:
+        dupes = sorted({str(c) for c in X.columns[X.columns.duplicated()]})
+        raise DataValidationError(
+            f"X has duplicate column names {dupes}; rename them so each feature "
+            "is named once."
+        )
+    kinds: dict[str, list[str]] = {"numeric": [], "temporal": [], "categorical": []}
+    for name in X.columns:
+        col = X[name]
+        kind = _column_kind(col)
+        if kind == "unsupported":
+            example = col.dropna().head(1).tolist()
+            raise DataValidationError(
+                f"feature column {name!r} has type {col.dtype} with values like "
+                f"{example!r}, which labelclean cannot compare; drop the column or "
+                "convert it to numbers or strings."
+            )
+        if kind in ("numeric", "temporal"):
+            bad = col.isna()
+            if kind == "numeric":
+                bad = bad | np.isinf(col.to_numpy(dtype=np.float64, na_value=np.nan))
+            if bad.any():
+                raise DataValidationError(
+                    f"feature column {name!r} has {int(bad.sum())} missing or "
+                    "infinite value(s); impute or drop those rows, or drop the column."
+                )
+        kinds[kind].append(name)
+    return kinds
+
+
+def _to_seconds(frame: pd.DataFrame) -> np.ndarray:
+    out = np.empty(frame.shape, dtype=np.float64)
+    for j, name in enumerate(frame.columns):
+        col = frame[name]
+        if pd.api.types.is_datetime64_any_dtype(col.dtype):
+            if getattr(col.dt, "tz", None) is not None:
+                col = col.dt.tz_convert("UTC").dt.tz_localize(None)
+            ns = col.to_numpy(dtype="datetime64[ns]").astype(np.int64)
+        else:
+            ns = col.to_numpy(dtype="timedelta64[ns]").astype(np.int64)
+        out[:, j] = ns / 1e9
+    return out
+
+
+def make_feature_encoder(
+    X: pd.DataFrame | None, *, max_categories: int = 32
+) -> ColumnTransformer:
+    """Build an unfitted encoder mapping ``X`` to a numeric distance space.
+
+    Parameters
+    ----------
+    X : DataFrame or None
+        The training features, used only to read column kinds. ``None`` means a
+        numeric array: every column is standardised.
+    max_categories : int, default=32
+        Most one-hot columns per categorical feature; rarer levels are pooled.
+
+    Returns
+    -------
+    encoder : ColumnTransformer
+        Unfitted; its output is a dense float array.
+    """
+    if X is None:
+        return make_pipeline(StandardScaler())
+    kinds = check_feature_frame(X)
+    transformers = []
+    weights = {}
+    if kinds["numeric"]:
+        transformers.append(("numeric", StandardScaler(), kinds["numeric"]))
+    if kinds["temporal"]:
+        to_seconds = FunctionTransformer(_to_seconds, feature_names_out="one-to-one")
+        transformers.append(
+            ("temporal", make_pipeline(to_seconds, StandardScaler()), kinds["temporal"])
+        )
+    if kinds["categorical"]:
+        onehot = OneHotEncoder(
+            handle_unknown="infrequent_if_exist",
+            max_categories=max_categories,
+            sparse_output=False,
+            dtype=np.float64,
+        )
+        transformers.append(
+            ("categorical", make_pipeline(
+                    FunctionTransformer(_as_string, feature_names_out="one-to-one"),
+                    onehot,
+                ), kinds["categorical"])
+        )
+        weights["categorical"] = _CATEGORICAL_WEIGHT
+    if not transformers:
+        raise DataValidationError("X has no feature columns; pass at least one.")
+    return ColumnTransformer(
+        transformers,
+        transformer_weights=weights or None,
+        sparse_threshold=0.0,
+        verbose_feature_names_out=False,
+    )
+
+
+def _as_string(frame: pd.DataFrame) -> np.ndarray:
+    return frame.astype(object).where(frame.notna(), "<missing>").astype(str).to_numpy()

@@ -1,0 +1,108 @@
+"""Validation of labels and feature frames, with errors that say how to fix them."""
+
+from collections.abc import Sequence
+
+import numpy as np
+import pandas as pd
+
+from labelclean.exceptions import DataValidationError
+
+__all__ = ["check_labels", "is_dataframe", "non_numeric_columns"]
+
+
+def is_dataframe(X: object) -> bool:
+    """Return True when ``X`` is a pandas DataFrame."""
+    return isinstance(X, pd.DataFrame)
+
+
+def non_numeric_columns(X: pd.DataFrame) -> list[str]:
+    """Names of the columns of ``X`` that are not plain (non-bool) numbers."""
+    out = []
+    for name, dtype in X.dtypes.items():
+        if pd.api.types.is_bool_dtype(dtype) or not pd.api.types.is_numeric_dtype(dtype):
+            out.append(name)
+    return out
+
+
+def check_labels(
+    y: object, *, n_samples: int | None = None, min_classes: int = 2
+) -> tuple[np.ndarray, np.ndarray]:
+    """Validate observed labels and encode them as integer codes.
+
+    Labels may be of any hashable type (integers, floats, strings, booleans,
+    pandas categoricals); the classes are the sorted distinct values.
+
+    Parameters
+    ----------
+    y : array-like of shape (n_samples,)
+        Observed labels.
+    n_samples : int, default=None
+        Expected number of labels, when known.
+    min_classes : int, default=2
+        Fewest distinct classes accepted.
+
+    Returns
+    -------
+    classes : ndarray of shape (n_classes,)
+        Sorted distinct labels.
+    codes : ndarray of shape (n_samples,), dtype=intp
+        Position of each label in ``classes``.
+
+    Raises
+    ------
+    DataValidationError
+        If the labels are not one-dimensional, contain missing values, have the
+        wrong length, mix incomparable types, or hold fewer than ``min_classes``
+        classes.
+    """
+    if isinstance(y, pd.DataFrame):
+        if y.shape[1] != 1:
+            raise DataValidationError(
+                f"y must be one-dimensional, got a DataFrame with {y.shape[1]} "
+                "columns; pass the single label column, e.g. df['label']."
+            )
+        y = y.iloc[:, 0]
+    if isinstance(y, pd.Series | pd.Categorical | pd.Index):
+        missing = np.asarray(pd.isna(y))
+        values = np.asarray(y, dtype=object) if missing.any() else np.asarray(y)
+    else:
+        values = np.asarray(y)
+        if values.ndim == 2 and values.shape[1] == 1:
+            values = values.ravel()
+        missing = np.asarray(pd.isna(values)) if values.ndim == 1 else None
+    if values.ndim != 1:
+        raise DataValidationError(
+            f"y must be one-dimensional, got an array of shape {values.shape}; "
+            "pass one label per row."
+        )
+    if n_samples is not None and values.shape[0] != n_samples:
+        raise DataValidationError(
+            f"y has {values.shape[0]} labels but X has {n_samples} rows; "
+            "pass one label per row of X."
+        )
+    if missing is not None and missing.any():
+        where = np.flatnonzero(missing)[:5].tolist()
+        raise DataValidationError(
+            f"y contains {int(missing.sum())} missing label(s) (NaN/None), first at "
+            f"row positions {where}; drop or fill those rows before fitting."
+        )
+    try:
+        classes, codes = np.unique(values, return_inverse=True)
+    except TypeError as exc:
+        kinds = sorted({type(v).__name__ for v in values[:1000]})
+        raise DataValidationError(
+            f"y mixes label types that cannot be compared ({', '.join(kinds)}); "
+            "convert the labels to one type, e.g. y.astype(str)."
+        ) from exc
+    if classes.shape[0] < min_classes:
+        raise DataValidationError(
+            f"y has {classes.shape[0]} distinct class(es) ({_preview(classes)}) but "
+            f"at least {min_classes} are needed to judge whether a label is wrong; "
+            "check the label column."
+        )
+    return classes, codes.astype(np.intp, copy=False)
+
+
+def _preview(values: Sequence[object], limit: int = 5) -> str:
+    shown = ", ".join(repr(v) for v in list(values)[:limit])
+    return shown + (", ..." if len(values) > limit else "")

@@ -1,0 +1,3 @@
+"""labelclean.validation."""
+
+__all__: list[str] = []
