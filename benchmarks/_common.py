@@ -1,0 +1,77 @@
+"""Helpers shared by the benchmark scripts.
+
+Each script writes one section of ``benchmarks/RESULTS.md``, delimited by
+``<!-- begin NAME -->`` / ``<!-- end NAME -->`` markers, so scripts can be
+rerun independently without clobbering each other's results.
+"""
+
+import os
+import platform
+import re
+import resource
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+
+RESULTS = Path(__file__).with_name("RESULTS.md")
+
+
+def machine() -> str:
+    """One line describing the machine and the library versions."""
+    import pandas
+    import sklearn
+
+    try:
+        load = ", ".join(f"{x:.2f}" for x in os.getloadavg())
+    except OSError:  # pragma: no cover
+        load = "n/a"
+    return (
+        f"{platform.processor() or platform.machine()}, {os.cpu_count()} cores, "
+        f"Python {platform.python_version()}, numpy {np.__version__}, "
+        f"pandas {pandas.__version__}, scikit-learn {sklearn.__version__}; "
+        f"load average at start {load}"
+    )
+
+
+def command() -> str:
+    """The command line that ran this script, for the results file."""
+    return "python " + " ".join(sys.argv)
+
+
+def peak_rss_mb() -> float:
+    """Peak resident memory of this process so far, in MiB."""
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024.0
+
+
+def mean_std(values) -> str:
+    """Format ``mean ± std`` with four decimals."""
+    arr = np.asarray(values, dtype=float)
+    return f"{arr.mean():.4f} ± {arr.std(ddof=1) if arr.size > 1 else 0.0:.4f}"
+
+
+class Timer:
+    """Context manager measuring wall time in seconds (``.seconds``)."""
+
+    def __enter__(self) -> "Timer":
+        self._start = time.perf_counter()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.seconds = time.perf_counter() - self._start
+
+
+def write_section(name: str, body: str) -> None:
+    """Replace (or append) the section ``name`` of RESULTS.md with ``body``."""
+    begin, end = f"<!-- begin {name} -->", f"<!-- end {name} -->"
+    block = f"{begin}\n{body.rstrip()}\n{end}"
+    text = RESULTS.read_text() if RESULTS.exists() else "# Benchmark results\n"
+    pattern = re.compile(re.escape(begin) + r".*?" + re.escape(end), re.DOTALL)
+    if pattern.search(text):
+        text = pattern.sub(lambda _: block, text)
+    else:
+        text = text.rstrip() + "\n\n" + block + "\n"
+    tmp = RESULTS.with_suffix(".md.tmp")
+    tmp.write_text(text)
+    tmp.replace(RESULTS)
