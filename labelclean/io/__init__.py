@@ -24,15 +24,14 @@ from labelclean.io._output import (
 )
 from labelclean.io._parquet import (
     LABELCLEAN_METADATA_KEY,
-    ParquetBatchWriter,
     ParquetSource,
     inspect_parquet,
     iter_batches,
     list_parquet_files,
     read_labelclean_metadata,
     read_parquet,
-    write_parquet,
 )
+from labelclean.io._parquet_write import ParquetBatchWriter, write_parquet
 
 __all__ = [
     "LABELCLEAN_METADATA_KEY",

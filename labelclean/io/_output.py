@@ -37,7 +37,7 @@ from labelclean.io._atomic import (
     atomic_write_text,
     file_sha256,
 )
-from labelclean.io._parquet import ParquetBatchWriter, write_parquet
+from labelclean.io._parquet_write import ParquetBatchWriter, write_parquet
 
 __all__ = [
     "MARKER_NAME",

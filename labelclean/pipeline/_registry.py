@@ -122,7 +122,7 @@ class StageKind:
             for k, v in params.items()
             if k not in self.extra_params and k not in self.path_params
         }
-        if constraints and estimator_params:
+        if constraints and estimator_params and self.estimator is not None:
             from labelclean.utils._sklearn import validate_parameter_constraints
 
             for name, value in sorted(estimator_params.items()):

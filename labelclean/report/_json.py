@@ -375,13 +375,14 @@ def build_report(
         .value_counts(sort=False)
         .reset_index(name="count")
     )
-    reasons = sorted(
-        (
-            {"decision": str(d), "reason": str(r), "count": int(n)}
-            for d, r, n in tally.itertuples(index=False)
-        ),
-        key=lambda x: (DECISIONS.index(x["decision"]), -x["count"], x["reason"]),
+    reason_rows = sorted(
+        (DECISIONS.index(str(d)), -int(n), str(r), str(d))
+        for d, r, n in tally.itertuples(index=False)
     )
+    reasons = [
+        {"decision": d, "reason": r, "count": -negative}
+        for _, negative, r, d in reason_rows
+    ]
 
     # Distributions ------------------------------------------------------------
     distributions = {

@@ -23,15 +23,14 @@ number of unexpected rows and up to ``max_examples`` of their row ids.
 """
 
 import difflib
-import math
-import os
 from collections.abc import Hashable, Iterable, Sequence
-from dataclasses import dataclass, field
 from typing import Any
 
 from labelclean.exceptions import DataValidationError
+from labelclean.validation._gx import ge_check, run_expectations
+from labelclean.validation._results import CheckResult, ValidationResult, _plain
 
-__all__ = ["CheckResult", "ValidationResult", "validate_input", "validate_output"]
+__all__ = ["validate_input", "validate_output"]
 
 #: The decisions an audit may hold (the audit contract of docs/audit.md).
 _DECISIONS = ("kept", "corrected", "discarded")
@@ -41,261 +40,6 @@ _PROBABILITY_COLUMNS = (
     "model_probability",
     "spl_weight",
 )
-
-
-def _plain(value: Any) -> Any:
-    """A JSON-friendly scalar (row ids, labels)."""
-    import numpy as np
-
-    if isinstance(value, np.generic):
-        value = value.item()
-    if isinstance(value, float) and not math.isfinite(value):
-        return None
-    if value is None or isinstance(value, bool | int | float | str):
-        return value
-    try:
-        import pandas as pd
-
-        if pd.isna(value):
-            return None
-    except (TypeError, ValueError):
-        pass
-    return str(value)
-
-
-@dataclass
-class CheckResult:
-    """The outcome of one check.
-
-    Attributes
-    ----------
-    name : str
-        Stable snake_case identifier, e.g. ``'label_not_null'``.
-    description : str
-        What was expected, in words.
-    success : bool
-    severity : {'error', 'warning'}
-        Only failed errors make the result fail.
-    column : str or None
-        The column checked, if one.
-    engine : {'schema', 'pandas', 'great_expectations'}
-        What evaluated the check.
-    unexpected_count : int or None
-        Rows (or columns, classes for aggregate checks) that broke it.
-    unexpected_percent : float or None
-        ``unexpected_count`` as a percentage of the rows considered.
-    examples : list
-        Up to ``max_examples`` row ids (or column names, labels).
-    message : str
-        One sentence: what is wrong and how to fix it, or what passed.
-    details : dict
-        Extra JSON-serialisable facts (limits, observed values).
-    """
-
-    name: str
-    description: str
-    success: bool
-    severity: str = "error"
-    column: str | None = None
-    engine: str = "pandas"
-    unexpected_count: int | None = None
-    unexpected_percent: float | None = None
-    examples: list[Any] = field(default_factory=list)
-    message: str = ""
-    details: dict[str, Any] = field(default_factory=dict)
-
-    def to_dict(self) -> dict[str, Any]:
-        """JSON-serialisable form."""
-        return {
-            "name": self.name,
-            "description": self.description,
-            "success": bool(self.success),
-            "severity": self.severity,
-            "column": None if self.column is None else str(self.column),
-            "engine": self.engine,
-            "unexpected_count": self.unexpected_count,
-            "unexpected_percent": self.unexpected_percent,
-            "examples": [_plain(v) for v in self.examples],
-            "message": self.message,
-            "details": {str(k): _json_details(v) for k, v in self.details.items()},
-        }
-
-
-def _json_details(value: Any) -> Any:
-    if isinstance(value, dict):
-        return {str(k): _json_details(v) for k, v in value.items()}
-    if isinstance(value, list | tuple):
-        return [_json_details(v) for v in value]
-    return _plain(value)
-
-
-@dataclass
-class ValidationResult:
-    """The checks of one suite.
-
-    Attributes
-    ----------
-    suite : str
-        ``'labelclean_input'`` or ``'labelclean_output'``.
-    checks : list of CheckResult
-    """
-
-    suite: str
-    checks: list[CheckResult]
-
-    @property
-    def success(self) -> bool:
-        """True when no check of severity ``'error'`` failed."""
-        return all(c.success for c in self.checks if c.severity == "error")
-
-    @property
-    def failures(self) -> list[CheckResult]:
-        """Failed checks of severity ``'error'``."""
-        return [c for c in self.checks if not c.success and c.severity == "error"]
-
-    @property
-    def warnings(self) -> list[CheckResult]:
-        """Failed checks of severity ``'warning'``."""
-        return [c for c in self.checks if not c.success and c.severity == "warning"]
-
-    def check(self, name: str, column: str | None = None) -> CheckResult:
-        """The check called ``name`` (on ``column``, when given)."""
-        for c in self.checks:
-            if c.name == name and (column is None or c.column == column):
-                return c
-        raise KeyError(f"no check {name!r} in suite {self.suite!r}")
-
-    def to_dict(self) -> dict[str, Any]:
-        """JSON-serialisable form, as the report stores it."""
-        return {
-            "suite": self.suite,
-            "success": self.success,
-            "n_checks": len(self.checks),
-            "n_failed": len(self.failures),
-            "n_warnings": len(self.warnings),
-            "checks": [c.to_dict() for c in self.checks],
-        }
-
-    def raise_for_errors(self) -> None:
-        """Raise :class:`DataValidationError` naming the failed checks, if any."""
-        if self.failures:
-            text = "; ".join(c.message for c in self.failures)
-            raise DataValidationError(
-                f"{len(self.failures)} check(s) of {self.suite} failed: {text}"
-            )
-
-
-# --------------------------------------------------------------------------
-# great-expectations
-# --------------------------------------------------------------------------
-
-
-def _run_expectations(
-    frame: Any,
-    expectations: Sequence[tuple[str, Any]],
-    *,
-    max_examples: int,
-) -> dict[str, dict[str, Any]]:
-    """Validate ``frame`` against ``(key, expectation)`` pairs in one batch.
-
-    Returns, per key, ``success``, ``unexpected_count``,
-    ``unexpected_percent``, ``element_count``, ``missing_count``,
-    ``examples`` (row index values) and ``error`` (exception text or None).
-    """
-    if not expectations:
-        return {}
-    os.environ.setdefault("GX_ANALYTICS_ENABLED", "False")
-    import great_expectations as gx
-    from great_expectations.data_context.types.base import ProgressBarsConfig
-
-    context = gx.get_context(mode="ephemeral")
-    context.variables.progress_bars = ProgressBarsConfig(globally=False)
-    batch_definition = (
-        context.data_sources.add_pandas("labelclean")
-        .add_dataframe_asset("frame")
-        .add_batch_definition_whole_dataframe("whole")
-    )
-    suite = context.suites.add(gx.ExpectationSuite(name="labelclean"))
-    keys_by_id = {}
-    for key, expectation in expectations:
-        added = suite.add_expectation(expectation)
-        keys_by_id[str(added.id)] = key
-    # An unnamed index makes GE report unexpected rows by index value alone
-    # (a named one gives dicts of the row's values).
-    batch = batch_definition.get_batch(
-        batch_parameters={"dataframe": frame.rename_axis(index=None)}
-    )
-    result = batch.validate(
-        suite,
-        result_format={
-            "result_format": "COMPLETE",
-            "partial_unexpected_count": max_examples,
-        },
-    )
-    out: dict[str, dict[str, Any]] = {}
-    for r in result.results:
-        key = keys_by_id.get(str(r.expectation_config.id))
-        if key is None:  # pragma: no cover - defensive
-            continue
-        info = r.result or {}
-        error = None
-        exc_info = r.exception_info or {}
-        if exc_info.get("raised_exception"):
-            error = exc_info.get("exception_message")
-        else:
-            for nested in exc_info.values():
-                if isinstance(nested, dict) and nested.get("raised_exception"):
-                    error = nested.get("exception_message")
-                    break
-        out[key] = {
-            "success": bool(r.success),
-            "unexpected_count": info.get("unexpected_count"),
-            "unexpected_percent": info.get("unexpected_percent"),
-            "element_count": info.get("element_count"),
-            "missing_count": info.get("missing_count"),
-            "examples": list(info.get("unexpected_index_list") or [])[:max_examples],
-            "error": error,
-        }
-    return out
-
-
-def _ge_check(
-    outcome: dict[str, Any] | None,
-    *,
-    name: str,
-    column: str,
-    description: str,
-    fail_message: str,
-    pass_message: str,
-    severity: str = "error",
-) -> CheckResult:
-    if outcome is None or outcome.get("error"):
-        error = None if outcome is None else outcome.get("error")
-        return CheckResult(
-            name=name,
-            description=description,
-            success=False,
-            severity=severity,
-            column=column,
-            engine="great_expectations",
-            message=f"{description}: could not be evaluated ({error}).",
-        )
-    count = int(outcome["unexpected_count"] or 0)
-    percent = outcome["unexpected_percent"]
-    success = bool(outcome["success"])
-    return CheckResult(
-        name=name,
-        description=description,
-        success=success,
-        severity=severity,
-        column=column,
-        engine="great_expectations",
-        unexpected_count=count,
-        unexpected_percent=None if percent is None else float(percent),
-        examples=[_plain(v) for v in outcome["examples"]],
-        message=pass_message if success else fail_message.format(count=count),
-        details={"missing_count": outcome.get("missing_count")},
-    )
 
 
 def _examples_of(frame: Any, mask: Any, max_examples: int) -> list[Any]:
@@ -591,22 +335,27 @@ def validate_input(
 
         label_frame = indexed[[label]]
         expectations: list[tuple[str, Any]] = [
-            ("label_not_null", gxe.ExpectColumnValuesToNotBeNull(column=label))
+            (
+                "label_not_null",
+                gxe.ExpectColumnValuesToNotBeNull(  # type: ignore[attr-defined]
+                    column=label
+                ),
+            )
         ]
         if label_domain is not None:
             expectations.append(
                 (
                     "label_in_domain",
-                    gxe.ExpectColumnValuesToBeInSet(
+                    gxe.ExpectColumnValuesToBeInSet(  # type: ignore[attr-defined]
                         column=label, value_set=[_plain(v) for v in label_domain]
                     ),
                 )
             )
-        outcomes = _run_expectations(
+        outcomes = run_expectations(
             label_frame, expectations, max_examples=max_examples
         )
         checks.append(
-            _ge_check(
+            ge_check(
                 outcomes.get("label_not_null"),
                 name="label_not_null",
                 column=label,
@@ -619,7 +368,7 @@ def validate_input(
         )
         if label_domain is not None:
             checks.append(
-                _ge_check(
+                ge_check(
                     outcomes.get("label_in_domain"),
                     name="label_in_domain",
                     column=label,
@@ -760,13 +509,13 @@ def validate_output(
     expectations: list[tuple[str, Any]] = [
         (
             "decision_known",
-            gxe.ExpectColumnValuesToBeInSet(
+            gxe.ExpectColumnValuesToBeInSet(  # type: ignore[attr-defined]
                 column="decision", value_set=list(_DECISIONS)
             ),
         ),
         (
             "discarded_share",
-            gxe.ExpectColumnValuesToNotBeInSet(
+            gxe.ExpectColumnValuesToNotBeInSet(  # type: ignore[attr-defined]
                 column="decision",
                 value_set=["discarded"],
                 mostly=max(0.0, 1.0 - max_discarded_share),
@@ -777,7 +526,7 @@ def validate_output(
         expectations.append(
             (
                 f"probability:{column}",
-                gxe.ExpectColumnValuesToBeBetween(
+                gxe.ExpectColumnValuesToBeBetween(  # type: ignore[attr-defined]
                     column=column, min_value=0, max_value=1
                 ),
             )
@@ -787,10 +536,10 @@ def validate_output(
         subset[column] = pd.to_numeric(subset[column], errors="coerce").astype(
             "float64"
         )
-    outcomes = _run_expectations(subset, expectations, max_examples=max_examples)
+    outcomes = run_expectations(subset, expectations, max_examples=max_examples)
 
     checks.append(
-        _ge_check(
+        ge_check(
             outcomes.get("decision_known"),
             name="decision_known",
             column="decision",
@@ -801,7 +550,7 @@ def validate_output(
     )
     for column in probability_columns:
         checks.append(
-            _ge_check(
+            ge_check(
                 outcomes.get(f"probability:{column}"),
                 name="probability_in_unit_interval",
                 column=column,
