@@ -140,7 +140,7 @@ def _parse_counts(value: Any) -> Any:
     return to_jsonable(value)
 
 
-def _histogram(audit: Any, column: str, n_bins: int) -> dict[str, Any]:
+def _histogram(audit: Any, column: str, n_bins: int, decisions: Any) -> dict[str, Any]:
     import numpy as np
     import pandas as pd
 
@@ -150,7 +150,6 @@ def _histogram(audit: Any, column: str, n_bins: int) -> dict[str, Any]:
     finite = np.isfinite(values)
     edges = np.linspace(0.0, 1.0, n_bins + 1)
     counts = {}
-    decisions = audit["decision"].to_numpy()
     for decision in DECISIONS:
         sel = finite & (decisions == decision)
         hist, _ = np.histogram(np.clip(values[sel], 0.0, 1.0), bins=edges)
@@ -176,10 +175,10 @@ def _histogram(audit: Any, column: str, n_bins: int) -> dict[str, Any]:
     }
 
 
-def _row_ids(audit: Any, id_column: str | None) -> list[Any]:
+def _row_id(audit: Any, id_column: str | None, position: int) -> Any:
     if id_column is not None and id_column in audit.columns:
-        return [to_jsonable(v) for v in audit[id_column].tolist()]
-    return [to_jsonable(v) for v in audit.index.tolist()]
+        return to_jsonable(audit[id_column].iat[position])
+    return to_jsonable(audit.index[position])
 
 
 def _suspicion(audit: Any) -> Any:
@@ -307,7 +306,7 @@ def build_report(
     evidence_missing = [c for c in EVIDENCE_COLUMNS if c not in audit.columns]
     user_columns = [c for c in audit.columns if c not in AUDIT_COLUMNS]
 
-    decision = audit["decision"].to_numpy()
+    decision = audit["decision"].to_numpy(dtype=object)
     counts = {d: int((decision == d).sum()) for d in DECISIONS}
     shares = {d: (counts[d] / n_rows if n_rows else 0.0) for d in DECISIONS}
 
@@ -386,7 +385,7 @@ def build_report(
 
     # Distributions ------------------------------------------------------------
     distributions = {
-        column: _histogram(audit, column, n_bins)
+        column: _histogram(audit, column, n_bins, decision)
         for column in PROBABILITY_COLUMNS
         if column in audit.columns
     }
@@ -406,7 +405,6 @@ def build_report(
     sort_suspicion = np.where(np.isfinite(suspicion), -suspicion, np.inf)
     # lexsort: last key is primary -> flagged first, then suspicion, then position
     order = np.lexsort((np.arange(n_rows), sort_suspicion, ~flagged))
-    row_ids = _row_ids(audit, id_column)
     suspect_columns = [
         "decision",
         "reason",
@@ -416,7 +414,7 @@ def build_report(
     ]
     suspects = []
     for rank, position in enumerate(order[:n_suspects].tolist(), start=1):
-        record = {"rank": rank, "row_id": row_ids[position]}
+        record = {"rank": rank, "row_id": _row_id(audit, id_column, position)}
         record["suspicion"] = to_jsonable(suspicion[position])
         record.update(_row_record(audit, position, suspect_columns))
         suspects.append(record)
@@ -436,7 +434,10 @@ def build_report(
     for d in DECISIONS:
         positions = np.flatnonzero(decision == d)[:n_examples]
         examples[d] = [
-            {"row_id": row_ids[p], **_row_record(audit, int(p), example_columns)}
+            {
+                "row_id": _row_id(audit, id_column, int(p)),
+                **_row_record(audit, int(p), example_columns),
+            }
             for p in positions
         ]
 
