@@ -237,6 +237,7 @@ def build_report(
     n_examples: int = 5,
     n_bins: int = 20,
     max_example_columns: int = 12,
+    reason_descriptions: Mapping[str, str] | None = None,
 ) -> dict[str, Any]:
     """Summarise a run's audit as the canonical ``report.json`` dict.
 
@@ -265,6 +266,10 @@ def build_report(
         Histogram bins over [0, 1].
     max_example_columns : int, default=12
         Most user columns shown in example rows.
+    reason_descriptions : dict of str to str, default=None
+        One sentence per reason code (e.g. ``{'low_confidence': 'confidence below the
+        suspect threshold and no trusted alternative'}``), shown next to the
+        reason counts.
 
     Returns
     -------
@@ -378,8 +383,14 @@ def build_report(
         (DECISIONS.index(str(d)), -int(n), str(r), str(d))
         for d, r, n in tally.itertuples(index=False)
     )
+    explain = dict(reason_descriptions or {})
     reasons = [
-        {"decision": d, "reason": r, "count": -negative}
+        {
+            "decision": d,
+            "reason": r,
+            "count": -negative,
+            "description": str(explain[r]) if r in explain else None,
+        }
         for _, negative, r, d in reason_rows
     ]
 

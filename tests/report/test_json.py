@@ -45,11 +45,28 @@ def test_counts_per_decision_and_class(audit):
         {"from": "c", "to": "a", "count": 1},
     ]
     assert report["reasons"] == [
-        {"decision": "kept", "reason": "ok", "count": 6},
-        {"decision": "corrected", "reason": "trusted_alternative", "count": 2},
-        {"decision": "discarded", "reason": "low_confidence", "count": 1},
-        {"decision": "discarded", "reason": "spl_zero", "count": 1},
+        {"decision": "kept", "reason": "ok", "count": 6, "description": None},
+        {
+            "decision": "corrected",
+            "reason": "trusted_alternative",
+            "count": 2,
+            "description": None,
+        },
+        {
+            "decision": "discarded",
+            "reason": "low_confidence",
+            "count": 1,
+            "description": None,
+        },
+        {
+            "decision": "discarded",
+            "reason": "spl_zero",
+            "count": 1,
+            "description": None,
+        },
     ]
+    described = build_report(audit, reason_descriptions={"spl_zero": "SPL weight 0"})
+    assert described["reasons"][-1]["description"] == "SPL weight 0"
     assert report["input"]["user_columns"] == ["x", "color"]
     assert report["input"]["n_classes_observed"] == 3
 
