@@ -22,7 +22,7 @@ import difflib
 import json
 import os
 from collections.abc import Iterator, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -229,7 +229,6 @@ class ParquetSource:
     files: tuple[Path, ...]
     schema: Any
     file_rows: tuple[int, ...]
-    _pandas_meta: tuple[Any, ...] = field(default=(), repr=False, compare=False)
 
     @property
     def num_rows(self) -> int:
@@ -329,7 +328,6 @@ def inspect_parquet(path: str | os.PathLike[str]) -> ParquetSource:
         files=tuple(files),
         schema=schemas[0],
         file_rows=tuple(rows),
-        _pandas_meta=tuple(schemas),
     )
 
 
