@@ -30,3 +30,36 @@ def global_random_seed(request: pytest.FixtureRequest) -> int:
 @pytest.fixture
 def rng(global_random_seed: int) -> np.random.RandomState:
     return np.random.RandomState(global_random_seed)
+
+
+@pytest.fixture
+def headless_chromium(tmp_path_factory: pytest.TempPathFactory):
+    """Load a local HTML file in headless Chromium; skip when it is absent.
+
+    Returns a function ``load(path) -> (dom, console)``: the DOM after load
+    (``--dump-dom``) and the browser console lines (CSP violations, script
+    errors). ``.ci/run`` installs the ``chromium`` system package.
+    """
+    import shutil
+    import subprocess
+
+    binary = shutil.which("chromium") or shutil.which("chromium-browser")
+    if binary is None:
+        pytest.skip("chromium is not installed")
+
+    def load(path):
+        profile = tmp_path_factory.mktemp("chromium-profile")
+        result = subprocess.run(
+            [
+                binary, "--headless", "--no-sandbox", "--disable-gpu",
+                "--disable-background-networking", "--disable-component-update",
+                "--disable-sync", "--no-first-run", f"--user-data-dir={profile}",
+                "--enable-logging=stderr", "--v=0", "--dump-dom", path.as_uri(),
+            ],
+            capture_output=True, text=True, timeout=120, check=False,
+        )  # fmt: skip
+        assert result.returncode == 0, result.stderr[-2000:]
+        console = [line for line in result.stderr.splitlines() if ":CONSOLE" in line]
+        return result.stdout, console
+
+    return load

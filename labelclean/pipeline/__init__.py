@@ -1,3 +1,39 @@
-"""labelclean.pipeline."""
+"""Cleaning pipelines: stage kinds, declarative definitions, and running them.
 
-__all__: list[str] = []
+Stage kinds are registered in :data:`STAGE_KINDS` with
+:func:`register_stage_kind`; :func:`load_pipeline` reads and validates a TOML
+definition from ``pipelines/`` (see ``docs/pipelines.md``) before anything
+runs.
+"""
+
+from labelclean.pipeline._definition import (
+    FORMAT_VERSION,
+    DataSpec,
+    PipelineDefinition,
+    StageSpec,
+    available_pipelines,
+    load_pipeline,
+    parse_pipeline,
+    pipeline_search_path,
+)
+from labelclean.pipeline._registry import (
+    STAGE_KINDS,
+    StageKind,
+    StageRegistry,
+    register_stage_kind,
+)
+
+__all__ = [
+    "FORMAT_VERSION",
+    "STAGE_KINDS",
+    "DataSpec",
+    "PipelineDefinition",
+    "StageKind",
+    "StageRegistry",
+    "StageSpec",
+    "available_pipelines",
+    "load_pipeline",
+    "parse_pipeline",
+    "pipeline_search_path",
+    "register_stage_kind",
+]

@@ -1,3 +1,35 @@
-"""labelclean.report."""
+"""Reports of a run: the canonical ``report.json`` and a self-contained HTML page.
 
-__all__: list[str] = []
+:func:`build_report` turns an audit table (one row per input row; columns in
+``docs/audit.md``) into a dict of JSON types; :func:`render_html` renders that
+dict, and nothing else, into one HTML page with inline plots and styles that
+opens without a network connection.
+"""
+
+from labelclean.report._audit import (
+    AUDIT_COLUMNS,
+    DECISIONS,
+    EVIDENCE_COLUMNS,
+    REQUIRED_AUDIT_COLUMNS,
+    check_audit_frame,
+)
+from labelclean.report._html import render_html
+from labelclean.report._json import (
+    REPORT_FORMAT,
+    REPORT_VERSION,
+    build_report,
+    to_jsonable,
+)
+
+__all__ = [
+    "AUDIT_COLUMNS",
+    "DECISIONS",
+    "EVIDENCE_COLUMNS",
+    "REPORT_FORMAT",
+    "REPORT_VERSION",
+    "REQUIRED_AUDIT_COLUMNS",
+    "build_report",
+    "check_audit_frame",
+    "render_html",
+    "to_jsonable",
+]

@@ -12,6 +12,7 @@ from sklearn.utils._param_validation import (
     Interval,
     Options,
     StrOptions,
+    validate_parameter_constraints,
     validate_params,
 )
 from sklearn.utils.validation import _check_sample_weight as check_sample_weight
@@ -26,5 +27,6 @@ __all__ = [
     "check_sample_weight",
     "fit_context",
     "num_samples",
+    "validate_parameter_constraints",
     "validate_params",
 ]

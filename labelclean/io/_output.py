@@ -1,0 +1,442 @@
+"""The output folder of a run: checked before the run, replaced as one unit.
+
+:func:`check_output_location` is the cheap check a command runs *before* any
+work: the output must not be an input (or inside an input folder, or hold an
+input), must not already hold results unless ``overwrite=True``, and even
+then must hold nothing that labelclean did not write.
+
+:class:`OutputFolder` is a small transaction. Files are written (each one
+atomically) into a hidden staging folder next to the destination; on
+:meth:`OutputFolder.commit` a marker listing every file and its SHA-256 is
+added, the previous output folder (if any) is moved aside, the staging folder
+is renamed into place, and the old one is deleted. Readers of the output path
+therefore see the previous complete results or the new complete results; a
+run that fails or is killed before the commit leaves the previous results
+untouched (and at most a hidden ``.<name>.labelclean-*`` staging folder, which
+is never mistaken for results). A kill between the two renames of the commit
+leaves no folder under the final name and the previous results in a hidden
+``.<name>.labelclean-old-*`` folder.
+
+:func:`check_relative_name` validates file names given by users or pipeline
+definitions so that they cannot escape the output folder.
+"""
+
+import contextlib
+import logging
+import os
+import shutil
+import tempfile
+from collections.abc import Iterable, Mapping
+from pathlib import Path, PurePosixPath, PureWindowsPath
+from typing import Any
+
+from labelclean.exceptions import OutputError
+from labelclean.io._atomic import (
+    atomic_write_bytes,
+    atomic_write_json,
+    atomic_write_text,
+    file_sha256,
+)
+from labelclean.io._parquet_write import ParquetBatchWriter, write_parquet
+
+__all__ = [
+    "MARKER_NAME",
+    "OutputFolder",
+    "check_output_location",
+    "check_relative_name",
+]
+
+logger = logging.getLogger(__name__)
+
+#: Name of the file that marks a folder as labelclean's output.
+MARKER_NAME = ".labelclean-output.json"
+_MARKER_FORMAT = "labelclean-output"
+_MARKER_VERSION = 1
+
+
+def check_relative_name(name: str) -> str:
+    """Validate a file name that must stay inside an output folder.
+
+    Parameters
+    ----------
+    name : str
+        A relative path with ``/`` separators, e.g. ``'audit.parquet'`` or
+        ``'parts/audit-0.parquet'``.
+
+    Returns
+    -------
+    name : str
+        The normalised name (``./`` and repeated separators removed).
+
+    Raises
+    ------
+    OutputError
+        If the name is empty, absolute (``/x``, ``C:\\x``, ``\\\\server``),
+        contains ``..``, a backslash, or a NUL character.
+    """
+    if not isinstance(name, str) or not name.strip():
+        raise OutputError(f"output file name {name!r} must be a non-empty string.")
+    if "\x00" in name or "\\" in name:
+        raise OutputError(
+            f"output file name {name!r} contains a backslash or NUL character; use "
+            "'/' to separate folders."
+        )
+    posix, windows = PurePosixPath(name), PureWindowsPath(name)
+    if posix.is_absolute() or windows.is_absolute() or windows.drive or windows.root:
+        raise OutputError(
+            f"output file name {name!r} is absolute; give a name relative to the "
+            "output folder."
+        )
+    if ".." in posix.parts:
+        raise OutputError(
+            f"output file name {name!r} contains '..', which would leave the output "
+            "folder; give a name inside it."
+        )
+    normalised = posix.as_posix()
+    if normalised in ("", ".") or normalised == MARKER_NAME:
+        raise OutputError(f"output file name {name!r} is not allowed.")
+    return normalised
+
+
+def _resolved(path: str | os.PathLike[str]) -> Path:
+    return Path(path).expanduser().resolve(strict=False)
+
+
+def _is_within(path: Path, folder: Path) -> bool:
+    return path == folder or folder in path.parents
+
+
+def _read_marker(folder: Path) -> dict[str, Any] | None:
+    import json
+
+    marker = folder / MARKER_NAME
+    try:
+        value = json.loads(marker.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+    if not isinstance(value, dict) or value.get("format") != _MARKER_FORMAT:
+        return None
+    return value
+
+
+def _foreign_entries(folder: Path) -> list[str]:
+    """Entries of ``folder`` that its labelclean marker does not list."""
+    marker = _read_marker(folder)
+    listed = set((marker or {}).get("files", {}))
+    tops = {PurePosixPath(name).parts[0] for name in listed}
+    foreign = []
+    for entry in sorted(folder.iterdir()):
+        if entry.name == MARKER_NAME and marker is not None:
+            continue
+        if entry.name in listed and entry.is_file():
+            continue
+        if entry.is_dir() and entry.name in tops:
+            inside = {
+                p.relative_to(folder).as_posix()
+                for p in entry.rglob("*")
+                if p.is_file()
+            }
+            if inside <= listed:
+                continue
+        foreign.append(entry.name)
+    return foreign
+
+
+def check_output_location(
+    out: str | os.PathLike[str],
+    *,
+    inputs: Iterable[str | os.PathLike[str]] = (),
+    overwrite: bool = False,
+) -> Path:
+    """Check, before a run, that ``out`` can safely receive its results.
+
+    Parameters
+    ----------
+    out : str or path-like
+        The output folder; it need not exist yet.
+    inputs : iterable of path-like, default=()
+        The run's input files or folders (and any other file the run reads,
+        such as a pipeline definition).
+    overwrite : bool, default=False
+        Allow replacing a folder that holds a previous labelclean run's
+        results.
+
+    Returns
+    -------
+    out : Path
+        The resolved output folder.
+
+    Raises
+    ------
+    OutputError
+        If ``out`` is an existing file; equals an input, lies inside an input
+        folder, or contains an input; already holds files and ``overwrite`` is
+        false; or holds files labelclean did not write (even with
+        ``overwrite``, labelclean never deletes files it did not write); or if
+        its nearest existing parent is not a writable folder.
+    """
+    target = _resolved(out)
+    for item in inputs:
+        source = _resolved(item)
+        if target == source:
+            raise OutputError(
+                f"the output location {str(out)!r} is the input {str(item)!r}; "
+                "choose a separate output folder so the input is never modified."
+            )
+        if source.is_dir() and _is_within(target, source):
+            raise OutputError(
+                f"the output folder {str(out)!r} lies inside the input folder "
+                f"{str(item)!r}; its files would be read as input by the next run. "
+                "Choose a folder outside the input."
+            )
+        if _is_within(source, target):
+            raise OutputError(
+                f"the input {str(item)!r} lies inside the output folder "
+                f"{str(out)!r}, which a run replaces; choose another output folder."
+            )
+    if target.exists():
+        if not target.is_dir():
+            raise OutputError(
+                f"the output location {str(out)!r} is an existing file, not a "
+                "folder; choose a folder path."
+            )
+        entries = sorted(p.name for p in target.iterdir())
+        if entries:
+            foreign = _foreign_entries(target)
+            if not overwrite:
+                shown = ", ".join(entries[:5]) + (", ..." if len(entries) > 5 else "")
+                raise OutputError(
+                    f"the output folder {str(out)!r} already holds results ({shown}); "
+                    "pass overwrite=True (--overwrite) to replace them, or choose a "
+                    "new folder."
+                )
+            if foreign:
+                shown = ", ".join(foreign[:5]) + (", ..." if len(foreign) > 5 else "")
+                raise OutputError(
+                    f"the output folder {str(out)!r} holds files labelclean did not "
+                    f"write ({shown}); labelclean replaces only its own results, so "
+                    "choose a new or empty folder."
+                )
+    parent = target.parent
+    while not parent.exists() and parent != parent.parent:
+        parent = parent.parent
+    if not parent.is_dir() or not os.access(parent, os.W_OK | os.X_OK):
+        raise OutputError(
+            f"cannot create the output folder {str(out)!r}: {str(parent)!r} is not "
+            "a writable folder; choose another output location."
+        )
+    return target
+
+
+class OutputFolder:
+    """Write a run's files into ``path`` as one unit (see the module docs).
+
+    Parameters
+    ----------
+    path : str or path-like
+        The output folder.
+    inputs : iterable of path-like, default=()
+        The run's inputs, for :func:`check_output_location`.
+    overwrite : bool, default=False
+        Replace a previous labelclean result in ``path``.
+
+    Attributes
+    ----------
+    path : Path
+        The resolved output folder.
+    files : dict of str to Path
+        Files written so far, by name, at their staging location (at their
+        final location after :meth:`commit`).
+    sha256 : dict of str to str
+        Digest of each file, filled by :meth:`commit`.
+
+    Examples
+    --------
+    >>> import tempfile, os
+    >>> from labelclean.io import OutputFolder
+    >>> out = os.path.join(tempfile.mkdtemp(), "run")
+    >>> with OutputFolder(out) as folder:
+    ...     _ = folder.write_text("notes.txt", "hello\\n")
+    >>> sorted(os.listdir(out))
+    ['.labelclean-output.json', 'notes.txt']
+    """
+
+    def __init__(
+        self,
+        path: str | os.PathLike[str],
+        *,
+        inputs: Iterable[str | os.PathLike[str]] = (),
+        overwrite: bool = False,
+    ) -> None:
+        self._inputs = [Path(p) for p in inputs]
+        self._overwrite = overwrite
+        self.path = check_output_location(
+            path, inputs=self._inputs, overwrite=overwrite
+        )
+        self.files: dict[str, Path] = {}
+        self.sha256: dict[str, str] = {}
+        self._staging: Path | None = None
+        self._committed = False
+
+    # -- lifecycle -----------------------------------------------------------
+
+    def open(self) -> "OutputFolder":
+        """Create the hidden staging folder next to the destination."""
+        if self._staging is not None:
+            return self
+        parent = self.path.parent
+        try:
+            parent.mkdir(parents=True, exist_ok=True)
+            self._staging = Path(
+                tempfile.mkdtemp(dir=parent, prefix=f".{self.path.name}.labelclean-")
+            )
+        except OSError as exc:
+            raise OutputError(
+                f"cannot create the output folder {str(self.path)!r}: "
+                f"{exc.strerror or exc}; choose another output location."
+            ) from exc
+        return self
+
+    def __enter__(self) -> "OutputFolder":
+        return self.open()
+
+    def __exit__(self, exc_type: Any, exc: Any, tb: Any) -> None:
+        if exc_type is None:
+            self.commit()
+        else:
+            self.abort()
+
+    def abort(self) -> None:
+        """Drop everything written so far; previous results stay as they were."""
+        if self._staging is not None and not self._committed:
+            shutil.rmtree(self._staging, ignore_errors=True)
+        self._staging = None
+
+    def commit(self) -> Path:
+        """Put the written files in place of the previous output folder.
+
+        Returns
+        -------
+        path : Path
+            The output folder.
+
+        Raises
+        ------
+        OutputError
+            If the folder cannot be moved into place; the previous results
+            are restored when possible.
+        """
+        import uuid
+
+        if self._committed:
+            return self.path
+        staging = self._require_open()
+        # A name whose write failed (and was caught by the caller) has no file.
+        self.files = {n: f for n, f in self.files.items() if f.is_file()}
+        for name, file in sorted(self.files.items()):
+            self.sha256[name] = file_sha256(file)
+        marker = {
+            "format": _MARKER_FORMAT,
+            "version": _MARKER_VERSION,
+            "files": {
+                name: {"sha256": digest, "bytes": self.files[name].stat().st_size}
+                for name, digest in sorted(self.sha256.items())
+            },
+        }
+        atomic_write_json(staging / MARKER_NAME, marker)
+        # Re-check: another process may have written into the destination
+        # while this run was working.
+        check_output_location(self.path, inputs=self._inputs, overwrite=self._overwrite)
+        backup = None
+        try:
+            if self.path.exists():
+                backup = self.path.parent / (
+                    f".{self.path.name}.labelclean-old-{uuid.uuid4().hex[:12]}"
+                )
+                os.rename(self.path, backup)
+            os.rename(staging, self.path)
+        except OSError as exc:
+            if backup is not None and not self.path.exists():
+                with contextlib.suppress(OSError):
+                    os.rename(backup, self.path)
+            raise OutputError(
+                f"cannot move the results into {str(self.path)!r}: "
+                f"{exc.strerror or exc}; the previous results were left in place."
+            ) from exc
+        self._committed = True
+        self._staging = None
+        with contextlib.suppress(OSError):
+            fd = os.open(self.path.parent, os.O_RDONLY)
+            try:
+                os.fsync(fd)
+            finally:
+                os.close(fd)
+        if backup is not None:
+            shutil.rmtree(backup, ignore_errors=True)
+        self.files = {name: self.path / name for name in self.files}
+        logger.info("wrote %d file(s) to %s", len(self.files), self.path)
+        return self.path
+
+    # -- writing ---------------------------------------------------------------
+
+    def _require_open(self) -> Path:
+        if self._committed:
+            raise OutputError(
+                f"the output folder {str(self.path)!r} is already committed."
+            )
+        if self._staging is None:
+            self.open()
+        assert self._staging is not None
+        return self._staging
+
+    def file_path(self, name: str) -> Path:
+        """Staging location for ``name`` (validated, parent folders created).
+
+        Parameters
+        ----------
+        name : str
+            Relative file name (see :func:`check_relative_name`).
+
+        Returns
+        -------
+        path : Path
+        """
+        name = check_relative_name(name)
+        staging = self._require_open()
+        target = staging / name
+        # Check before creating folders, so a symlink inside the staging
+        # folder cannot make us create anything outside it.
+        if not _is_within(target.resolve(strict=False), staging.resolve()):
+            raise OutputError(f"output file name {name!r} leaves the output folder.")
+        target.parent.mkdir(parents=True, exist_ok=True)
+        self.files[name] = target
+        return target
+
+    def write_bytes(self, name: str, data: bytes) -> Path:
+        """Write ``data`` as file ``name``."""
+        return atomic_write_bytes(self.file_path(name), data)
+
+    def write_text(self, name: str, text: str) -> Path:
+        """Write UTF-8 ``text`` as file ``name``."""
+        return atomic_write_text(self.file_path(name), text)
+
+    def write_json(self, name: str, obj: Any) -> Path:
+        """Write ``obj`` as stable JSON (see :func:`labelclean.io.dumps_json`)."""
+        return atomic_write_json(self.file_path(name), obj)
+
+    def write_parquet(
+        self,
+        name: str,
+        data: Any,
+        *,
+        metadata: Mapping[str, Any] | None = None,
+        **kwargs: Any,
+    ) -> Path:
+        """Write a table as parquet file ``name`` (see :func:`write_parquet`)."""
+        return write_parquet(data, self.file_path(name), metadata=metadata, **kwargs)
+
+    def parquet_writer(
+        self, name: str, schema: Any = None, **kwargs: Any
+    ) -> ParquetBatchWriter:
+        """A :class:`ParquetBatchWriter` for file ``name`` in this folder."""
+        return ParquetBatchWriter(self.file_path(name), schema, **kwargs)

@@ -1,0 +1,101 @@
+"""The audit table's column contract, and a check that a table honours it.
+
+The audit has one row per input row: the user's columns unchanged, then the
+columns named here (documented in ``docs/audit.md``). The decision columns
+are required; the evidence columns are optional because not every pipeline
+produces every kind of evidence (no KNN stage, no SPLBoost stage, ...), and
+the report leaves out what is absent.
+"""
+
+from collections.abc import Sequence
+from typing import Any
+
+from labelclean.exceptions import DataValidationError
+
+__all__ = [
+    "AUDIT_COLUMNS",
+    "DECISIONS",
+    "EVIDENCE_COLUMNS",
+    "PROBABILITY_COLUMNS",
+    "REQUIRED_AUDIT_COLUMNS",
+    "check_audit_frame",
+]
+
+#: The three decisions, in the order reports show them.
+DECISIONS: tuple[str, ...] = ("kept", "corrected", "discarded")
+
+#: Columns every audit holds.
+REQUIRED_AUDIT_COLUMNS: tuple[str, ...] = (
+    "decision",
+    "reason",
+    "observed_label",
+    "cleaned_label",
+)
+
+#: Optional per-row evidence.
+EVIDENCE_COLUMNS: tuple[str, ...] = (
+    "confidence",
+    "trusted_label",
+    "trusted_probability",
+    "spl_weight",
+    "spl_zero_round",
+    "model_probability",
+    "neighbor_label_counts",
+)
+
+#: Evidence columns whose values lie in [0, 1], higher meaning "the observed
+#: label is more likely right" (``trusted_probability`` is the probability of
+#: the trusted label, not of the observed one).
+PROBABILITY_COLUMNS: tuple[str, ...] = (
+    "confidence",
+    "model_probability",
+    "spl_weight",
+    "trusted_probability",
+)
+
+#: Every column labelclean adds to the user's columns.
+AUDIT_COLUMNS: tuple[str, ...] = REQUIRED_AUDIT_COLUMNS + EVIDENCE_COLUMNS
+
+
+def check_audit_frame(
+    audit: Any, *, required: Sequence[str] = REQUIRED_AUDIT_COLUMNS
+) -> None:
+    """Raise a clear error when ``audit`` does not follow the audit contract.
+
+    Parameters
+    ----------
+    audit : pandas.DataFrame
+        The audit table.
+    required : sequence of str, default=REQUIRED_AUDIT_COLUMNS
+        Columns that must be present.
+
+    Raises
+    ------
+    DataValidationError
+        If ``audit`` is not a DataFrame, lacks a required column, has
+        duplicate column names, or holds a decision outside
+        :data:`DECISIONS`.
+    """
+    import pandas as pd
+
+    if not isinstance(audit, pd.DataFrame):
+        raise DataValidationError(
+            f"the audit must be a pandas DataFrame, got {type(audit).__name__}."
+        )
+    if audit.columns.has_duplicates:
+        dupes = sorted({str(c) for c in audit.columns[audit.columns.duplicated()]})
+        raise DataValidationError(f"the audit has duplicate column names {dupes}.")
+    missing = [c for c in required if c not in audit.columns]
+    if missing:
+        raise DataValidationError(
+            f"the audit lacks the column(s) {missing}; an audit holds the user's "
+            f"columns plus {list(REQUIRED_AUDIT_COLUMNS)} (see docs/audit.md)."
+        )
+    decisions = audit["decision"]
+    bad = decisions[~decisions.isin(DECISIONS)]
+    if len(bad):
+        examples = sorted({str(v) for v in bad.head(5)})
+        raise DataValidationError(
+            f"the audit's 'decision' column holds {len(bad)} value(s) outside "
+            f"{list(DECISIONS)}, e.g. {examples}."
+        )

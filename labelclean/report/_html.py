@@ -1,0 +1,297 @@
+"""Rendering ``report.html`` from the ``report.json`` dict, and nothing else.
+
+:func:`render_html` fills the jinja2 template shipped as package data in
+``labelclean/report/templates/`` (auto-escaped, so values from the data can
+never inject markup). The page is self-contained: the stylesheet is inlined,
+plots are drawn with matplotlib's Agg renderer into inline base64 PNG images,
+there is no JavaScript, and a Content-Security-Policy forbids loading
+anything from elsewhere, so it opens identically with no network. The same
+dict always renders to the same bytes (PNG metadata without timestamps,
+sorted keys).
+"""
+
+import base64
+import io
+import itertools
+from collections.abc import Mapping
+from importlib import resources
+from typing import Any
+
+from labelclean import __version__
+from labelclean.report._audit import DECISIONS
+
+__all__ = ["render_html"]
+
+_COLORS = {"kept": "#4c78a8", "corrected": "#f58518", "discarded": "#e45756"}
+
+#: One line per audit column, shown next to plots and in "About this report".
+DESCRIPTIONS = {
+    "decision": "kept, corrected or discarded.",
+    "reason": "Short code saying why the row got its decision.",
+    "observed_label": "The label as it came in.",
+    "cleaned_label": "The label in the cleaned output (empty for discarded rows).",
+    "confidence": (
+        "γ: estimated probability that the observed label is the true one "  # noqa: RUF001
+        "(label-confidence stage; higher = more likely right)."
+    ),
+    "trusted_label": "The label the confidence stage trusts (Bayes-rule label).",
+    "trusted_probability": "Estimated probability of the trusted label.",
+    "spl_weight": (
+        "Self-paced weight v in [0, 1] from SPLBoost; 0 means the row was "
+        "left out of training as a suspect."
+    ),
+    "spl_zero_round": "SPLBoost round at which the row's weight reached 0.",
+    "model_probability": (
+        "The final model's out-of-sample probability of the observed label."
+    ),
+    "neighbor_label_counts": "Labels of the row's nearest neighbours, counted.",
+    "suspicion": (
+        "1 - mean of the available confidence, model_probability and spl_weight; "
+        "higher = more suspicious."
+    ),
+}
+
+
+def _png_data_uri(fig: Any) -> str:
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+
+    FigureCanvasAgg(fig)
+    buffer = io.BytesIO()
+    # No "Software"/time metadata: identical input gives identical bytes.
+    fig.savefig(buffer, format="png", dpi=96, metadata={"Software": None})
+    return "data:image/png;base64," + base64.b64encode(buffer.getvalue()).decode(
+        "ascii"
+    )
+
+
+def _label_text(value: Any) -> str:
+    return "(none)" if value is None else str(value)
+
+
+def _plot_classes(report: Mapping[str, Any]) -> str | None:
+    from matplotlib.figure import Figure
+
+    classes = report.get("classes") or []
+    classes = [c for c in classes if c.get("n_observed", 0) > 0]
+    if not classes:
+        return None
+    names = [_label_text(c["label"]) for c in classes]
+    fig = Figure(figsize=(7, 0.9 + 0.35 * len(names)), layout="constrained")
+    ax = fig.add_subplot()
+    left = [0] * len(names)
+    keys = {"kept": "kept", "corrected": "corrected_away", "discarded": "discarded"}
+    for decision in DECISIONS:
+        values = [c[keys[decision]] for c in classes]
+        ax.barh(names, values, left=left, color=_COLORS[decision], label=decision)
+        left = [a + b for a, b in zip(left, values, strict=True)]
+    ax.invert_yaxis()
+    ax.set_xlabel("rows (by observed label)")
+    ax.legend(loc="lower right", fontsize="small", frameon=False)
+    ax.spines[["top", "right"]].set_visible(False)
+    return _png_data_uri(fig)
+
+
+def _plot_histogram(dist: Mapping[str, Any]) -> str | None:
+    from matplotlib.figure import Figure
+
+    edges = dist.get("bin_edges")
+    counts = dist.get("counts") or {}
+    if not edges or not any(sum(counts.get(d, [])) for d in DECISIONS):
+        return None
+    fig = Figure(figsize=(7, 2.6), layout="constrained")
+    ax = fig.add_subplot()
+    widths = [b - a for a, b in itertools.pairwise(edges)]
+    bottom = [0] * len(widths)
+    for decision in DECISIONS:
+        values = counts.get(decision) or [0] * len(widths)
+        ax.bar(
+            edges[:-1],
+            values,
+            width=widths,
+            bottom=bottom,
+            align="edge",
+            color=_COLORS[decision],
+            label=decision,
+            edgecolor="white",
+            linewidth=0.5,
+        )
+        bottom = [a + b for a, b in zip(bottom, values, strict=True)]
+    ax.set_xlim(edges[0], edges[-1])
+    ax.set_xlabel(dist.get("column", ""))
+    ax.set_ylabel("rows")
+    ax.legend(
+        ncols=3,
+        loc="lower center",
+        bbox_to_anchor=(0.5, 1.0),
+        fontsize="small",
+        frameon=False,
+    )
+    ax.spines[["top", "right"]].set_visible(False)
+    return _png_data_uri(fig)
+
+
+def _plots(report: Mapping[str, Any]) -> dict[str, str]:
+    try:
+        import matplotlib  # noqa: F401
+    except ImportError:  # pragma: no cover - matplotlib is a dependency
+        return {}
+    plots = {}
+    classes = _plot_classes(report)
+    if classes:
+        plots["classes"] = classes
+    for name, dist in (report.get("distributions") or {}).items():
+        if "bin_edges" in dist:
+            uri = _plot_histogram(dist)
+            if uri:
+                plots[name] = uri
+    return plots
+
+
+def _pct(value: float) -> str:
+    return f"{100 * value:.1f}%"
+
+
+def _story(report: Mapping[str, Any]) -> list[str]:
+    """Plain sentences telling what happened in the run."""
+    summary = report["summary"]
+    inp = report.get("input", {})
+    n = summary["n_rows"]
+    counts, shares = summary["decisions"], summary["shares"]
+    label = inp.get("label_column")
+    classes = report.get("classes") or []
+    n_classes = inp.get("n_classes_observed", len(classes))
+    story = [
+        f"{n} row(s) came in with {n_classes} observed class(es)"
+        + (f" in the label column '{label}'." if label else ".")
+    ]
+    checks = [
+        c for suite in report.get("validation") or [] for c in suite.get("checks", [])
+    ]
+    if checks:
+        failed = [c for c in checks if not c.get("success", True)]
+        errors = [c for c in failed if c.get("severity", "error") != "warning"]
+        text = (
+            f"Validation ran {len(checks)} check(s): {len(checks) - len(failed)} passed"
+        )
+        if failed:
+            text += f", {len(errors)} failed and {len(failed) - len(errors)} warned"
+            names = ", ".join(sorted({str(c.get("name")) for c in errors})[:3])
+            if names:
+                text += f" (failed: {names})"
+        story.append(text + ".")
+    else:
+        story.append("No validation results were recorded.")
+    story.append(
+        f"labelclean kept {counts['kept']} row(s) ({_pct(shares['kept'])}), corrected "
+        f"{counts['corrected']} ({_pct(shares['corrected'])}) and discarded "
+        f"{counts['discarded']} ({_pct(shares['discarded'])}); the cleaned output "
+        f"holds {summary['n_cleaned_rows']} row(s)."
+    )
+    corrections = report.get("corrections") or []
+    if corrections:
+        top = corrections[0]
+        story.append(
+            f"The most frequent correction was {_label_text(top['from'])} → "
+            f"{_label_text(top['to'])} ({top['count']} row(s))."
+        )
+    worst = max(
+        (c for c in classes if c.get("n_observed")),
+        key=lambda c: (c["share_discarded"], c["n_observed"]),
+        default=None,
+    )
+    if worst is not None and worst["discarded"]:
+        story.append(
+            f"Class {_label_text(worst['label'])} lost the largest share to discards: "
+            f"{worst['discarded']} of {worst['n_observed']} "
+            f"({_pct(worst['share_discarded'])})."
+        )
+    suspects = (report.get("suspects") or {}).get("rows") or []
+    if suspects and suspects[0].get("decision") != "kept":
+        first = suspects[0]
+        story.append(
+            f"The most suspicious row is {first['row_id']}: observed "
+            f"{_label_text(first.get('observed_label'))}, {first['decision']}"
+            + (
+                f" to {_label_text(first.get('cleaned_label'))}"
+                if first["decision"] == "corrected"
+                else ""
+            )
+            + f" (reason '{first.get('reason')}')."
+        )
+    return story
+
+
+def _subtitle(report: Mapping[str, Any]) -> str:
+    run = report.get("run") or {}
+    parts = []
+    for key in ("pipeline", "started", "finished", "seed"):
+        value = run.get(key)
+        if isinstance(value, Mapping):
+            value = value.get("name")
+        if value is not None:
+            parts.append(f"{key}: {value}")
+    return " · ".join(parts) if parts else "Label cleaning run"
+
+
+def render_html(report: Mapping[str, Any], *, plots: bool = True) -> str:
+    """Render the self-contained HTML page of a report.
+
+    Parameters
+    ----------
+    report : dict
+        The dict returned by :func:`build_report` (or read back from
+        ``report.json``).
+    plots : bool, default=True
+        Draw the plots (needs matplotlib); ``False`` gives tables only.
+
+    Returns
+    -------
+    html : str
+        One HTML document with inline styles and images, no scripts and no
+        external resources. Sections: Summary, Input, Validation, Decisions,
+        Evidence, Suspects, Examples, Parameters, About.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> from labelclean.report import build_report, render_html
+    >>> audit = pd.DataFrame({
+    ...     "decision": ["kept", "discarded"], "reason": ["ok", "low_confidence"],
+    ...     "observed_label": [0, 1], "cleaned_label": [0, None],
+    ... })
+    >>> html = render_html(build_report(audit), plots=False)
+    >>> "<h2>Suspects</h2>" in html
+    True
+    """
+    import jinja2
+
+    templates = resources.files("labelclean.report") / "templates"
+    env = jinja2.Environment(
+        loader=jinja2.FunctionLoader(
+            lambda name: (templates / name).read_text(encoding="utf-8")
+        ),
+        autoescape=True,
+        undefined=jinja2.ChainableUndefined,
+        keep_trailing_newline=True,
+    )
+    template = env.get_template("report.html.j2")
+    css = (templates / "report.css").read_text(encoding="utf-8")
+    run = report.get("run") or {}
+    pipeline = run.get("pipeline")
+    pipeline_name = pipeline.get("name") if isinstance(pipeline, Mapping) else pipeline
+    inputs = run.get("inputs") if isinstance(run.get("inputs"), list) else []
+    suspect_evidence = list((report.get("evidence") or {}).get("present", []))
+    return template.render(
+        r=report,
+        s=report["summary"],
+        css=css,
+        version=__version__,
+        decisions=DECISIONS,
+        story=_story(report),
+        subtitle=_subtitle(report),
+        pipeline_name=pipeline_name,
+        inputs=inputs,
+        plots=_plots(report) if plots else {},
+        describe=DESCRIPTIONS,
+        suspect_evidence=suspect_evidence,
+    )

@@ -1,0 +1,663 @@
+"""Input expectations and output guardrails, with great-expectations for values.
+
+:func:`validate_input` checks a frame before a run: the label column is
+there and has no missing values, labels lie in the expected domain, there
+are at least two classes, the feature columns exist and are usable (the same
+rules the feature encoder applies), no column clashes with labelclean's own
+output columns. :func:`validate_output` checks an audit after a run: every
+decision is known, every probability-like evidence value lies in [0, 1], the
+share of discarded rows stays below a limit overall and per class, and every
+class is still present in the cleaned output.
+
+Schema and dtype checks are done with pandas directly (great-expectations'
+type expectations disagree with pandas' extension dtypes); value-level rules
+(not null, in set, between, share not in set) run through an ephemeral
+great-expectations 1.x context, imported lazily, with analytics and progress
+bars off and nothing written to disk. Aggregate rules (per-class shares,
+class presence) are computed with pandas, and their success is decided with
+labelclean's own arithmetic so limits are exact.
+
+Both functions return a :class:`ValidationResult`: JSON-serialisable through
+:meth:`ValidationResult.to_dict`, one :class:`CheckResult` per check with the
+number of unexpected rows and up to ``max_examples`` of their row ids.
+"""
+
+import difflib
+from collections.abc import Hashable, Iterable, Sequence
+from typing import Any
+
+from labelclean.exceptions import DataValidationError
+from labelclean.validation._gx import ge_check, run_expectations
+from labelclean.validation._results import CheckResult, ValidationResult, _plain
+
+__all__ = ["validate_input", "validate_output"]
+
+#: The decisions an audit may hold (the audit contract of docs/audit.md).
+_DECISIONS = ("kept", "corrected", "discarded")
+_PROBABILITY_COLUMNS = (
+    "confidence",
+    "trusted_probability",
+    "model_probability",
+    "spl_weight",
+)
+
+
+def _examples_of(frame: Any, mask: Any, max_examples: int) -> list[Any]:
+    return [_plain(v) for v in frame.index[mask][:max_examples].tolist()]
+
+
+def _index_by_id(frame: Any, id_column: str | None) -> Any:
+    """A frame whose index is the row identity reported in examples."""
+    if id_column is not None and id_column in frame.columns:
+        return frame.set_index(id_column, drop=False)
+    return frame
+
+
+def _check_not_nested(column: Any, name: Hashable) -> None:
+    # Object columns holding lists, dicts or arrays cannot be compared or
+    # one-hot encoded; say so before the encoder fails on unhashable values.
+    import numpy as np
+
+    if column.dtype != object:
+        return
+    nested = (list, tuple, dict, set, frozenset, np.ndarray)
+    for value in column.dropna().head(1000):
+        if isinstance(value, nested):
+            raise DataValidationError(
+                f"feature column {name!r} holds nested values like "
+                f"{type(value).__name__}s, which labelclean cannot compare; drop the "
+                "column or flatten it into scalar columns."
+            )
+
+
+def _suggest(name: str, columns: Iterable[Hashable]) -> str:
+    names = [str(c) for c in columns]
+    close = difflib.get_close_matches(str(name), names, n=1)
+    return f" (did you mean {close[0]!r}?)" if close else ""
+
+
+# --------------------------------------------------------------------------
+# Input suite
+# --------------------------------------------------------------------------
+
+
+def validate_input(
+    frame: Any,
+    *,
+    label: str,
+    features: Sequence[str] | None = None,
+    exclude: Sequence[str] = (),
+    label_domain: Sequence[Any] | None = None,
+    id_column: str | None = None,
+    reserved_columns: Sequence[str] = (),
+    max_examples: int = 10,
+) -> ValidationResult:
+    """Check an input frame before a run, without changing it.
+
+    Parameters
+    ----------
+    frame : pandas.DataFrame
+        The input rows.
+    label : str
+        The label column.
+    features : list of str, default=None
+        Feature columns; ``None`` means every column except ``label``,
+        ``id_column`` and ``exclude``.
+    exclude : list of str, default=()
+        Columns that are not features.
+    label_domain : list, default=None
+        The labels allowed; ``None`` accepts any.
+    id_column : str, default=None
+        Column identifying rows: it must be unique, and example row ids come
+        from it (else from the index).
+    reserved_columns : list of str, default=()
+        Names the run will add to the output (labelclean's audit columns); an
+        input column with one of these names is an error.
+    max_examples : int, default=10
+        Most example row ids per check.
+
+    Returns
+    -------
+    result : ValidationResult
+        Suite ``'labelclean_input'``. Checks: ``has_rows``,
+        ``unique_column_names``, ``label_column_present``,
+        ``no_reserved_column_names``, ``id_column_present``, ``id_unique``,
+        ``feature_columns_present``, ``has_features``, ``feature_usable``
+        (one per unusable column), ``feature_not_constant`` (warning, one
+        per constant column), ``label_not_null``, ``label_in_domain``,
+        ``at_least_two_classes``, ``no_single_row_class`` (warning).
+    """
+    import pandas as pd
+
+    if not isinstance(frame, pd.DataFrame):
+        raise TypeError(
+            f"frame must be a pandas DataFrame, got {type(frame).__name__}."
+        )
+    checks: list[CheckResult] = []
+    n = len(frame)
+    checks.append(
+        CheckResult(
+            name="has_rows",
+            description="the input has at least one row",
+            success=n > 0,
+            engine="schema",
+            message=f"the input has {n} row(s)."
+            if n
+            else "the input has no rows; check the input file or filter.",
+        )
+    )
+    dupes = sorted({str(c) for c in frame.columns[frame.columns.duplicated()]})
+    checks.append(
+        CheckResult(
+            name="unique_column_names",
+            description="every column name appears once",
+            success=not dupes,
+            engine="schema",
+            unexpected_count=len(dupes),
+            examples=dupes[:max_examples],
+            message=(
+                f"column name(s) {dupes} appear more than once; rename them."
+                if dupes
+                else "column names are unique."
+            ),
+        )
+    )
+    if dupes:
+        return ValidationResult("labelclean_input", checks)
+
+    columns = list(frame.columns)
+    has_label = label in frame.columns
+    checks.append(
+        CheckResult(
+            name="label_column_present",
+            description=f"the label column {label!r} exists",
+            success=has_label,
+            column=label,
+            engine="schema",
+            message=(
+                f"label column {label!r} found."
+                if has_label
+                else f"label column {label!r} not found{_suggest(label, columns)}; "
+                f"pass the right --label (columns: {[str(c) for c in columns][:20]})."
+            ),
+        )
+    )
+    clashes = [c for c in reserved_columns if c in frame.columns and c != label]
+    checks.append(
+        CheckResult(
+            name="no_reserved_column_names",
+            description="no input column is named like a labelclean output column",
+            success=not clashes,
+            engine="schema",
+            unexpected_count=len(clashes),
+            examples=clashes[:max_examples],
+            message=(
+                f"input column(s) {clashes} have names labelclean adds to its output; "
+                "rename them."
+                if clashes
+                else "no input column clashes with labelclean's output columns."
+            ),
+        )
+    )
+    if id_column is not None:
+        has_id = id_column in frame.columns
+        checks.append(
+            CheckResult(
+                name="id_column_present",
+                description=f"the id column {id_column!r} exists",
+                success=has_id,
+                column=id_column,
+                engine="schema",
+                message=(
+                    f"id column {id_column!r} found."
+                    if has_id
+                    else f"id column {id_column!r} not found"
+                    f"{_suggest(id_column, columns)}; pass the right --id."
+                ),
+            )
+        )
+        if has_id:
+            ids = frame[id_column]
+            dup_mask = (ids.duplicated(keep=False) | ids.isna()).to_numpy()
+            n_bad = int(dup_mask.sum())
+            checks.append(
+                CheckResult(
+                    name="id_unique",
+                    description=f"every row has its own non-null {id_column!r}",
+                    success=n_bad == 0,
+                    column=id_column,
+                    engine="pandas",
+                    unexpected_count=n_bad,
+                    unexpected_percent=100.0 * n_bad / n if n else None,
+                    examples=[_plain(v) for v in ids[dup_mask].head(max_examples)],
+                    message=(
+                        f"{n_bad} row(s) share an id or have none in {id_column!r}; "
+                        "ids must be unique to track rows."
+                        if n_bad
+                        else f"ids in {id_column!r} are unique."
+                    ),
+                )
+            )
+        else:
+            id_column = None
+
+    # Features -----------------------------------------------------------------
+    skip = {label, *exclude} | ({id_column} if id_column else set())
+    if features is None:
+        feature_list = [c for c in columns if c not in skip]
+    else:
+        feature_list = list(features)
+        missing = [c for c in feature_list if c not in frame.columns]
+        checks.append(
+            CheckResult(
+                name="feature_columns_present",
+                description="every requested feature column exists",
+                success=not missing,
+                engine="schema",
+                unexpected_count=len(missing),
+                examples=missing[:max_examples],
+                message=(
+                    "feature column(s) "
+                    + ", ".join(f"{m!r}{_suggest(m, columns)}" for m in missing)
+                    + " not found; fix the feature list."
+                    if missing
+                    else "all feature columns found."
+                ),
+            )
+        )
+        feature_list = [c for c in feature_list if c in frame.columns]
+    checks.append(
+        CheckResult(
+            name="has_features",
+            description="at least one feature column",
+            success=bool(feature_list),
+            engine="schema",
+            unexpected_count=None,
+            message=(
+                f"{len(feature_list)} feature column(s)."
+                if feature_list
+                else "no feature columns are left; give feature columns or exclude "
+                "fewer."
+            ),
+        )
+    )
+    indexed = _index_by_id(frame, id_column)
+    if feature_list:
+        from labelclean.utils._features import check_feature_frame
+
+        for name in feature_list:
+            try:
+                _check_not_nested(frame[name], name)
+                check_feature_frame(frame[[name]])
+            except DataValidationError as exc:
+                col = indexed[name]
+                bad = col.isna().to_numpy()
+                if pd.api.types.is_numeric_dtype(
+                    col.dtype
+                ) and not pd.api.types.is_bool_dtype(col.dtype):
+                    import numpy as np
+
+                    values = col.to_numpy(dtype=np.float64, na_value=np.nan)
+                    bad = bad | np.isinf(values)
+                n_bad = int(bad.sum())
+                checks.append(
+                    CheckResult(
+                        name="feature_usable",
+                        description=f"feature column {name!r} can be used",
+                        success=False,
+                        column=str(name),
+                        engine="pandas",
+                        unexpected_count=n_bad or None,
+                        unexpected_percent=100.0 * n_bad / n if n and n_bad else None,
+                        examples=_examples_of(indexed, bad, max_examples),
+                        message=str(exc),
+                        details={"dtype": str(col.dtype)},
+                    )
+                )
+                continue
+            if n > 1 and frame[name].nunique(dropna=False) <= 1:
+                checks.append(
+                    CheckResult(
+                        name="feature_not_constant",
+                        description=f"feature column {name!r} varies",
+                        success=False,
+                        severity="warning",
+                        column=str(name),
+                        engine="pandas",
+                        message=f"feature column {name!r} is constant and carries no "
+                        "information; consider excluding it.",
+                    )
+                )
+
+    # Labels -------------------------------------------------------------------
+    if has_label:
+        import great_expectations.expectations as gxe
+
+        label_frame = indexed[[label]]
+        expectations: list[tuple[str, Any]] = [
+            (
+                "label_not_null",
+                gxe.ExpectColumnValuesToNotBeNull(  # type: ignore[attr-defined]
+                    column=label
+                ),
+            )
+        ]
+        if label_domain is not None:
+            expectations.append(
+                (
+                    "label_in_domain",
+                    gxe.ExpectColumnValuesToBeInSet(  # type: ignore[attr-defined]
+                        column=label, value_set=[_plain(v) for v in label_domain]
+                    ),
+                )
+            )
+        outcomes = run_expectations(
+            label_frame, expectations, max_examples=max_examples
+        )
+        checks.append(
+            ge_check(
+                outcomes.get("label_not_null"),
+                name="label_not_null",
+                column=label,
+                description=f"every row has a label in {label!r}",
+                fail_message="{count} row(s) have no label in "
+                + repr(label)
+                + "; drop or label them first.",
+                pass_message="every row has a label.",
+            )
+        )
+        if label_domain is not None:
+            checks.append(
+                ge_check(
+                    outcomes.get("label_in_domain"),
+                    name="label_in_domain",
+                    column=label,
+                    description=f"labels lie in {[_plain(v) for v in label_domain]}",
+                    fail_message="{count} row(s) have a label outside the expected "
+                    "domain; fix them or widen the domain.",
+                    pass_message="every label lies in the expected domain.",
+                )
+            )
+        counts = frame[label].value_counts(dropna=True)
+        n_classes = len(counts)
+        checks.append(
+            CheckResult(
+                name="at_least_two_classes",
+                description="the labels hold at least two classes",
+                success=n_classes >= 2,
+                column=label,
+                engine="pandas",
+                message=(
+                    f"{n_classes} classes."
+                    if n_classes >= 2
+                    else f"{n_classes} class(es) in {label!r}; labelclean needs at "
+                    "least two to find wrong labels."
+                ),
+                details={"class_counts": {str(k): int(v) for k, v in counts.items()}},
+            )
+        )
+        single = [k for k, v in counts.items() if v == 1]
+        checks.append(
+            CheckResult(
+                name="no_single_row_class",
+                description="every class has at least two rows",
+                success=not single,
+                severity="warning",
+                column=label,
+                engine="pandas",
+                unexpected_count=len(single),
+                examples=[_plain(v) for v in single[:max_examples]],
+                message=(
+                    f"class(es) {[_plain(v) for v in single[:5]]} have a single row; "
+                    "such labels cannot be checked against neighbours."
+                    if single
+                    else "every class has at least two rows."
+                ),
+            )
+        )
+    return ValidationResult("labelclean_input", checks)
+
+
+# --------------------------------------------------------------------------
+# Output guardrails
+# --------------------------------------------------------------------------
+
+
+def validate_output(
+    audit: Any,
+    *,
+    classes: Sequence[Any] | None = None,
+    max_discarded_share: float = 0.5,
+    max_discarded_share_per_class: float | None = None,
+    require_all_classes: bool = True,
+    id_column: str | None = None,
+    max_examples: int = 10,
+) -> ValidationResult:
+    """Check the audit of a run against guardrails.
+
+    Parameters
+    ----------
+    audit : pandas.DataFrame
+        The audit: one row per input row with ``decision``,
+        ``observed_label``, ``cleaned_label`` and optional evidence columns
+        (``docs/audit.md``).
+    classes : list, default=None
+        Classes that must survive cleaning; ``None`` uses the observed ones.
+    max_discarded_share : float, default=0.5
+        Largest share of all rows that may be discarded.
+    max_discarded_share_per_class : float, default=None
+        Largest share of one observed class that may be discarded; ``None``
+        uses ``max_discarded_share``.
+    require_all_classes : bool, default=True
+        Fail when a class has no row left in the cleaned output (a warning
+        when false).
+    id_column : str, default=None
+        Column whose values are reported as example row ids (else the index).
+    max_examples : int, default=10
+        Most example row ids per check.
+
+    Returns
+    -------
+    result : ValidationResult
+        Suite ``'labelclean_output'``. Checks: ``audit_columns_present``,
+        ``decision_known``, ``probability_in_unit_interval`` (one per
+        evidence column present), ``discarded_share``,
+        ``discarded_share_per_class``, ``all_classes_present``.
+    """
+    import great_expectations.expectations as gxe
+    import pandas as pd
+
+    if not isinstance(audit, pd.DataFrame):
+        raise TypeError(
+            f"audit must be a pandas DataFrame, got {type(audit).__name__}."
+        )
+    if max_discarded_share_per_class is None:
+        max_discarded_share_per_class = max_discarded_share
+    for name, value in [
+        ("max_discarded_share", max_discarded_share),
+        ("max_discarded_share_per_class", max_discarded_share_per_class),
+    ]:
+        if not 0.0 <= value <= 1.0:
+            raise ValueError(f"{name} must be in [0, 1], got {value!r}.")
+    checks: list[CheckResult] = []
+    required = ("decision", "observed_label", "cleaned_label")
+    missing = [c for c in required if c not in audit.columns]
+    checks.append(
+        CheckResult(
+            name="audit_columns_present",
+            description=f"the audit has the columns {list(required)}",
+            success=not missing,
+            engine="schema",
+            unexpected_count=len(missing),
+            examples=missing,
+            message=(
+                f"the audit lacks column(s) {missing}."
+                if missing
+                else "the audit has its decision columns."
+            ),
+        )
+    )
+    if missing:
+        return ValidationResult("labelclean_output", checks)
+    if audit.columns.has_duplicates:
+        raise DataValidationError("the audit has duplicate column names.")
+
+    frame = _index_by_id(audit, id_column)
+    n = len(frame)
+    probability_columns = [c for c in _PROBABILITY_COLUMNS if c in frame.columns]
+    value_columns = ["decision", *probability_columns]
+    expectations: list[tuple[str, Any]] = [
+        (
+            "decision_known",
+            gxe.ExpectColumnValuesToBeInSet(  # type: ignore[attr-defined]
+                column="decision", value_set=list(_DECISIONS)
+            ),
+        ),
+        (
+            "discarded_share",
+            gxe.ExpectColumnValuesToNotBeInSet(  # type: ignore[attr-defined]
+                column="decision",
+                value_set=["discarded"],
+                mostly=max(0.0, 1.0 - max_discarded_share),
+            ),
+        ),
+    ]
+    for column in probability_columns:
+        expectations.append(
+            (
+                f"probability:{column}",
+                gxe.ExpectColumnValuesToBeBetween(  # type: ignore[attr-defined]
+                    column=column, min_value=0, max_value=1
+                ),
+            )
+        )
+    subset = frame[value_columns].copy()
+    for column in probability_columns:
+        subset[column] = pd.to_numeric(subset[column], errors="coerce").astype(
+            "float64"
+        )
+    outcomes = run_expectations(subset, expectations, max_examples=max_examples)
+
+    checks.append(
+        ge_check(
+            outcomes.get("decision_known"),
+            name="decision_known",
+            column="decision",
+            description=f"every decision is one of {list(_DECISIONS)}",
+            fail_message="{count} row(s) have an unknown decision.",
+            pass_message="every decision is known.",
+        )
+    )
+    for column in probability_columns:
+        checks.append(
+            ge_check(
+                outcomes.get(f"probability:{column}"),
+                name="probability_in_unit_interval",
+                column=column,
+                description=f"{column!r} lies in [0, 1]",
+                fail_message="{count} value(s) of "
+                + repr(column)
+                + " lie outside [0, 1].",
+                pass_message=f"every {column!r} value lies in [0, 1].",
+            )
+        )
+
+    # Share of discarded rows: GE counts them and names examples; the limit is
+    # applied here exactly (GE's `mostly` compares rounded fractions).
+    decision = frame["decision"].to_numpy()
+    discarded = decision == "discarded"
+    n_disc = int(discarded.sum())
+    share = n_disc / n if n else 0.0
+    outcome = outcomes.get("discarded_share") or {}
+    ok = share <= max_discarded_share + 1e-12
+    checks.append(
+        CheckResult(
+            name="discarded_share",
+            description=f"at most {max_discarded_share:.1%} of rows are discarded",
+            success=ok,
+            column="decision",
+            engine="great_expectations",
+            unexpected_count=n_disc,
+            unexpected_percent=100.0 * share if n else None,
+            examples=[_plain(v) for v in outcome.get("examples", [])]
+            or _examples_of(frame, discarded, max_examples),
+            message=(
+                f"{n_disc} of {n} rows ({share:.1%}) were discarded"
+                + (
+                    f", at most {max_discarded_share:.1%} allowed."
+                    if ok
+                    else f", more than the {max_discarded_share:.1%} allowed; check "
+                    "the data or raise the limit."
+                )
+            ),
+            details={"limit": max_discarded_share, "share": share},
+        )
+    )
+
+    observed = frame["observed_label"]
+    per_class = (
+        pd.DataFrame({"label": observed.to_numpy(), "discarded": discarded})
+        .groupby("label", dropna=True, sort=True)["discarded"]
+        .agg(["sum", "size"])
+    )
+    per_class["share"] = per_class["sum"] / per_class["size"]
+    over = per_class[per_class["share"] > max_discarded_share_per_class + 1e-12]
+    checks.append(
+        CheckResult(
+            name="discarded_share_per_class",
+            description=(
+                f"at most {max_discarded_share_per_class:.1%} of each class is "
+                "discarded"
+            ),
+            success=over.empty,
+            column="observed_label",
+            engine="pandas",
+            unexpected_count=len(over),
+            examples=[_plain(v) for v in over.index[:max_examples]],
+            message=(
+                "class(es) "
+                + ", ".join(
+                    f"{_plain(k)!r} ({row['share']:.1%} of {int(row['size'])})"
+                    for k, row in over.head(5).iterrows()
+                )
+                + f" lost more than {max_discarded_share_per_class:.1%} to discards."
+                if not over.empty
+                else "no class lost more than the allowed share."
+            ),
+            details={
+                "limit": max_discarded_share_per_class,
+                "shares": {str(k): float(v) for k, v in per_class["share"].items()},
+            },
+        )
+    )
+
+    required_classes = (
+        list(classes) if classes is not None else list(pd.unique(observed.dropna()))
+    )
+    kept_labels = frame.loc[~discarded, "cleaned_label"]
+    present = set(kept_labels.dropna().tolist())
+    absent = [c for c in required_classes if c not in present]
+    try:
+        absent = sorted(absent)
+    except TypeError:
+        absent = sorted(absent, key=str)
+    checks.append(
+        CheckResult(
+            name="all_classes_present",
+            description="every class still has rows in the cleaned output",
+            success=not absent,
+            severity="error" if require_all_classes else "warning",
+            column="cleaned_label",
+            engine="pandas",
+            unexpected_count=len(absent),
+            examples=[_plain(v) for v in absent[:max_examples]],
+            message=(
+                f"class(es) {[_plain(v) for v in absent[:5]]} have no row left in the "
+                "cleaned output; check the thresholds."
+                if absent
+                else "every class is still present."
+            ),
+            details={"classes": [_plain(v) for v in required_classes]},
+        )
+    )
+    return ValidationResult("labelclean_output", checks)

@@ -1,0 +1,299 @@
+"""Reading parquet files and folders: values, dtypes, identity, and bad files."""
+
+import re
+
+import numpy as np
+import pandas as pd
+import pyarrow as pa
+import pyarrow.parquet as pq
+import pytest
+
+from labelclean.exceptions import DataValidationError, InputFileError
+from labelclean.io import (
+    ParquetBatchWriter,
+    file_sha256,
+    inspect_parquet,
+    iter_batches,
+    list_parquet_files,
+    read_labelclean_metadata,
+    read_parquet,
+    write_parquet,
+)
+
+
+def _frame(n=10, start=0):
+    return pd.DataFrame(
+        {
+            "x": np.arange(start, start + n, dtype=np.float32),
+            "n": pd.array([1, None] * (n // 2), dtype="Int64"),
+            "s": pd.Series([f"r{i}" for i in range(start, start + n)], dtype="str"),
+            "c": pd.Categorical(["a", "b"] * (n // 2)),
+            "t": pd.date_range("2024-01-01", periods=n, tz="UTC"),
+            "label": ["cat", "dog"] * (n // 2),
+        }
+    )
+
+
+@pytest.fixture
+def parquet_file(tmp_path):
+    path = tmp_path / "data.parquet"
+    _frame().to_parquet(path, row_group_size=4)
+    return path
+
+
+def test_read_parquet_matches_pandas(parquet_file):
+    got = read_parquet(parquet_file)
+    pd.testing.assert_frame_equal(got, pd.read_parquet(parquet_file))
+
+
+def test_round_trip_keeps_dtypes_index_and_metadata(tmp_path):
+    frame = _frame().set_index(pd.Index([f"id{i}" for i in range(10)], name="key"))
+    path = write_parquet(frame, tmp_path / "out.parquet", metadata={"stage": "audit"})
+    got = read_parquet(path)
+    pd.testing.assert_frame_equal(got, frame)
+    assert read_labelclean_metadata(path) == {"stage": "audit"}
+    # pandas' own metadata is kept next to labelclean's.
+    assert b"pandas" in pq.read_schema(path).metadata
+    assert inspect_parquet(path).labelclean_metadata == {"stage": "audit"}
+
+
+def test_read_labelclean_metadata_absent(parquet_file):
+    assert read_labelclean_metadata(parquet_file) is None
+
+
+def test_stream_equals_whole_read_and_keeps_identity(parquet_file):
+    batches = list(iter_batches(parquet_file, batch_size=3, row_id="rid"))
+    # row groups of 4 rows, batches of at most 3 -> 3+1, 3+1, 2
+    assert [len(b) for b in batches] == [3, 1, 3, 1, 2]
+    whole = read_parquet(parquet_file, row_id="rid")
+    pd.testing.assert_frame_equal(pd.concat(batches), whole)
+    assert whole["rid"].tolist() == list(range(10))
+    # Non-regression: the metadata-only RangeIndex must not restart at 0 in
+    # every batch.
+    assert batches[1].index.tolist() == [3]
+    assert batches[4].index.tolist() == [8, 9]
+
+
+def test_stream_continues_a_sliced_range_index(tmp_path):
+    frame = _frame(6)
+    frame.index = pd.RangeIndex(100, 112, 2, name="pos")
+    frame.to_parquet(tmp_path / "f.parquet")
+    batches = list(iter_batches(tmp_path / "f.parquet", batch_size=4, row_id=None))
+    assert pd.concat(batches).index.equals(frame.index)
+    assert pd.concat(batches).index.name == "pos"
+
+
+def test_stream_restores_materialised_index(tmp_path):
+    frame = _frame(6).set_index("s")
+    frame.to_parquet(tmp_path / "f.parquet")
+    batches = list(iter_batches(tmp_path / "f.parquet", batch_size=4, columns=["x"]))
+    got = pd.concat(batches)
+    assert got.index.tolist() == frame.index.tolist()
+    assert list(got.columns) == ["x", "row_id"]
+
+
+def test_folder_reads_files_in_order(tmp_path):
+    folder = tmp_path / "in"
+    (folder / "part=1").mkdir(parents=True)
+    _frame(4, start=0).to_parquet(folder / "a.parquet")
+    _frame(2, start=4).to_parquet(folder / "part=1" / "b.parquet")
+    (folder / "_SUCCESS").write_text("")
+    (folder / ".tmp.parquet").write_bytes(b"junk")
+    (folder / "notes.txt").write_text("not data")
+    assert [p.name for p in list_parquet_files(folder)] == ["a.parquet", "b.parquet"]
+    source = inspect_parquet(folder)
+    assert source.num_rows == 6
+    assert source.file_rows == (4, 2)
+    got = read_parquet(folder, row_id="rid")
+    assert got.index.tolist() == list(range(6))
+    assert got["rid"].tolist() == list(range(6))
+    assert got["x"].tolist() == list(range(6))
+    # Categories of the files are united, so the dtype stays categorical.
+    assert isinstance(got["c"].dtype, pd.CategoricalDtype)
+    streamed = pd.concat(iter_batches(folder, batch_size=3, row_id="rid"))
+    pd.testing.assert_frame_equal(streamed, got)
+
+
+def test_folder_union_of_different_categories(tmp_path):
+    pd.DataFrame({"c": pd.Categorical(["a"])}).to_parquet(tmp_path / "1.parquet")
+    pd.DataFrame({"c": pd.Categorical(["z"])}).to_parquet(tmp_path / "2.parquet")
+    got = read_parquet(tmp_path)
+    assert got["c"].tolist() == ["a", "z"]
+    assert isinstance(got["c"].dtype, pd.CategoricalDtype)
+
+
+def test_empty_file_with_schema(tmp_path):
+    path = tmp_path / "e.parquet"
+    _frame(0).to_parquet(path)
+    got = read_parquet(path, row_id="rid")
+    assert len(got) == 0
+    assert list(got.columns) == [*_frame(0).columns, "rid"]
+
+
+def test_columns_and_row_id_errors(parquet_file):
+    with pytest.raises(
+        DataValidationError, match=re.escape("'lable' (did you mean 'label'?)")
+    ):
+        read_parquet(parquet_file, columns=["lable"])
+    with pytest.raises(DataValidationError, match="already has a column named 'x'"):
+        next(iter_batches(parquet_file, row_id="x"))
+    with pytest.raises(ValueError, match="batch_size"):
+        next(iter_batches(parquet_file, batch_size=0))
+
+
+# -- bad inputs ----------------------------------------------------------------
+
+
+def test_missing_path(tmp_path):
+    with pytest.raises(InputFileError, match="does not exist"):
+        read_parquet(tmp_path / "nope.parquet")
+
+
+def test_empty_folder(tmp_path):
+    (tmp_path / "readme.txt").write_text("x")
+    with pytest.raises(InputFileError, match="holds no parquet files"):
+        inspect_parquet(tmp_path)
+
+
+def test_zero_byte_file(tmp_path):
+    path = tmp_path / "zero.parquet"
+    path.touch()
+    with pytest.raises(InputFileError, match=re.escape("is empty (0 bytes)")):
+        read_parquet(path)
+
+
+@pytest.mark.parametrize(
+    "content, hint",
+    [
+        (b"a,b,label\n1,2,cat\n", "looks like text (CSV?)"),
+        (b'{"a": 1}', "looks like JSON"),
+        (b"\x1f\x8b\x08\x00" + bytes(20), "gzip"),
+        (b"\x00\x01\x02\x03\x04", "not recognised"),
+    ],
+)
+def test_not_parquet(tmp_path, content, hint):
+    path = tmp_path / "data.parquet"
+    path.write_bytes(content)
+    with pytest.raises(InputFileError, match="is not a parquet file") as info:
+        read_parquet(path)
+    assert hint in str(info.value)
+
+
+def test_truncated_file(tmp_path, parquet_file):
+    data = parquet_file.read_bytes()
+    path = tmp_path / "cut.parquet"
+    path.write_bytes(data[: len(data) // 2])
+    with pytest.raises(InputFileError, match="is truncated or corrupt"):
+        inspect_parquet(path)
+
+
+def test_corrupt_footer(tmp_path, parquet_file):
+    data = bytearray(parquet_file.read_bytes())
+    footer_len = int.from_bytes(data[-8:-4], "little")
+    start = len(data) - 8 - footer_len
+    data[start : start + 40] = b"\xff" * 40
+    path = tmp_path / "bad.parquet"
+    path.write_bytes(bytes(data))
+    with pytest.raises(InputFileError, match="is corrupt") as info:
+        inspect_parquet(path)
+    assert "not a parquet file" not in str(info.value)
+
+
+def test_corrupt_data_page_is_detected_with_checksums(tmp_path):
+    # labelclean writes page checksums, so a flipped byte in an uncompressed
+    # data page is an error, not silently wrong values.
+    frame = pd.DataFrame({"x": np.arange(1000, dtype=np.int64)})
+    path = write_parquet(frame, tmp_path / "f.parquet", compression=None)
+    data = bytearray(path.read_bytes())
+    pos = data.find((500).to_bytes(8, "little"))
+    assert pos > 0
+    data[pos] ^= 0xFF
+    path.write_bytes(bytes(data))
+    inspect_parquet(path)  # the footer is intact
+    with pytest.raises(InputFileError, match="row group 0 cannot be read"):
+        read_parquet(path)
+
+
+def test_mixed_schemas_name_files_and_columns(tmp_path):
+    pd.DataFrame({"a": [1], "label": ["x"]}).to_parquet(tmp_path / "1.parquet")
+    pd.DataFrame({"a": ["1"], "lbl": ["x"]}).to_parquet(tmp_path / "2.parquet")
+    with pytest.raises(InputFileError) as info:
+        inspect_parquet(tmp_path)
+    msg = str(info.value)
+    assert "do not share one schema" in msg
+    assert "2.parquet" in msg and "1.parquet" in msg
+    assert "missing column(s) ['label']" in msg
+    assert "extra column(s) ['lbl']" in msg
+    assert re.search(r"column 'a' is (large_)?string instead of int64", msg)
+
+
+def test_bad_file_inside_folder_is_named(tmp_path):
+    pd.DataFrame({"a": [1]}).to_parquet(tmp_path / "1.parquet")
+    (tmp_path / "2.parquet").write_bytes(b"")
+    with pytest.raises(InputFileError, match=re.escape("2.parquet")):
+        read_parquet(tmp_path)
+
+
+def test_reading_never_modifies_the_input(parquet_file):
+    before = file_sha256(parquet_file)
+    mtime = parquet_file.stat().st_mtime_ns
+    read_parquet(parquet_file)
+    list(iter_batches(parquet_file, batch_size=2))
+    assert file_sha256(parquet_file) == before
+    assert parquet_file.stat().st_mtime_ns == mtime
+
+
+# -- writing -----------------------------------------------------------------
+
+
+def test_batch_writer_streams(tmp_path):
+    path = tmp_path / "s.parquet"
+    with ParquetBatchWriter(path, metadata={"k": 1}) as writer:
+        for frame in [_frame(4), _frame(4, start=4)]:
+            writer.write(frame)
+        assert not path.exists()  # nothing under the final name before close
+    got = read_parquet(path)
+    assert got["x"].tolist() == list(range(8))
+    assert writer.num_rows == 8
+    assert read_labelclean_metadata(path) == {"k": 1}
+    assert [p.name for p in tmp_path.iterdir()] == ["s.parquet"]
+
+
+def test_batch_writer_with_schema_and_no_rows(tmp_path):
+    schema = pa.schema([("a", pa.int64())])
+    path = ParquetBatchWriter(tmp_path / "e.parquet", schema).close()
+    assert pq.read_table(path).num_rows == 0
+
+
+def test_batch_writer_failure_leaves_previous_file(tmp_path):
+    path = tmp_path / "s.parquet"
+    write_parquet(pd.DataFrame({"x": [1.0]}), path)
+    before = path.read_bytes()
+    with pytest.raises(RuntimeError, match="boom"):
+        with ParquetBatchWriter(path) as writer:
+            writer.write(_frame(4))
+            raise RuntimeError("boom")
+    assert path.read_bytes() == before
+    assert [p.name for p in tmp_path.iterdir()] == ["s.parquet"]
+
+
+def test_batch_writer_rejects_incompatible_batch(tmp_path):
+    path = tmp_path / "s.parquet"
+    writer = ParquetBatchWriter(path)
+    writer.write(pd.DataFrame({"x": [1.0]}))
+    with pytest.raises(DataValidationError, match="every batch needs the same"):
+        writer.write(pd.DataFrame({"y": ["a"]}))
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_write_parquet_rejects_duplicate_columns(tmp_path):
+    frame = pd.DataFrame([[1, 2]], columns=["a", "a"])
+    with pytest.raises(DataValidationError, match="duplicate column names"):
+        write_parquet(frame, tmp_path / "d.parquet")
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_write_parquet_is_deterministic(tmp_path):
+    a = write_parquet(_frame(), tmp_path / "a.parquet", metadata={"seed": 0})
+    b = write_parquet(_frame(), tmp_path / "b.parquet", metadata={"seed": 0})
+    assert file_sha256(a) == file_sha256(b)

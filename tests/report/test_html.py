@@ -1,0 +1,109 @@
+"""report.html: rendered from the JSON alone, self-contained, escaped, stable."""
+
+import base64
+import json
+import re
+
+from labelclean.report import build_report, render_html
+
+SECTIONS = [
+    "Summary",
+    "Input",
+    "Validation",
+    "Decisions",
+    "Evidence",
+    "Suspects",
+    "Examples",
+    "Parameters",
+    "About this report",
+]
+
+
+def _report(audit, **kwargs):
+    report = build_report(
+        audit,
+        label="label",
+        run={
+            "pipeline": {
+                "name": "binary-cbadaboost",
+                "stages": [
+                    {
+                        "name": "confidence",
+                        "kind": "knn_confidence",
+                        "params": {"n_neighbors": 5},
+                    }
+                ],
+            },
+            "seed": 7,
+            "inputs": [{"path": "in.parquet", "rows": 10, "sha256": "0" * 64}],
+        },
+        validation=[
+            {
+                "suite": "labelclean_input",
+                "success": False,
+                "checks": [
+                    {
+                        "name": "label_not_null",
+                        "column": "label",
+                        "success": False,
+                        "severity": "error",
+                        "unexpected_count": 2,
+                        "unexpected_percent": 20.0,
+                        "examples": ["r1", "r4"],
+                        "message": "2 row(s) have no label",
+                    }
+                ],
+            }
+        ],
+        **kwargs,
+    )
+    # Round trip: the page is rendered from what report.json holds.
+    return json.loads(json.dumps(report, allow_nan=False))
+
+
+def test_sections_and_story(audit):
+    html = render_html(_report(audit))
+    for title in SECTIONS:
+        assert f"<h2>{title}</h2>" in html
+    assert "10 row(s) came in with 3 observed class(es) in the label column" in html
+    assert "Validation ran 1 check(s): 0 passed, 1 failed and 0 warned" in html
+    assert "corrected 2 (20.0%) and discarded 2 (20.0%)" in html
+    assert "The most frequent correction was b → a (1 row(s))." in html
+    assert "The most suspicious row is r6: observed b, corrected to a" in html
+    assert "binary-cbadaboost" in html and "n_neighbors" in html
+    assert "2 row(s) have no label" in html
+
+
+def test_self_contained(audit):
+    html = render_html(_report(audit))
+    assert "<script" not in html.replace("&lt;script", "")
+    assert not re.search(r"""(src|href)=["'](?!data:|#)""", html)
+    assert "http://" not in html and "https://" not in html
+    assert "<link" not in html
+    assert "default-src 'none'" in html  # CSP: nothing may be loaded
+    images = re.findall(r'src="data:image/png;base64,([A-Za-z0-9+/=]+)"', html)
+    # classes + confidence, trusted_probability, spl_weight, model_probability
+    assert len(images) == 5
+    assert base64.b64decode(images[0]).startswith(b"\x89PNG")
+
+
+def test_user_values_are_escaped(audit):
+    html = render_html(_report(audit, n_examples=3))
+    assert "<script>alert(1)</script>" not in html
+    assert "&lt;script&gt;alert(1)&lt;/script&gt;" in html
+
+
+def test_deterministic_bytes(audit):
+    report = _report(audit)
+    assert render_html(report) == render_html(json.loads(json.dumps(report)))
+
+
+def test_without_plots_and_without_evidence(audit):
+    minimal = audit[["x", "decision", "reason", "observed_label", "cleaned_label"]]
+    html = render_html(json.loads(json.dumps(build_report(minimal))), plots=False)
+    for title in SECTIONS:
+        assert f"<h2>{title}</h2>" in html
+    assert "data:image/png" not in html
+    assert "The audit holds no evidence columns to plot." in html
+    assert "No validation results were recorded" in html
+    assert "No run information was recorded." in html
