@@ -41,3 +41,12 @@ def main(
     ] = False,
 ) -> None:
     """Find, correct and discard wrong labels in tabular (parquet) data."""
+
+
+def _register() -> None:
+    from labelclean.cli.score import score
+
+    app.command(name="score")(score)
+
+
+_register()

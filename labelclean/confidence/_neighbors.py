@@ -24,6 +24,7 @@ Two backends:
   is chosen automatically only from :data:`APPROXIMATE_MIN_SAMPLES` rows on.
 """
 
+import hashlib
 import logging
 import warnings
 
@@ -36,6 +37,9 @@ __all__ = ["APPROXIMATE_MIN_SAMPLES", "NeighborIndex", "resolve_algorithm"]
 
 #: From this many rows on, ``algorithm='auto'`` uses the approximate backend.
 APPROXIMATE_MIN_SAMPLES = 100_000
+
+#: Up to this many queries outside the candidate graph are searched exactly.
+_BRUTE_FORCE_MAX_QUERIES = 2_000
 
 
 def resolve_algorithm(algorithm: str, n_samples: int) -> str:
@@ -107,6 +111,7 @@ class NeighborIndex:
             # of the approximate backend (self possibly included) uniform.
             cand = np.hstack([np.arange(self.n_samples)[:, None], cand])
         self.candidates = np.asarray(cand, dtype=np.intp)
+        self._pool_cache: dict = {}
 
     # ------------------------------------------------------------------
     def effective_k(self, k: int, n_pool: int, *, exclude_self: bool) -> int:
@@ -167,8 +172,10 @@ class NeighborIndex:
         keeps the rows of the pool; whatever is still short is searched
         exactly among the pool.
         """
-        if self.algorithm != "approximate":
-            return self._search_pool(np.asarray(Xq, np.float64), self_rows, mask, k)
+        if self.algorithm != "approximate" or Xq.shape[0] <= _BRUTE_FORCE_MAX_QUERIES:
+            # A few queries are answered faster by an exact scan than by
+            # preparing pynndescent's search graph (seconds at 1e6 rows).
+            return self._search_pool(Xq, self_rows, mask, k)
         Xq = np.ascontiguousarray(Xq, dtype=np.float32)
         share = max(float(mask.mean()), 1e-3)
         n_query = min(self.n_samples, int(np.ceil((k + 1) / share)) + k + 10)
@@ -193,12 +200,28 @@ class NeighborIndex:
         ``self_rows`` gives, for queries that are training rows, their own index
         so it can be excluded.
         """
-        pool = np.flatnonzero(mask)
+        pool, searcher = self._pool_searcher(mask, brute=Xq.shape[0] <= 5_000)
         extra = 0 if self_rows is None else 1
         n_query = min(pool.size, k + extra)
-        searcher = NearestNeighbors(n_neighbors=n_query).fit(self._X[pool])
-        found = pool[searcher.kneighbors(Xq, return_distance=False)]
+        Xq = np.asarray(Xq, dtype=self._X.dtype)
+        found = pool[searcher.kneighbors(Xq, n_query, return_distance=False)]
         if self_rows is None:
             return found[:, :k]
         valid = found != self_rows[:, None]
         return _first_valid(found, valid, k)
+
+    def _pool_searcher(self, mask: np.ndarray, *, brute: bool):
+        """An exact searcher over the rows in ``mask``, cached per mask.
+
+        Scoring new rows in batches asks again and again for the same pool
+        (L_red), so its search structure is built once.
+        """
+        key = (hashlib.sha1(np.packbits(mask).tobytes()).hexdigest(), brute)
+        cached = self._pool_cache.get(key)
+        if cached is None:
+            pool = np.flatnonzero(mask)
+            searcher = NearestNeighbors(algorithm="brute" if brute else "auto")
+            searcher.fit(self._X[pool])
+            self._pool_cache = {key: (pool, searcher)}
+            cached = self._pool_cache[key]
+        return cached

@@ -31,7 +31,7 @@ DESCRIPTIONS = {
     "observed_label": "The label as it came in.",
     "cleaned_label": "The label in the cleaned output (empty for discarded rows).",
     "confidence": (
-        "γ: estimated probability that the observed label is the true one "  # noqa: RUF001
+        "γ: estimated probability that the observed label is the true one "
         "(label-confidence stage; higher = more likely right)."
     ),
     "trusted_label": "The label the confidence stage trusts (Bayes-rule label).",

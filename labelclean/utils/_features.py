@@ -39,16 +39,22 @@ def _column_kind(series: pd.Series) -> str:
         dtype
     ):
         return "temporal"
+    if pd.api.types.is_complex_dtype(dtype):
+        return "unsupported"
     if pd.api.types.is_numeric_dtype(dtype):
-        if pd.api.types.is_complex_dtype(dtype):
-            return "unsupported"
         return "numeric"
-    if isinstance(dtype, pd.CategoricalDtype) or pd.api.types.is_string_dtype(dtype):
+    if isinstance(dtype, pd.CategoricalDtype):
         return "categorical"
     if pd.api.types.is_object_dtype(dtype):
-        sample = series.dropna().head(200)
-        if all(isinstance(v, str | bool | np.bool_ | int | np.integer) for v in sample):
+        # Object columns hold anything; accept scalar labels only (not lists,
+        # dicts or arbitrary objects, which have no meaningful distance).
+        sample = series.dropna().head(1000)
+        scalar = (str, bool, np.bool_, int, np.integer)
+        if all(isinstance(v, scalar) for v in sample):
             return "categorical"
+        return "unsupported"
+    if pd.api.types.is_string_dtype(dtype):
+        return "categorical"
     return "unsupported"
 
 
