@@ -14,6 +14,7 @@ Sections written to ``benchmarks/RESULTS.md``:
 
     python benchmarks/confidence_quality.py           # full (30 / 10 repetitions)
     python benchmarks/confidence_quality.py --quick   # a few repetitions
+    python benchmarks/confidence_quality.py --only table-1-sine
 """
 
 import argparse
@@ -113,9 +114,77 @@ def table_1(reps: int) -> str:
                 worst = max(worst, abs(delta))
             lines.append(
                 f"| {data} | {n} | {noise:.0%} | {group} | {p_mean:.4f} ± {p_std:.4f} "
-                f"| {ours:.4f} ± {spread:.4f} | {delta:+.4f} | {np.std(means, ddof=1):.4f} |"
+                f"| {ours:.4f} ± {spread:.4f} | {delta:+.4f} "
+                f"| {np.std(means, ddof=1):.4f} |"
             )
     lines += ["", f"Largest |Δ| over the n = 500 cells: {worst:.4f}."]
+    return "\n".join(lines)
+
+
+def sine_variants(reps: int) -> str:
+    """Measurements behind the explanation of the Sine cells of Table I."""
+    variants = {
+        "default filter (K=5)": lambda: KNNConfidence(n_neighbors=5),
+        "no filter": lambda: KNNConfidence(n_neighbors=5, noise_filter=None),
+        "filter K=15": lambda: KNNConfidence(
+            n_neighbors=5, noise_filter=KNNFilter(n_neighbors=15)
+        ),
+    }
+    lines = [
+        "## Table I, Sine n = 500: what the differences are (and are not)",
+        "",
+        f"Command: `{command()}`",
+        "",
+        f"{reps} repetitions; mean γ of clean / mislabeled rows, K = 5. "
+        "'flips' = mislabeled means the label was flipped (the paper's "
+        "definition); 'Bayes label' = mislabeled means the observed label differs "
+        "from sign(g(x)), the Bayes-optimal class of the Sine model.",
+        "",
+        "| noise | paper | variant | flips: clean | flips: mislabeled "
+        "| Bayes label: clean | Bayes label: mislabeled |",
+        "|---|---|---|---|---|---|---|",
+    ]
+    for noise in (0.1, 0.2, 0.3):
+        paper = PAPER_TABLE_1[("Sine", 500, noise)]
+        for name, make in variants.items():
+            cells = []
+            for rep in range(reps):
+                rng = np.random.RandomState(10_000 * rep + 500)
+                X, y = sine_data(500, rng)
+                bayes_label = np.where(X[:, 1] - 3 * np.sin(X[:, 0]) > 0, 1, -1)
+                y_noisy, flipped = flip_labels(y, noise, random_state=rng)
+                with warnings.catch_warnings():
+                    warnings.simplefilter("ignore", UserWarning)
+                    gamma = make().fit(X, y_noisy).confidence_
+                wrong = y_noisy != bayes_label
+                cells.append(
+                    (
+                        gamma[~flipped].mean(),
+                        gamma[flipped].mean(),
+                        gamma[~wrong].mean(),
+                        gamma[wrong].mean(),
+                    )
+                )
+            means = np.mean(cells, axis=0)
+            lines.append(
+                f"| {noise:.0%} | {paper[0]:.4f} / {paper[2]:.4f} | {name} | "
+                + " | ".join(f"{m:.4f}" for m in means)
+                + " |"
+            )
+    lines += [
+        "",
+        "Reading: the paper's Sine clean γ barely falls with noise (0.873 → 0.845) "
+        "while its mislabeled γ rises to 0.50. A clean γ of 0.85 at 30 % flips "
+        "needs neighbourhoods in L_red with few flipped labels, and a mislabeled "
+        "γ of 0.50 needs flipped rows whose L_red neighbours half carry the wrong "
+        "label; no variant above (filter on/off, filter K, either definition of "
+        "'mislabeled') produces both. Our clean γ falls with noise as the share of "
+        "flipped labels left in L_red grows. The Sine model is itself noisy "
+        "(labels drawn from a logistic in g), which lowers every clean γ; "
+        "judged against the Bayes label, our clean γ at 10 % and 20 % (0.89, 0.84) "
+        "is within 0.02 of the paper. The Normal/Bayes cells, where the paper is "
+        "fully specified, agree within 0.06 in every n = 500 cell.",
+    ]
     return "\n".join(lines)
 
 
@@ -181,7 +250,8 @@ def filter_k(reps: int) -> str:
         "against flipped rows for the filter's K (thresholds 0.07/0.14/0.21), and "
         "AUROC of 1 − γ for the confidence's K (with the K=5 filter).",
         "",
-        "| data | noise | filter F1, K=5 | K=7 | K=10 | K=15 | AUROC, K=5 | K=10 | K=15 |",
+        "| data | noise | filter F1, K=5 | K=7 | K=10 | K=15 "
+        "| AUROC, K=5 | K=10 | K=15 |",
         "|---|---|---|---|---|---|---|---|---|",
     ]
     for name, loader in DATASETS.items():
@@ -210,13 +280,24 @@ def filter_k(reps: int) -> str:
 def main() -> None:
     parser = argparse.ArgumentParser(description="Quality of the confidence stage.")
     parser.add_argument("--quick", action="store_true")
+    parser.add_argument(
+        "--only",
+        nargs="*",
+        choices=["table-1", "table-1-sine", "confidence-detection", "filter-k"],
+        help="Sections to run (default: all).",
+    )
     args = parser.parse_args()
-    write_section("table-1", table_1(3 if args.quick else 30))
-    print("table-1 done", flush=True)
-    write_section("confidence-detection", detection(2 if args.quick else 10))
-    print("detection done", flush=True)
-    write_section("filter-k", filter_k(2 if args.quick else 10))
-    print("filter-k done", flush=True)
+    jobs = {
+        "table-1": lambda: table_1(3 if args.quick else 30),
+        "table-1-sine": lambda: sine_variants(3 if args.quick else 30),
+        "confidence-detection": lambda: detection(2 if args.quick else 10),
+        "filter-k": lambda: filter_k(2 if args.quick else 10),
+    }
+    for name, job in jobs.items():
+        if args.only and name not in args.only:
+            continue
+        write_section(name, job())
+        print(name, "done", flush=True)
 
 
 if __name__ == "__main__":

@@ -90,7 +90,8 @@ def main() -> None:
         "20 % uniform flips. Each run is a fresh process: wall time includes "
         "imports and numba compilation.",
         "",
-        "| rows | backend | fit wall (s) | process wall (s) | peak RSS (MB) | AUROC of 1-γ |",
+        "| rows | backend | fit wall (s) | process wall (s) | peak RSS (MB) "
+        "| AUROC of 1-γ |",
         "|---|---|---|---|---|---|",
     ]
     for n, r in rows:

@@ -1,6 +1,6 @@
 """``labelclean score``: label confidence of every row of a parquet file."""
 
-from enum import Enum
+from enum import StrEnum
 from pathlib import Path
 from typing import Annotated
 
@@ -9,7 +9,7 @@ import typer
 from labelclean.cli._common import user_errors
 
 
-class Method(str, Enum):
+class Method(StrEnum):
     """Confidence estimators available from the command line."""
 
     knn = "knn"
