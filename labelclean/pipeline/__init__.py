@@ -6,6 +6,7 @@ definition from ``pipelines/`` (see ``docs/pipelines.md``) before anything
 runs.
 """
 
+from labelclean.pipeline._cleaner import AUDIT_EVIDENCE_COLUMNS, LabelCleaner
 from labelclean.pipeline._definition import (
     FORMAT_VERSION,
     DataSpec,
@@ -24,6 +25,8 @@ from labelclean.pipeline._registry import (
 )
 
 __all__ = [
+    "AUDIT_EVIDENCE_COLUMNS",
+    "LabelCleaner",
     "FORMAT_VERSION",
     "STAGE_KINDS",
     "DataSpec",

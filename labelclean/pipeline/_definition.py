@@ -162,7 +162,7 @@ SECTIONS: dict[str, dict[str, Callable[[Any], str | None]]] = {
     "decisions": {
         "correct_threshold": _PROBABILITY,
         "suspect_confidence": _PROBABILITY,
-        "suspect_zero_weight": _is_bool,
+        "model_threshold": _PROBABILITY,
         "require_agreement": _is_bool,
     },
     "validation": {

@@ -1,0 +1,584 @@
+"""LabelCleaner: the cleaning pipeline as one scikit-learn style object.
+
+:class:`LabelCleaner` chains the stages of a cleaning run (DESIGN.md, "the
+data's way through"):
+
+1. feature preparation (standardised numeric, one-hot categorical columns);
+2. label confidence (:class:`~labelclean.confidence.KNNConfidence` or
+   :class:`~labelclean.confidence.BayesConfidence`), scores that never saw
+   the row's own label (leave-one-out neighbours, or cross-fitting);
+3. SPLBoost suspects (rows whose self-paced weight ends at zero);
+4. the final model (CB-AdaBoost for two classes, RoSR-L for more), fitted on
+   the rows SPLBoost kept with the confidence stage's soft labels, evaluated
+   out of fold for every row and refitted on all kept rows for new data;
+5. one decision per row (:mod:`labelclean.pipeline._decisions`).
+
+It is an estimator (``fit``/``predict``/``predict_proba``), a sampler
+(``fit_resample`` returns the cleaned rows) and an auditor (``audit_`` for the
+training rows, :meth:`LabelCleaner.audit` for new labelled rows).
+"""
+
+import inspect
+import logging
+import warnings
+from numbers import Integral, Real
+
+import numpy as np
+import pandas as pd
+from numpy.typing import ArrayLike
+from sklearn.base import BaseEstimator, clone
+from sklearn.model_selection import StratifiedKFold
+from sklearn.utils import check_random_state
+from sklearn.utils.validation import check_is_fitted
+
+from labelclean.exceptions import DataValidationError
+from labelclean.pipeline._decisions import (
+    Evidence,
+    decide,
+    neighbor_counts_json,
+)
+from labelclean.utils._features import make_feature_encoder
+from labelclean.utils._sklearn import HasMethods, Interval, StrOptions, fit_context
+from labelclean.utils._validation import check_labels, is_dataframe
+
+logger = logging.getLogger(__name__)
+
+__all__ = ["AUDIT_EVIDENCE_COLUMNS", "LabelCleaner"]
+
+#: Columns the audit adds to the user's columns, in order.
+AUDIT_EVIDENCE_COLUMNS = (
+    "decision",
+    "reason",
+    "observed_label",
+    "cleaned_label",
+    "confidence",
+    "trusted_label",
+    "trusted_probability",
+    "spl_weight",
+    "spl_zero_round",
+    "model_probability",
+    "model_label",
+    "neighbor_label_counts",
+)
+
+
+def _seed(rng: np.random.RandomState) -> int:
+    return int(rng.randint(np.iinfo(np.int32).max))
+
+
+def _fit_accepts(estimator, name: str) -> bool:
+    return name in inspect.signature(estimator.fit).parameters
+
+
+class LabelCleaner(BaseEstimator):
+    """Find, correct and discard wrong labels: the whole cleaning pipeline.
+
+    Parameters
+    ----------
+    confidence : {'knn', 'bayes'} or estimator, default='knn'
+        The label-confidence stage.
+
+        - 'knn': :class:`~labelclean.confidence.KNNConfidence` (KNN filter,
+          then neighbours' label shares); needs no noise level. Scores are
+          leave-one-out by construction.
+        - 'bayes': :class:`~labelclean.confidence.BayesConfidence`; scores are
+          cross-fitted over ``cv`` folds so no row is scored by a density that
+          saw it.
+        - an unfitted estimator with ``fit(X, y)`` and ``predict_proba(X)``
+          (e.g. a configured ``KNNConfidence``); cloned.
+    suspects : {'splboost'}, estimator or None, default='splboost'
+        The suspect stage: a :class:`~labelclean.ensemble.SPLBoostClassifier`
+        (or a configured instance); its zero-weight rows are suspects and take
+        no part in fitting the final model. None skips it.
+    model : {'auto', 'cb_adaboost', 'rosr', 'spbl'} or classifier, default='auto'
+        The final model.
+
+        - 'auto': CB-AdaBoost for two classes, RoSR-L for more.
+        - 'cb_adaboost', 'rosr', 'spbl': that labelclean classifier.
+        - a classifier: used as given (cloned); soft labels are passed when
+          its ``fit`` takes ``gamma`` or ``soft_labels``.
+    correct_threshold : float, default=0.7
+        Probability both the confidence stage and the final model must give
+        another label for a row to be corrected.
+    suspect_confidence : float, default=0.5
+        γ below which a row is a suspect (if the model agrees).
+    model_threshold : float, default=0.5
+        A suspect needs the final model's out-of-sample probability of its
+        observed label below this.
+    require_agreement : bool, default=True
+        Corrections need the final model to agree with the confidence stage.
+    cv : int, default=5
+        Folds of the out-of-sample model probabilities (and of cross-fitted
+        confidence).
+    random_state : int, RandomState instance or None, default=None
+        Seed of every random choice (neighbour search, folds, models).
+
+    Attributes
+    ----------
+    classes_ : ndarray of shape (n_classes,)
+        Distinct observed labels.
+    confidence_estimator_ : estimator
+        The fitted confidence stage.
+    suspect_estimator_ : estimator or None
+        The fitted suspect stage.
+    model_ : classifier
+        The final model fitted on every row SPLBoost kept.
+    feature_encoder_ : object
+        Fitted feature preparation for the suspect stage and final model.
+    audit_ : DataFrame
+        One row per training row: the decision, reason and evidence columns
+        (:data:`AUDIT_EVIDENCE_COLUMNS`), indexed like the input.
+    decisions_ : ndarray of shape (n_samples,)
+        ``'kept'``, ``'corrected'`` or ``'discarded'`` per training row.
+    sample_indices_ : ndarray
+        Positions of the rows kept in the cleaned data (kept or corrected).
+    cleaned_labels_ : ndarray of shape (n_kept,)
+        Labels of those rows after correction.
+    n_features_in_ : int
+        Number of features seen during fit.
+    feature_names_in_ : ndarray of shape (n_features_in_,)
+        Names of features seen during fit, when ``X`` has string column names.
+
+    Notes
+    -----
+    Not a transformer: :meth:`fit_resample` changes the number of rows (as an
+    imbalanced-learn sampler does), and :meth:`audit` needs the observed
+    labels of new rows.
+
+    Examples
+    --------
+    >>> from sklearn.datasets import load_breast_cancer
+    >>> from labelclean.pipeline import LabelCleaner
+    >>> from labelclean.noise import flip_labels
+    >>> X, y = load_breast_cancer(return_X_y=True)
+    >>> y_noisy, flipped = flip_labels(y, 0.2, random_state=0)
+    >>> cleaner = LabelCleaner(random_state=0).fit(X, y_noisy)
+    >>> flagged = cleaner.decisions_ != "kept"
+    >>> bool((flagged & flipped).sum() > 0.8 * flagged.sum())
+    True
+    """
+
+    _parameter_constraints: dict = {
+        "confidence": [
+            StrOptions({"knn", "bayes"}),
+            HasMethods(["fit", "predict_proba"]),
+        ],
+        "suspects": [StrOptions({"splboost"}), HasMethods(["fit"]), None],
+        "model": [
+            StrOptions({"auto", "cb_adaboost", "rosr", "spbl"}),
+            HasMethods(["fit", "predict_proba"]),
+        ],
+        "correct_threshold": [Interval(Real, 0.0, 1.0, closed="both")],
+        "suspect_confidence": [Interval(Real, 0.0, 1.0, closed="both")],
+        "model_threshold": [Interval(Real, 0.0, 1.0, closed="both")],
+        "require_agreement": ["boolean"],
+        "cv": [Interval(Integral, 2, None, closed="left")],
+        "random_state": ["random_state"],
+    }
+
+    def __init__(
+        self,
+        confidence="knn",
+        suspects="splboost",
+        model="auto",
+        *,
+        correct_threshold: float = 0.7,
+        suspect_confidence: float = 0.5,
+        model_threshold: float = 0.5,
+        require_agreement: bool = True,
+        cv: int = 5,
+        random_state=None,
+    ) -> None:
+        self.confidence = confidence
+        self.suspects = suspects
+        self.model = model
+        self.correct_threshold = correct_threshold
+        self.suspect_confidence = suspect_confidence
+        self.model_threshold = model_threshold
+        self.require_agreement = require_agreement
+        self.cv = cv
+        self.random_state = random_state
+
+    # ------------------------------------------------------------------
+    # stage construction
+    def _make_confidence(self, seed: int):
+        if isinstance(self.confidence, str):
+            from labelclean.confidence import BayesConfidence, KNNConfidence
+
+            cls = KNNConfidence if self.confidence == "knn" else BayesConfidence
+            return cls(random_state=seed)
+        est = clone(self.confidence)
+        if "random_state" in est.get_params() and est.random_state is None:
+            est.set_params(random_state=seed)
+        return est
+
+    def _make_suspects(self, seed: int):
+        if self.suspects is None:
+            return None
+        if isinstance(self.suspects, str):
+            from labelclean.ensemble import SPLBoostClassifier
+
+            return SPLBoostClassifier(random_state=seed)
+        est = clone(self.suspects)
+        if "random_state" in est.get_params() and est.random_state is None:
+            est.set_params(random_state=seed)
+        return est
+
+    def _make_model(self, n_classes: int, seed: int):
+        choice = self.model
+        if isinstance(choice, str):
+            if choice == "auto":
+                choice = "cb_adaboost" if n_classes == 2 else "rosr"
+            if choice == "cb_adaboost":
+                from labelclean.ensemble import CBAdaBoostClassifier
+
+                return CBAdaBoostClassifier(random_state=seed)
+            if choice == "spbl":
+                from labelclean.ensemble import SPBLClassifier
+
+                return SPBLClassifier(random_state=seed)
+            from labelclean.linear_model import RoSRClassifier
+
+            return RoSRClassifier()
+        est = clone(choice)
+        if "random_state" in est.get_params() and est.random_state is None:
+            est.set_params(random_state=seed)
+        return est
+
+    # ------------------------------------------------------------------
+    def _check_X(self, X, *, reset: bool):
+        """Validate ``X`` and return (frame-or-array for confidence, Z)."""
+        from sklearn.utils.validation import validate_data
+
+        if is_dataframe(X):
+            if X.shape[0] == 0:
+                raise DataValidationError("X has 0 rows; pass at least one row.")
+            validate_data(self, X, skip_check_array=True, reset=reset)
+            raw = X
+        else:
+            raw = validate_data(self, X, reset=reset, dtype=np.float64)
+        if reset:
+            self.feature_encoder_ = make_feature_encoder(
+                raw if is_dataframe(raw) else None
+            )
+            Z = self.feature_encoder_.fit_transform(raw)
+        else:
+            Z = self.feature_encoder_.transform(raw)
+        return raw, np.asarray(Z, dtype=np.float64)
+
+    def _soft_kwargs(self, model, soft: np.ndarray) -> dict:
+        if _fit_accepts(model, "gamma"):
+            return {"gamma": soft}
+        if _fit_accepts(model, "soft_labels"):
+            return {"soft_labels": soft}
+        return {}
+
+    def _fit_model(self, model, Z, codes, soft, rows):
+        """Fit ``model`` on ``rows`` with labels ``classes_[codes]``."""
+        y = self.classes_[codes[rows]]
+        kwargs = {}
+        present = np.unique(codes[rows])
+        if present.shape[0] == self.classes_.shape[0]:
+            kwargs = self._soft_kwargs(model, soft[rows])
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", UserWarning)
+            model.fit(Z[rows], y, **kwargs)
+        return model
+
+    def _proba_in_classes(self, model, Z) -> np.ndarray:
+        """``model.predict_proba`` with columns aligned to ``classes_``."""
+        proba = model.predict_proba(Z)
+        out = np.zeros((Z.shape[0], self.classes_.shape[0]))
+        cols = np.searchsorted(self.classes_, model.classes_)
+        out[:, cols] = proba
+        return out
+
+    # ------------------------------------------------------------------
+    @fit_context(prefer_skip_nested_validation=False)
+    def fit(self, X: ArrayLike, y: ArrayLike) -> "LabelCleaner":
+        """Run every stage on ``(X, y)`` and decide every row.
+
+        Parameters
+        ----------
+        X : {array-like, DataFrame} of shape (n_samples, n_features)
+            Features: numeric arrays, or DataFrames with numeric, categorical,
+            boolean or datetime columns.
+        y : array-like of shape (n_samples,)
+            Observed labels of any type.
+
+        Returns
+        -------
+        self : LabelCleaner
+            Fitted pipeline.
+        """
+        rng = check_random_state(self.random_state)
+        raw, Z = self._check_X(X, reset=True)
+        self.classes_, codes = check_labels(y, n_samples=Z.shape[0])
+        n_samples, n_classes = codes.shape[0], self.classes_.shape[0]
+        index = X.index if is_dataframe(X) else pd.RangeIndex(n_samples)
+        counts = np.bincount(codes, minlength=n_classes)
+        n_folds = int(min(self.cv, counts.min()))
+        folds = None
+        if n_folds >= 2:
+            splitter = StratifiedKFold(n_folds, shuffle=True, random_state=_seed(rng))
+            folds = list(splitter.split(Z, codes))
+
+        # 1. label confidence --------------------------------------------
+        conf_seed = _seed(rng)
+        self.confidence_estimator_ = self._make_confidence(conf_seed).fit(raw, y)
+        conf = self.confidence_estimator_
+        if hasattr(conf, "soft_labels_"):  # leave-one-out neighbours
+            soft = np.asarray(conf.soft_labels_, dtype=np.float64)
+        else:
+            soft = self._cross_fitted_confidence(raw, y, folds, conf_seed)
+        neighbor_counts = getattr(conf, "neighbor_counts_", None)
+
+        # 2. suspects ----------------------------------------------------
+        self.suspect_estimator_ = self._make_suspects(_seed(rng))
+        spl_weight = zero_round = None
+        train_rows = np.arange(n_samples)
+        if self.suspect_estimator_ is not None:
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore", UserWarning)
+                self.suspect_estimator_.fit(Z, self.classes_[codes])
+            spl_weight = np.asarray(self.suspect_estimator_.spl_weights_, float)
+            zero_round = getattr(self.suspect_estimator_, "zero_weight_round_", None)
+            kept = np.flatnonzero(spl_weight > 0)
+            if np.unique(codes[kept]).shape[0] == n_classes:
+                train_rows = kept
+            else:
+                warnings.warn(
+                    "SPLBoost gave zero weight to every row of a class; the final "
+                    "model is fitted on all rows.",
+                    UserWarning,
+                    stacklevel=2,
+                )
+        in_train = np.zeros(n_samples, dtype=bool)
+        in_train[train_rows] = True
+
+        # 3. final model: out of fold, then on every kept row ------------
+        model_seed = _seed(rng)
+        oof = np.full((n_samples, n_classes), np.nan)
+        if folds is None:
+            warnings.warn(
+                "a class has a single row: the final model's probabilities are "
+                "in-sample, not out of fold.",
+                UserWarning,
+                stacklevel=2,
+            )
+        else:
+            for train, test in folds:
+                rows = train[in_train[train]]
+                if np.unique(codes[rows]).shape[0] < 2:
+                    continue
+                model = self._make_model(n_classes, model_seed)
+                self._fit_model(model, Z, codes, soft, rows)
+                oof[test] = self._proba_in_classes(model, Z[test])
+        self.model_ = self._make_model(n_classes, model_seed)
+        self._fit_model(self.model_, Z, codes, soft, train_rows)
+        missing = np.isnan(oof).any(axis=1)
+        if missing.any():
+            oof[missing] = self._proba_in_classes(self.model_, Z[missing])
+
+        # 4. decisions -----------------------------------------------------
+        evidence = Evidence(codes, soft, oof, spl_weight)
+        decision, reason, new_codes = self._decide(evidence)
+        self.decisions_ = decision
+        self.audit_ = self._audit_frame(
+            index, y, evidence, decision, reason, new_codes, neighbor_counts,
+            zero_round,
+        )
+        self.sample_indices_ = np.flatnonzero(decision != "discarded")
+        self.cleaned_labels_ = self.classes_[new_codes[self.sample_indices_]]
+        return self
+
+    def _cross_fitted_confidence(self, raw, y, folds, seed) -> np.ndarray:
+        """Per-class confidence of each row from a stage fitted without it."""
+        n_samples = len(y)
+        soft = np.zeros((n_samples, self.classes_.shape[0]))
+        if folds is None:
+            return self._proba_of(self.confidence_estimator_, raw)
+        labels = np.asarray(y)
+        for train, test in folds:
+            est = self._make_confidence(seed)
+            part = raw.iloc[train] if is_dataframe(raw) else raw[train]
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore", UserWarning)
+                est.fit(part, labels[train])
+            rest = raw.iloc[test] if is_dataframe(raw) else raw[test]
+            soft[test] = self._proba_of(est, rest)
+        return soft
+
+    def _proba_of(self, est, raw) -> np.ndarray:
+        proba = est.predict_proba(raw)
+        out = np.zeros((proba.shape[0], self.classes_.shape[0]))
+        out[:, np.searchsorted(self.classes_, est.classes_)] = proba
+        return out
+
+    def _decide(self, evidence: Evidence):
+        return decide(
+            evidence,
+            correct_threshold=self.correct_threshold,
+            suspect_confidence=self.suspect_confidence,
+            model_threshold=self.model_threshold,
+            require_agreement=self.require_agreement,
+        )
+
+    def _audit_frame(
+        self, index, y, ev, decision, reason, new_codes, neighbor_counts, zero_round
+    ) -> pd.DataFrame:
+        classes = self.classes_
+        observed = pd.Series(np.asarray(y), index=index)
+        if isinstance(y, pd.Series):
+            observed = pd.Series(y.to_numpy(), index=index, dtype=y.dtype)
+        cleaned = observed.copy()
+        moved = decision == "corrected"
+        cleaned[moved] = classes[new_codes[moved]]
+        cleaned = cleaned.where(decision != "discarded")
+        frame = pd.DataFrame(
+            {
+                "decision": pd.Series(decision, index=index, dtype=object),
+                "reason": pd.Series(reason, index=index, dtype=object),
+                "observed_label": observed,
+                "cleaned_label": cleaned,
+                "confidence": ev.confidence,
+                "trusted_label": pd.Series(classes[ev.trusted], index=index),
+                "trusted_probability": ev.trusted_probability,
+                "spl_weight": np.nan if ev.spl_weight is None else ev.spl_weight,
+                "spl_zero_round": pd.array(
+                    [None] * len(index)
+                    if zero_round is None
+                    else np.where(np.asarray(zero_round) >= 0, zero_round, -1),
+                    dtype="Int64",
+                ),
+                "model_probability": ev.model_probability,
+                "model_label": pd.Series(classes[ev.model_label], index=index),
+                "neighbor_label_counts": (
+                    pd.Series([None] * len(index), index=index, dtype=object)
+                    if neighbor_counts is None
+                    else neighbor_counts_json(neighbor_counts, classes).set_axis(index)
+                ),
+            },
+            index=index,
+        )
+        frame["spl_zero_round"] = frame["spl_zero_round"].mask(
+            frame["spl_zero_round"] < 0
+        )
+        for col in ("trusted_label", "model_label"):
+            if isinstance(y, pd.Series):
+                frame[col] = frame[col].astype(y.dtype)
+        return frame
+
+    # ------------------------------------------------------------------
+    def audit(self, X: ArrayLike, y: ArrayLike) -> pd.DataFrame:
+        """Decide new labelled rows with the fitted stages (no refitting).
+
+        The confidence of a new row comes from the fitted confidence stage
+        (neighbours among the training rows of L_red, or the fitted densities),
+        its model probability from the fitted final model; SPLBoost weights
+        exist only for training rows, so new rows are judged on the other two.
+
+        Parameters
+        ----------
+        X : {array-like, DataFrame} of shape (n_samples, n_features)
+            New rows with the training columns.
+        y : array-like of shape (n_samples,)
+            Their observed labels, among ``classes_``.
+
+        Returns
+        -------
+        audit : DataFrame
+            The columns of :data:`AUDIT_EVIDENCE_COLUMNS`, indexed like ``X``.
+        """
+        check_is_fitted(self)
+        raw, Z = self._check_X(X, reset=False)
+        codes = self.confidence_estimator_._encode_new_labels(y, Z.shape[0])
+        soft = self._proba_of(self.confidence_estimator_, raw)
+        model_proba = self._proba_in_classes(self.model_, Z)
+        evidence = Evidence(codes, soft, model_proba, None)
+        decision, reason, new_codes = self._decide(evidence)
+        counts = None
+        if hasattr(self.confidence_estimator_, "neighbor_counts"):
+            counts = self.confidence_estimator_.neighbor_counts(raw)
+        index = X.index if is_dataframe(X) else pd.RangeIndex(Z.shape[0])
+        return self._audit_frame(
+            index, y, evidence, decision, reason, new_codes, counts, None
+        )
+
+    def fit_resample(self, X: ArrayLike, y: ArrayLike):
+        """Fit, then return the cleaned rows: corrected labels, discarded rows gone.
+
+        Parameters
+        ----------
+        X : {array-like, DataFrame} of shape (n_samples, n_features)
+            Features.
+        y : array-like of shape (n_samples,)
+            Observed labels.
+
+        Returns
+        -------
+        X_cleaned : same container as X
+            The kept and corrected rows, with the caller's columns and index.
+        y_cleaned : same container as y
+            Their labels after correction.
+        """
+        self.fit(X, y)
+        idx = self.sample_indices_
+        X_out = X.iloc[idx] if is_dataframe(X) else np.asarray(X)[idx]
+        if isinstance(y, pd.Series):
+            y_out = pd.Series(
+                self.cleaned_labels_, index=y.index[idx], name=y.name, dtype=y.dtype
+            )
+        else:
+            y_out = self.cleaned_labels_
+        return X_out, y_out
+
+    def predict(self, X: ArrayLike) -> np.ndarray:
+        """Labels predicted by the final model.
+
+        Parameters
+        ----------
+        X : {array-like, DataFrame} of shape (n_samples, n_features)
+            Rows to classify.
+
+        Returns
+        -------
+        y_pred : ndarray of shape (n_samples,)
+        """
+        return self.classes_[np.argmax(self.predict_proba(X), axis=1)]
+
+    def predict_proba(self, X: ArrayLike) -> np.ndarray:
+        """Class probabilities of the final model.
+
+        Parameters
+        ----------
+        X : {array-like, DataFrame} of shape (n_samples, n_features)
+            Rows to classify.
+
+        Returns
+        -------
+        proba : ndarray of shape (n_samples, n_classes)
+            Columns ordered as ``classes_``.
+        """
+        check_is_fitted(self)
+        _, Z = self._check_X(X, reset=False)
+        return self._proba_in_classes(self.model_, Z)
+
+    def report(self, **kwargs) -> dict:
+        """The report dict (``report.json``) of the training rows' audit.
+
+        Parameters
+        ----------
+        **kwargs
+            Passed to :func:`labelclean.report.build_report`.
+
+        Returns
+        -------
+        report : dict
+        """
+        from labelclean.pipeline._decisions import DECISION_REASONS
+        from labelclean.report import build_report
+
+        check_is_fitted(self)
+        kwargs.setdefault("reason_descriptions", DECISION_REASONS)
+        return build_report(self.audit_, **kwargs)

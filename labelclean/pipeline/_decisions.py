@@ -1,0 +1,144 @@
+"""The per-row decisions of a cleaning run: kept, corrected or discarded.
+
+:func:`decide` turns the evidence of the stages into one decision and one
+reason code per row. The rule (``docs/decisions.md``):
+
+* **corrected** (``trusted_alternative``): the confidence stage's trusted label
+  differs from the observed one, and both the confidence stage and the final
+  model's out-of-sample prediction give that same label a probability of at
+  least ``correct_threshold`` (with ``require_agreement=False`` the confidence
+  stage alone decides);
+* **discarded**: the row is a suspect and no alternative is trusted enough.
+  A row is a suspect when the final model's out-of-sample probability of its
+  observed label is below ``model_threshold`` and either its confidence γ is
+  below ``suspect_confidence`` (reason ``low_confidence``) or SPLBoost gave it
+  zero weight (reason ``spl_zero_weight``; ``low_confidence_and_spl_zero`` when
+  both hold);
+* **kept** (``ok``): everything else.
+"""
+
+import json
+
+import numpy as np
+import pandas as pd
+
+__all__ = ["DECISION_REASONS", "Evidence", "decide", "neighbor_counts_json"]
+
+#: Every reason code with one sentence for the report.
+DECISION_REASONS = {
+    "ok": "no stage found the label doubtful enough",
+    "trusted_alternative": (
+        "the confidence stage and the final model both trust another label "
+        "above the correction threshold"
+    ),
+    "low_confidence": (
+        "label confidence below the suspect threshold, the final model agrees the "
+        "label is doubtful, and no alternative is trusted enough"
+    ),
+    "spl_zero_weight": (
+        "SPLBoost gave the row zero weight, the final model agrees the label is "
+        "doubtful, and no alternative is trusted enough"
+    ),
+    "low_confidence_and_spl_zero": (
+        "low label confidence and zero SPLBoost weight, the final model agrees, "
+        "and no alternative is trusted enough"
+    ),
+}
+
+
+class Evidence:
+    """Per-row evidence, as integer class codes and probabilities.
+
+    Parameters
+    ----------
+    codes : ndarray of shape (n_samples,)
+        Observed label codes.
+    confidence_proba : ndarray of shape (n_samples, n_classes)
+        The confidence stage's probability of each class (soft labels).
+    model_proba : ndarray of shape (n_samples, n_classes)
+        The final model's out-of-sample probability of each class.
+    spl_weight : ndarray of shape (n_samples,) or None
+        SPLBoost's self-paced weights, when that stage ran.
+    """
+
+    def __init__(self, codes, confidence_proba, model_proba, spl_weight=None):
+        self.codes = codes
+        self.confidence_proba = confidence_proba
+        self.model_proba = model_proba
+        self.spl_weight = spl_weight
+        rows = np.arange(codes.shape[0])
+        self.confidence = confidence_proba[rows, codes]
+        self.model_probability = model_proba[rows, codes]
+        self.trusted = _argmax_keep_observed(confidence_proba, codes)
+        self.trusted_probability = confidence_proba[rows, self.trusted]
+        self.model_label = _argmax_keep_observed(model_proba, codes)
+        self.model_label_probability = model_proba[rows, self.model_label]
+
+
+def _argmax_keep_observed(proba: np.ndarray, codes: np.ndarray) -> np.ndarray:
+    rows = np.arange(codes.shape[0])
+    best = proba.max(axis=1)
+    out = np.argmax(proba, axis=1)
+    tie = np.isclose(proba[rows, codes], best, rtol=0, atol=1e-12)
+    out[tie] = codes[tie]
+    return out
+
+
+def decide(
+    evidence: Evidence,
+    *,
+    correct_threshold: float,
+    suspect_confidence: float,
+    model_threshold: float,
+    suspect_zero_weight: bool = True,
+    require_agreement: bool = True,
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """One decision and reason per row.
+
+    Returns
+    -------
+    decision : ndarray of str
+        ``kept``, ``corrected`` or ``discarded``.
+    reason : ndarray of str
+        A code of :data:`DECISION_REASONS`.
+    new_codes : ndarray of int
+        The cleaned label code; -1 for discarded rows.
+    """
+    ev = evidence
+    alternative = (ev.trusted != ev.codes) & (
+        ev.trusted_probability >= correct_threshold
+    )
+    if require_agreement:
+        alternative &= (ev.model_label == ev.trusted) & (
+            ev.model_label_probability >= correct_threshold
+        )
+    doubtful = ev.model_probability < model_threshold
+    low = (ev.confidence < suspect_confidence) & doubtful
+    zero = np.zeros_like(low)
+    if suspect_zero_weight and ev.spl_weight is not None:
+        zero = (ev.spl_weight <= 0) & doubtful
+    suspect = low | zero
+    n = ev.codes.shape[0]
+    decision = np.full(n, "kept", dtype=object)
+    reason = np.full(n, "ok", dtype=object)
+    reason[low] = "low_confidence"
+    reason[zero] = "spl_zero_weight"
+    reason[low & zero] = "low_confidence_and_spl_zero"
+    decision[suspect] = "discarded"
+    decision[alternative] = "corrected"
+    reason[alternative] = "trusted_alternative"
+    reason[~suspect & ~alternative] = "ok"
+    new_codes = ev.codes.copy()
+    new_codes[alternative] = ev.trusted[alternative]
+    new_codes[(decision == "discarded")] = -1
+    return decision, reason, new_codes
+
+
+def neighbor_counts_json(counts: np.ndarray, classes: np.ndarray) -> pd.Series:
+    """Neighbours' label counts per row as JSON strings (zero counts omitted)."""
+    names = [json.dumps(c) if not isinstance(c, str) else c for c in classes.tolist()]
+    out = []
+    for row in counts:
+        nz = np.flatnonzero(row)
+        out.append(json.dumps({names[j]: int(row[j]) for j in nz}, sort_keys=True))
+    return pd.Series(out, dtype=object)
