@@ -10,10 +10,21 @@ from sklearn.base import BaseEstimator
 
 from labelclean.utils.discovery import all_estimators
 
-__all__ = ["FAST_PARAMS", "EXPECTED_FAILED_CHECKS", "expected_failed_checks", "instances"]
+__all__ = [
+    "EXPECTED_FAILED_CHECKS",
+    "FAST_PARAMS",
+    "expected_failed_checks",
+    "instances",
+]
 
 # Per-class keyword arguments that keep the checks quick.
-FAST_PARAMS: dict[str, dict[str, Any]] = {}
+FAST_PARAMS: dict[str, dict[str, Any]] = {
+    "BinnedTreeClassifier": {},
+    # A fixed age keeps the checks from cross-validating the age on every fit;
+    # the age search is tested in tests/ensemble/test_splboost.py.
+    "SPLBoostClassifier": {"n_estimators": 10, "age": 3.0},
+    "CBAdaBoostClassifier": {"n_estimators": 10},
+}
 
 # Per-class {check name: reason}.
 EXPECTED_FAILED_CHECKS: dict[str, dict[str, str]] = {}
