@@ -155,7 +155,7 @@ def _best_splits(hist, n_bins_per_feature, criterion):
                 w_left = left.sum()
                 if w_left <= 0.0 or w_left >= weight:
                     continue
-                right = total - left
+                right = np.maximum(total - left, 0.0)
                 if right.sum() <= 0.0:
                     continue
                 g = parent - _weighted_impurity(left, criterion)
