@@ -117,7 +117,7 @@ def _choose(
     candidates: np.ndarray, rate: float, exact: bool, rng: np.random.RandomState
 ) -> np.ndarray:
     if exact:
-        n_flip = int(round(rate * candidates.shape[0]))
+        n_flip = round(rate * candidates.shape[0])
         return np.sort(rng.permutation(candidates)[:n_flip])
     return candidates[rng.random_sample(candidates.shape[0]) < rate]
 

@@ -1,3 +1,16 @@
-"""labelclean.confidence."""
+"""Label confidence: how likely each row's observed label is to be right.
 
-__all__: list[str] = []
+Estimators here give every training row a score γ in [0, 1] (``confidence_``)
+and score new rows with ``score_samples(X, y)``:
+
+- :class:`KNNFilter` removes rows whose neighbours mostly disagree with their
+  label (the reduced set L_red);
+- :class:`KNNConfidence` scores rows by their neighbours' labels in L_red;
+- :class:`BayesConfidence` scores rows by Bayes' rule with class-conditional
+  densities fitted on L_red and priors corrected for the noise level.
+"""
+
+from labelclean.confidence._bayes import BayesConfidence
+from labelclean.confidence._knn import KNNConfidence, KNNFilter
+
+__all__ = ["BayesConfidence", "KNNConfidence", "KNNFilter"]

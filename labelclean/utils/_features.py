@@ -45,7 +45,7 @@ def _column_kind(series: pd.Series) -> str:
         return "numeric"
     if isinstance(dtype, pd.CategoricalDtype) or pd.api.types.is_string_dtype(dtype):
         return "categorical"
-    if dtype == object:
+    if pd.api.types.is_object_dtype(dtype):
         sample = series.dropna().head(200)
         if all(isinstance(v, str | bool | np.bool_ | int | np.integer) for v in sample):
             return "categorical"
@@ -155,10 +155,14 @@ def make_feature_encoder(
             dtype=np.float64,
         )
         transformers.append(
-            ("categorical", make_pipeline(
+            (
+                "categorical",
+                make_pipeline(
                     FunctionTransformer(_as_string, feature_names_out="one-to-one"),
                     onehot,
-                ), kinds["categorical"])
+                ),
+                kinds["categorical"],
+            )
         )
         weights["categorical"] = _CATEGORICAL_WEIGHT
     if not transformers:

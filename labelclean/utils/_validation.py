@@ -19,7 +19,9 @@ def non_numeric_columns(X: pd.DataFrame) -> list[str]:
     """Names of the columns of ``X`` that are not plain (non-bool) numbers."""
     out = []
     for name, dtype in X.dtypes.items():
-        if pd.api.types.is_bool_dtype(dtype) or not pd.api.types.is_numeric_dtype(dtype):
+        if pd.api.types.is_bool_dtype(dtype) or not pd.api.types.is_numeric_dtype(
+            dtype
+        ):
             out.append(name)
     return out
 
@@ -55,6 +57,11 @@ def check_labels(
         wrong length, mix incomparable types, or hold fewer than ``min_classes``
         classes.
     """
+    if y is None:
+        raise DataValidationError(
+            "This estimator requires y to be passed, but the target y is None; "
+            "pass the observed labels."
+        )
     if isinstance(y, pd.DataFrame):
         if y.shape[1] != 1:
             raise DataValidationError(
@@ -96,13 +103,13 @@ def check_labels(
         ) from exc
     if classes.shape[0] < min_classes:
         raise DataValidationError(
-            f"y has {classes.shape[0]} distinct class(es) ({_preview(classes)}) but "
-            f"at least {min_classes} are needed to judge whether a label is wrong; "
+            f"y has only {classes.shape[0]} class ({_preview(classes)}) but at least "
+            f"{min_classes} classes are needed to judge whether a label is wrong; "
             "check the label column."
         )
     return classes, codes.astype(np.intp, copy=False)
 
 
 def _preview(values: Sequence[object], limit: int = 5) -> str:
-    shown = ", ".join(repr(v) for v in list(values)[:limit])
+    shown = ", ".join(repr(v) for v in np.asarray(values)[:limit].tolist())
     return shown + (", ..." if len(values) > limit else "")

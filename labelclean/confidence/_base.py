@@ -1,0 +1,162 @@
+"""Base class of the label-confidence estimators.
+
+:class:`BaseConfidence` holds what :class:`~labelclean.confidence.KNNConfidence`
+and :class:`~labelclean.confidence.BayesConfidence` share: turning numeric,
+categorical or mixed features into one distance space (see
+:mod:`labelclean.utils._features`), encoding labels of any type, the noise
+filter that both run first, and the scoring of new rows from per-class
+probabilities. A concrete estimator implements ``fit`` and
+``_class_probabilities``.
+"""
+
+from numbers import Integral
+
+import numpy as np
+from numpy.typing import ArrayLike
+from sklearn.base import BaseEstimator, clone
+from sklearn.compose import ColumnTransformer
+from sklearn.utils.validation import check_is_fitted, validate_data
+
+from labelclean.exceptions import DataValidationError
+from labelclean.utils._features import check_feature_frame, make_feature_encoder
+from labelclean.utils._sklearn import HasMethods, Interval, StrOptions
+from labelclean.utils._validation import is_dataframe, non_numeric_columns
+
+__all__ = ["BaseConfidence", "FeatureSpaceMixin"]
+
+
+class FeatureSpaceMixin:
+    """Maps validated features into the encoded distance space (not public).
+
+    Needs a ``max_categories`` parameter; sets ``feature_encoder_``.
+    """
+
+    # -- features ---------------------------------------------------------
+    def _encode_features(self, X: ArrayLike, *, reset: bool) -> np.ndarray:
+        """Validate ``X`` and map it to the encoded distance space."""
+        mixed = is_dataframe(X) and bool(non_numeric_columns(X))
+        if not reset:
+            check_is_fitted(self)
+            expects_frame = isinstance(self.feature_encoder_, ColumnTransformer)
+            if expects_frame and not mixed:
+                if not is_dataframe(X):
+                    raise DataValidationError(
+                        f"{type(self).__name__} was fitted on a DataFrame with "
+                        "categorical columns; pass a DataFrame with the same columns."
+                    )
+                mixed = True
+        if mixed:
+            validate_data(self, X, skip_check_array=True, reset=reset)
+            if X.shape[0] == 0:
+                raise DataValidationError("X has 0 rows; pass at least one row.")
+            if reset:
+                self.feature_encoder_ = make_feature_encoder(
+                    X, max_categories=self.max_categories
+                )
+                return np.asarray(self.feature_encoder_.fit_transform(X), np.float64)
+            check_feature_frame(X)
+            return np.asarray(self.feature_encoder_.transform(X), np.float64)
+        X = validate_data(self, X, reset=reset, dtype=np.float64)
+        if reset:
+            self.feature_encoder_ = make_feature_encoder(None)
+            return self.feature_encoder_.fit_transform(X)
+        return self.feature_encoder_.transform(X)
+
+
+class BaseConfidence(FeatureSpaceMixin, BaseEstimator):
+    """Shared machinery of the label-confidence estimators (not public)."""
+
+    _parameter_constraints: dict = {
+        "noise_filter": [StrOptions({"knn"}), HasMethods(["fit_resample"]), None],
+        "algorithm": [StrOptions({"auto", "exact", "approximate"})],
+        "max_categories": [Interval(Integral, 2, None, closed="left")],
+        "random_state": ["random_state"],
+        "n_jobs": [Integral, None],
+    }
+
+    # -- labels -----------------------------------------------------------
+    def _encode_new_labels(self, y: ArrayLike, n_samples: int) -> np.ndarray:
+        """Codes of labels of new rows, which must be known classes."""
+        values = np.asarray(y)
+        if values.ndim != 1 or values.shape[0] != n_samples:
+            raise DataValidationError(
+                f"y must hold one label per row of X ({n_samples}), got shape "
+                f"{values.shape}."
+            )
+        codes = np.searchsorted(self.classes_, values)
+        codes = np.clip(codes, 0, self.classes_.shape[0] - 1)
+        unknown = self.classes_[codes] != values
+        if np.any(unknown):
+            raise DataValidationError(
+                f"y holds labels not seen in fit: {np.unique(values[unknown])[:5]!r}; "
+                f"known classes are {self.classes_.tolist()!r}."
+            )
+        return codes
+
+    # -- the noise filter -------------------------------------------------
+    def _make_filter(self):
+        """The filter to run before estimating confidence, or None."""
+        if self.noise_filter is None:
+            return None
+        if isinstance(self.noise_filter, str):
+            from labelclean.confidence._knn import KNNFilter
+
+            return KNNFilter(
+                algorithm=self.algorithm,
+                max_categories=self.max_categories,
+                n_jobs=self.n_jobs,
+            )
+        return clone(self.noise_filter)
+
+    # -- scoring ------------------------------------------------------------
+    def predict_proba(self, X: ArrayLike) -> np.ndarray:
+        """Estimated probability of each true class for new rows.
+
+        Parameters
+        ----------
+        X : {array-like, DataFrame} of shape (n_samples, n_features)
+            New rows, with the columns seen in ``fit``.
+
+        Returns
+        -------
+        proba : ndarray of shape (n_samples, n_classes)
+            Columns ordered as ``classes_``; rows sum to one.
+        """
+        Z = self._encode_features(X, reset=False)
+        return self._class_probabilities(Z)
+
+    def score_samples(self, X: ArrayLike, y: ArrayLike | None = None) -> np.ndarray:
+        """Label confidence γ of new rows: the probability that ``y`` is right.
+
+        Parameters
+        ----------
+        X : {array-like, DataFrame} of shape (n_samples, n_features)
+            New rows, with the columns seen in ``fit``.
+        y : array-like of shape (n_samples,), default=None
+            Their observed labels, among ``classes_``. Without labels, the
+            confidence in each row's most probable class is returned.
+
+        Returns
+        -------
+        confidence : ndarray of shape (n_samples,)
+            γ in [0, 1]; higher means the label is more likely right.
+        """
+        proba = self.predict_proba(X)
+        if y is None:
+            return proba.max(axis=1)
+        codes = self._encode_new_labels(y, proba.shape[0])
+        return proba[np.arange(proba.shape[0]), codes]
+
+    def _trusted(self, proba: np.ndarray, codes: np.ndarray) -> np.ndarray:
+        """Most probable class per row; ties go to the observed label."""
+        best = proba.max(axis=1, keepdims=True)
+        at_best = np.isclose(proba, best, rtol=0.0, atol=1e-12)
+        trusted = np.argmax(at_best, axis=1)
+        keep_observed = at_best[np.arange(codes.shape[0]), codes]
+        trusted[keep_observed] = codes[keep_observed]
+        return trusted
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.target_tags.required = True
+        return tags

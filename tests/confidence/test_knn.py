@@ -1,0 +1,232 @@
+"""Tests of KNNFilter and KNNConfidence."""
+
+import re
+import warnings
+
+import numpy as np
+import pandas as pd
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from sklearn.datasets import load_breast_cancer, make_blobs
+from sklearn.metrics import roc_auc_score
+from sklearn.neighbors import NearestNeighbors
+
+from labelclean.confidence import KNNConfidence, KNNFilter
+from labelclean.exceptions import DataValidationError
+from labelclean.noise import flip_labels
+
+# Six points on a line: two tight groups, with row 2 labelled like the far group.
+X_LINE = np.array([[0.0], [1.0], [2.0], [10.0], [11.0], [12.0]])
+Y_LINE = np.array(["a", "a", "b", "b", "b", "b"])
+
+
+def test_knn_confidence_exact_values_without_filter():
+    est = KNNConfidence(n_neighbors=2, noise_filter=None).fit(X_LINE, Y_LINE)
+    # row 0: neighbours 1 (a), 2 (b); row 2: neighbours 1, 0 (a, a).
+    np.testing.assert_allclose(est.confidence_, [0.5, 0.5, 0.0, 1.0, 1.0, 1.0])
+    np.testing.assert_array_equal(est.classes_, ["a", "b"])
+    np.testing.assert_array_equal(est.neighbor_counts_[2], [2, 0])
+    assert est.trusted_labels_[2] == "a"
+    # ties keep the observed label
+    assert est.trusted_labels_[0] == "a" and est.trusted_labels_[1] == "a"
+
+
+def test_knn_filter_exact_values():
+    flt = KNNFilter(n_neighbors=2, thresholds=[0.07])
+    X_red, y_red = flt.fit_resample(X_LINE, Y_LINE)
+    np.testing.assert_array_equal(flt.sample_indices_, [0, 1, 3, 4, 5])
+    np.testing.assert_array_equal(flt.removal_round_, [0, 0, 1, 0, 0, 0])
+    np.testing.assert_array_equal(X_red, X_LINE[[0, 1, 3, 4, 5]])
+    np.testing.assert_array_equal(y_red, Y_LINE[[0, 1, 3, 4, 5]])
+
+
+def test_confidence_uses_reduced_set():
+    # With row 2 filtered out, rows 0 and 1 see only each other and the far
+    # group: their neighbours are (1, 3) and (0, 3).
+    est = KNNConfidence(
+        n_neighbors=2, noise_filter=KNNFilter(n_neighbors=2, thresholds=[0.07])
+    ).fit(X_LINE, Y_LINE)
+    np.testing.assert_array_equal(est.in_reduced_set_, [1, 1, 0, 1, 1, 1])
+    np.testing.assert_allclose(est.confidence_, [0.5, 0.5, 0.0, 1.0, 1.0, 1.0])
+
+
+def _naive_filter(X, codes, k, thresholds):
+    """Reference: rebuild an exact index on the survivors every round."""
+    keep = np.ones(len(codes), bool)
+    rounds = np.zeros(len(codes), int)
+    for r, t in enumerate(thresholds, 1):
+        rows = np.flatnonzero(keep)
+        nn = NearestNeighbors(n_neighbors=k).fit(X[rows])
+        nbrs = rows[nn.kneighbors(return_distance=False)]
+        rate = (codes[nbrs] == codes[rows, None]).mean(1)
+        drop = rows[rate < t]
+        rounds[drop] = r
+        keep[drop] = False
+    return keep, rounds
+
+
+def test_filter_rounds_equal_recomputed_neighbourhoods(global_random_seed):
+    # Reading neighbourhoods off the candidate graph must give exactly what
+    # rebuilding the search on the remaining rows gives.
+    X, y = make_blobs(400, centers=3, cluster_std=3.0, random_state=global_random_seed)
+    y_noisy, _ = flip_labels(y, 0.3, random_state=global_random_seed)
+    thresholds = [0.1, 0.3, 0.5]
+    flt = KNNFilter(n_neighbors=7, thresholds=thresholds, algorithm="exact")
+    flt.fit(X, y_noisy)
+    Z = flt.feature_encoder_.transform(X)
+    keep, rounds = _naive_filter(Z, y_noisy, 7, thresholds)
+    np.testing.assert_array_equal(flt.removal_round_, rounds)
+    np.testing.assert_array_equal(flt.sample_indices_, np.flatnonzero(keep))
+
+
+def test_noise_injection_detection(global_random_seed):
+    X, y = make_blobs(1500, centers=4, cluster_std=1.5, random_state=global_random_seed)
+    y_noisy, flipped = flip_labels(y, 0.2, random_state=global_random_seed)
+    est = KNNConfidence(random_state=0).fit(X, y_noisy)
+    assert roc_auc_score(flipped, 1 - est.confidence_) > 0.95
+    removed = ~est.in_reduced_set_
+    precision = (removed & flipped).sum() / removed.sum()
+    recall = (removed & flipped).sum() / flipped.sum()
+    assert precision > 0.85 and recall > 0.6, (precision, recall)
+    # trusted labels recover most true labels of the flipped rows
+    assert (est.trusted_labels_[flipped] == y[flipped]).mean() > 0.85
+
+
+def test_breast_cancer_auroc_floor():
+    X, y = load_breast_cancer(return_X_y=True)
+    y_noisy, flipped = flip_labels(y, 0.3, random_state=0)
+    est = KNNConfidence(random_state=0).fit(X, y_noisy)
+    assert roc_auc_score(flipped, 1 - est.confidence_) > 0.95
+
+
+def test_string_and_categorical_labels_many_classes():
+    X, y = make_blobs(300, centers=5, random_state=0)
+    names = np.array(["ant", "bee", "cat", "dog", "eel"])[y]
+    a = KNNConfidence(random_state=0).fit(X, names)
+    b = KNNConfidence(random_state=0).fit(X, pd.Series(names, dtype="category"))
+    c = KNNConfidence(random_state=0).fit(X, y)
+    np.testing.assert_array_equal(a.classes_, ["ant", "bee", "cat", "dog", "eel"])
+    np.testing.assert_allclose(a.confidence_, b.confidence_)
+    np.testing.assert_allclose(a.confidence_, c.confidence_)
+    assert a.soft_labels_.shape == (300, 5)
+    np.testing.assert_allclose(a.soft_labels_.sum(axis=1), 1.0)
+
+
+def test_categorical_and_mixed_features():
+    # The label is determined by a categorical column; numeric noise aside.
+    rng = np.random.RandomState(0)
+    n = 600
+    colour = rng.choice(["red", "green", "blue"], n)
+    y = np.where(colour == "red", "hot", "cold")
+    frame = pd.DataFrame(
+        {
+            "colour": pd.Categorical(colour),
+            "flag": rng.rand(n) > 0.5,
+            "x": rng.normal(size=n) * 0.1,
+            "when": pd.Timestamp("2024-01-01") + pd.to_timedelta(rng.rand(n), "D"),
+        }
+    )
+    y_noisy, flipped = flip_labels(y, 0.15, random_state=0)
+    est = KNNConfidence(random_state=0).fit(frame, y_noisy)
+    assert roc_auc_score(flipped, 1 - est.confidence_) > 0.95
+    assert list(est.feature_names_in_) == ["colour", "flag", "x", "when"]
+    # new rows are scored from a frame with the same columns
+    gamma = est.score_samples(frame.iloc[:20], y[:20])
+    assert gamma.shape == (20,) and np.all((gamma >= 0) & (gamma <= 1))
+    with pytest.raises(DataValidationError, match="fitted on a DataFrame"):
+        est.score_samples(np.zeros((2, 4)), y[:2])
+
+
+def test_duplicate_rows():
+    X = np.vstack([np.zeros((30, 2)), np.ones((30, 2))])
+    y = np.repeat([0, 1], 30)
+    y[0] = 1  # one wrong label among 30 identical rows
+    est = KNNConfidence(random_state=0).fit(X, y)
+    assert np.all((est.confidence_ >= 0) & (est.confidence_ <= 1))
+    assert est.confidence_[0] < 0.2
+    assert np.all(est.confidence_[1:30] > 0.8)
+
+
+def test_fewer_rows_than_neighbours():
+    X = np.array([[0.0], [0.1], [5.0], [5.1]])
+    y = np.array([0, 0, 1, 1])
+    with pytest.warns(UserWarning, match="fewer than n_neighbors=10"):
+        est = KNNConfidence(noise_filter=None).fit(X, y)
+    assert est.n_neighbors_ == 3
+    np.testing.assert_allclose(est.confidence_, [1 / 3] * 4)
+
+
+def test_single_class_is_a_clear_error():
+    msg = "y has only 1 class ('a') but at least 2 classes are needed"
+    with pytest.raises(DataValidationError, match=re.escape(msg)):
+        KNNConfidence().fit(np.zeros((5, 2)), ["a"] * 5)
+
+
+def test_missing_labels_are_a_clear_error():
+    with pytest.raises(DataValidationError, match=re.escape("1 missing label(s)")):
+        KNNConfidence().fit(np.arange(8.0).reshape(4, 2), ["a", None, "b", "b"])
+
+
+def test_unknown_label_at_scoring():
+    est = KNNConfidence(n_neighbors=2, noise_filter=None).fit(X_LINE, Y_LINE)
+    with pytest.raises(DataValidationError, match="labels not seen in fit"):
+        est.score_samples(X_LINE[:1], ["zebra"])
+
+
+def test_score_samples_new_rows():
+    est = KNNConfidence(n_neighbors=2, noise_filter=None).fit(X_LINE, Y_LINE)
+    gamma = est.score_samples([[0.5], [11.5]], ["b", "b"])
+    np.testing.assert_allclose(gamma, [0.0, 1.0])
+    np.testing.assert_allclose(est.score_samples([[0.5]]), [1.0])
+
+
+def test_filter_keeps_caller_container():
+    X, y = make_blobs(200, centers=2, random_state=0)
+    y_noisy, _ = flip_labels(y, 0.2, random_state=0)
+    frame = pd.DataFrame(X, columns=["u", "v"], index=np.arange(1000, 1200))
+    labels = pd.Series(y_noisy, index=frame.index, name="target")
+    flt = KNNFilter()
+    X_red, y_red = flt.fit_resample(frame, labels)
+    assert isinstance(X_red, pd.DataFrame) and isinstance(y_red, pd.Series)
+    assert list(X_red.columns) == ["u", "v"] and y_red.name == "target"
+    np.testing.assert_array_equal(X_red.index, frame.index[flt.sample_indices_])
+    assert len(X_red) < len(frame)
+
+
+def test_filter_never_empties_a_class():
+    X = np.vstack([np.zeros((20, 1)), [[0.01]]])
+    y = np.array([0] * 20 + [1])
+    with pytest.warns(UserWarning, match="would remove every remaining row"):
+        flt = KNNFilter().fit(X, y)
+    assert 20 in flt.sample_indices_
+
+
+def test_deterministic(global_random_seed):
+    X, y = make_blobs(500, centers=3, random_state=global_random_seed)
+    y_noisy, _ = flip_labels(y, 0.2, random_state=global_random_seed)
+    a = KNNConfidence(random_state=global_random_seed).fit(X, y_noisy)
+    b = KNNConfidence(random_state=global_random_seed).fit(X, y_noisy)
+    np.testing.assert_array_equal(a.confidence_, b.confidence_)
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    seed=st.integers(0, 2**31 - 1),
+    n=st.integers(4, 60),
+    n_classes=st.integers(2, 4),
+    k=st.integers(1, 8),
+)
+def test_property_scores_in_range_and_permutation_equivariant(seed, n, n_classes, k):
+    rng = np.random.RandomState(seed)
+    X = rng.normal(size=(n, 3))
+    y = rng.randint(n_classes, size=n)
+    y[:n_classes] = np.arange(n_classes)  # every class present
+    perm = rng.permutation(n)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", UserWarning)
+        a = KNNConfidence(n_neighbors=k, algorithm="exact").fit(X, y)
+        b = KNNConfidence(n_neighbors=k, algorithm="exact").fit(X[perm], y[perm])
+    assert np.all((a.confidence_ >= 0) & (a.confidence_ <= 1))
+    assert a.in_reduced_set_.sum() >= 1
+    np.testing.assert_allclose(a.confidence_[perm], b.confidence_)

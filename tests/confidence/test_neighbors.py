@@ -1,0 +1,67 @@
+"""Tests of the neighbour-search backends."""
+
+import numpy as np
+import pytest
+from sklearn.datasets import make_blobs
+
+from labelclean.confidence import KNNConfidence
+from labelclean.confidence._neighbors import (
+    APPROXIMATE_MIN_SAMPLES,
+    NeighborIndex,
+    resolve_algorithm,
+)
+from labelclean.noise import flip_labels
+
+
+def test_auto_chooses_by_size():
+    assert resolve_algorithm("auto", APPROXIMATE_MIN_SAMPLES - 1) == "exact"
+    assert resolve_algorithm("auto", APPROXIMATE_MIN_SAMPLES) == "approximate"
+    assert resolve_algorithm("exact", 10**7) == "exact"
+
+
+def test_small_data_never_imports_pynndescent():
+    # pynndescent costs ~25 s of compilation per process: small data must not
+    # pay it. Run in a subprocess so other tests' imports do not interfere.
+    import subprocess
+    import sys
+
+    code = (
+        "import sys, numpy as np\n"
+        "from labelclean.confidence import KNNConfidence\n"
+        "X = np.random.RandomState(0).normal(size=(500, 4))\n"
+        "KNNConfidence(random_state=0).fit(X, X[:, 0] > 0)\n"
+        "print('pynndescent' in sys.modules)\n"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=True
+    )
+    assert out.stdout.strip() == "False"
+
+
+def test_training_neighbors_exclude_self_and_respect_mask():
+    X = np.arange(20, dtype=float)[:, None]
+    index = NeighborIndex(X, n_candidates=3, algorithm="exact")
+    mask = np.ones(20, bool)
+    mask[::2] = False  # only odd rows may be neighbours
+    nbrs = index.training_neighbors(mask, 2)
+    assert np.all(mask[nbrs])
+    assert not np.any(nbrs == np.arange(20)[:, None])
+    np.testing.assert_array_equal(np.sort(nbrs[5]), [3, 7])
+    np.testing.assert_array_equal(np.sort(nbrs[4]), [3, 5])
+
+
+@pytest.mark.slow
+def test_approximate_backend_agrees_with_exact_and_is_deterministic():
+    # Compiles pynndescent (tens of seconds, once per process).
+    X, y = make_blobs(6000, centers=5, n_features=8, cluster_std=2.0, random_state=0)
+    y_noisy, _ = flip_labels(y, 0.2, random_state=0)
+    exact = KNNConfidence(algorithm="exact").fit(X, y_noisy)
+    approx = KNNConfidence(algorithm="approximate", random_state=7).fit(X, y_noisy)
+    again = KNNConfidence(algorithm="approximate", random_state=7).fit(X, y_noisy)
+    assert approx.neighbor_algorithm_ == "approximate"
+    assert np.mean(np.abs(exact.confidence_ - approx.confidence_)) < 0.02
+    np.testing.assert_array_equal(approx.confidence_, again.confidence_)
+    # new rows are scored against L_red by the approximate index as well
+    gamma_a = approx.score_samples(X[:200] + 0.01, y_noisy[:200])
+    gamma_e = exact.score_samples(X[:200] + 0.01, y_noisy[:200])
+    assert np.mean(np.abs(gamma_a - gamma_e)) < 0.03
