@@ -49,8 +49,10 @@ class CBAdaBoostClassifier(BaseWeightBoosting):
         replacement in proportion to those weights.
     confidence : estimator, default=None
         Computes ``gamma`` when ``fit`` gets none: an unfitted estimator whose
-        ``fit(X, y)`` sets ``confidence_``. None means
-        ``labelclean.confidence.KNNConfidence``. It is cloned, never changed.
+        ``fit(X, y)`` sets ``confidence_`` (and, if it has them, the soft labels
+        ``soft_labels_`` or ``posterior_`` over all classes, which are used
+        instead). None means ``labelclean.confidence.KNNConfidence`` with its
+        defaults. It is cloned, never changed.
     random_state : int, RandomState instance or None, default=None
         Seeds the weak learners, the resampling and the confidence estimator.
 
@@ -179,15 +181,21 @@ class CBAdaBoostClassifier(BaseWeightBoosting):
         return self
 
     def _estimate_confidence(self, X, y, data):
+        """``gamma`` from the confidence stage: the soft labels when available."""
         if self.confidence is None:
             from labelclean.confidence import KNNConfidence
 
-            estimator = KNNConfidence(
-                random_state=data.rng.randint(np.iinfo(np.int32).max)
-            )
+            seed = data.rng.randint(np.iinfo(np.int32).max)
+            estimator = KNNConfidence(random_state=seed)
         else:
             estimator = clone(self.confidence)
-        return estimator.fit(X, y).confidence_
+        estimator.fit(X, y)
+        expected = (data.codes.shape[0], data.n_classes)
+        for name in ("soft_labels_", "posterior_"):
+            soft = getattr(estimator, name, None)
+            if soft is not None and np.shape(soft) == expected:
+                return np.asarray(soft, dtype=np.float64)
+        return estimator.confidence_
 
     def _posterior(self, gamma, data):
         """Validate ``gamma``; return ``log P[i, k]`` and the observed-label gamma."""
