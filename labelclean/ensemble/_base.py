@@ -44,8 +44,12 @@ logger = logging.getLogger(__name__)
 class TrainingData:
     """What every round of one boosting fit sees.
 
-    ``scores`` holds the ensemble's SAMME scores on the training rows and is
-    updated by the core after each round.
+    The core keeps, after each round, ``log_loss``: the log of each row's
+    exponential loss for its label, ``mean_k s_k - s_y`` with ``s`` the SAMME
+    scores; with more than two classes it also keeps the scores centred over
+    the classes (``centred_scores``). For two classes the centred scores are
+    ``(-log_loss, log_loss)`` ordered as (label, other class), so they are not
+    stored.
     """
 
     X: np.ndarray
@@ -55,19 +59,33 @@ class TrainingData:
     rng: np.random.RandomState
     X_binned: np.ndarray | None = None
     mapper: _BinMapper | None = None
-    scores: np.ndarray = field(init=False)
+    log_loss: np.ndarray = field(init=False)
+    centred_scores: np.ndarray | None = field(init=False)
     log_sample_weight: np.ndarray = field(init=False)
 
     def __post_init__(self) -> None:
-        self.scores = np.zeros((self.codes.shape[0], self.n_classes))
+        n_samples = self.codes.shape[0]
+        self.log_loss = np.zeros(n_samples)
+        self.centred_scores = (
+            np.zeros((n_samples, self.n_classes)) if self.n_classes > 2 else None
+        )
         with np.errstate(divide="ignore"):
             self.log_sample_weight = np.log(self.sample_weight)
 
-    def log_losses(self, codes: np.ndarray | None = None) -> np.ndarray:
-        """``log`` of the exponential loss of each row for its label (or ``codes``)."""
-        codes = self.codes if codes is None else codes
-        rows = np.arange(codes.shape[0])
-        return self.scores.mean(axis=1) - self.scores[rows, codes]
+    def loss_step(self, predictions: np.ndarray, alpha: float) -> np.ndarray:
+        """Change of ``log_loss`` when a learner predicting ``predictions`` is
+        added with coefficient ``alpha``: ``alpha / K`` where wrong, ``alpha / K -
+        alpha`` where right."""
+        correct = predictions == self.codes
+        return alpha / self.n_classes - alpha * correct
+
+    def add(self, predictions: np.ndarray, alpha: float) -> None:
+        """Add a weak learner's predictions with coefficient ``alpha``."""
+        self.log_loss += self.loss_step(predictions, alpha)
+        if self.centred_scores is not None:
+            rows = np.arange(predictions.shape[0])
+            self.centred_scores -= alpha / self.n_classes
+            self.centred_scores[rows, predictions] += alpha
 
 
 @dataclass
@@ -177,9 +195,8 @@ class BaseWeightBoosting(ClassifierMixin, BaseEstimator, metaclass=ABCMeta):
             self.estimators_.append(step.estimator)
             weights.append(step.estimator_weight)
             errors.append(step.estimator_error)
-            rows = np.arange(data.codes.shape[0])
-            data.scores[rows, step.predictions] += step.estimator_weight
-            if not np.all(np.isfinite(data.scores)):  # pragma: no cover - defensive
+            data.add(step.predictions, step.estimator_weight)
+            if not np.isfinite(data.log_loss).all():  # pragma: no cover - defensive
                 logger.warning(
                     "non-finite scores at round %d; boosting stopped", iboost
                 )

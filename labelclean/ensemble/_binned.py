@@ -72,10 +72,31 @@ class _BinMapper:
         return self
 
     def transform(self, X: np.ndarray) -> np.ndarray:
-        out = np.empty(X.shape, dtype=np.uint8)
+        """Bin codes (uint8, C-ordered) of ``X``."""
+        n_features = len(self.edges_)
+        flat = np.full((n_features, max(int(self.n_bins_.max()) - 1, 1)), np.inf)
         for j, edges in enumerate(self.edges_):
-            out[:, j] = np.searchsorted(edges, X[:, j], side="left")
-        return out
+            flat[j, : edges.shape[0]] = edges
+        return _transform(np.asarray(X, dtype=np.float64), flat, self.n_bins_ - 1)
+
+
+@njit(cache=True)
+def _transform(X, edges, n_edges):
+    """Number of the first ``n_edges[j]`` edges of feature j below ``X[i, j]``."""
+    n_samples, n_features = X.shape
+    out = np.empty((n_samples, n_features), dtype=np.uint8)
+    for i in range(n_samples):
+        for j in range(n_features):
+            x = X[i, j]
+            lo, hi = 0, n_edges[j]
+            while lo < hi:  # first edge >= x
+                mid = (lo + hi) >> 1
+                if edges[j, mid] < x:
+                    lo = mid + 1
+                else:
+                    hi = mid
+            out[i, j] = lo
+    return out
 
 
 @njit(cache=True)
@@ -187,7 +208,7 @@ def _route(X_binned, node_of_row, feature, split_bin, child_of):
 
 
 @njit(cache=True)
-def _apply_binned(X_binned, feature, split_bin, children_left, children_right):
+def _predict_codes(X_binned, feature, split_bin, children_left, children_right, label):
     out = np.empty(X_binned.shape[0], dtype=np.intp)
     for i in range(X_binned.shape[0]):
         node = 0
@@ -196,7 +217,7 @@ def _apply_binned(X_binned, feature, split_bin, children_left, children_right):
                 node = children_left[node]
             else:
                 node = children_right[node]
-        out[i] = node
+        out[i] = label[node]
     return out
 
 
@@ -397,10 +418,13 @@ class BinnedTreeClassifier(ClassifierMixin, BaseEstimator):
 
     def _predict_binned(self, X_binned):
         """Class codes for data quantised by the mapper used in the fit."""
-        leaves = _apply_binned(
-            X_binned, self.tree_feature_, self._split_bin, *self._children
+        return _predict_codes(
+            X_binned,
+            self.tree_feature_,
+            self._split_bin,
+            *self._children,
+            np.argmax(self.tree_value_, axis=1),
         )
-        return np.argmax(self.tree_value_[leaves], axis=1)
 
     def _leaves(self, X):
         check_is_fitted(self)

@@ -230,26 +230,19 @@ class CBAdaBoostClassifier(BaseWeightBoosting):
         return log_posterior, posterior[rows, data.codes].copy()
 
     def _boost(self, iboost: int, data: TrainingData) -> BoostStep | None:
-        rows = np.arange(data.codes.shape[0])
-        scores = data.scores - data.scores.mean(axis=1, keepdims=True)
-        log_w = self._log_posterior - scores + data.log_sample_weight[:, None]
-        top = np.max(log_w)
-        if not np.isfinite(top):
+        if data.n_classes == 2:
+            targets, gap, w_at = self._two_class_problem(data)
+        else:
+            targets, gap, w_at = self._multi_class_problem(data)
+        if targets is None:
             return None
-        w = np.exp(log_w - top)  # w[i, k]; for two classes w1 = w[i, y_i]
-        order = np.argsort(-w, axis=1, kind="stable")
-        targets = order[:, 0]
-        first = w[rows, targets]
-        second = w[rows, order[:, 1]]
-        fitted = self._fit_weak_learner(
-            data, targets, first - second, resample=self.resample
-        )
+        fitted = self._fit_weak_learner(data, targets, gap, resample=self.resample)
         if fitted is None:
             return None  # every row has w1 = w2: nothing left to learn
         estimator, predictions, weight = fitted
         error = float(weight[predictions != targets].sum())
-        agree = float(w[rows, predictions].sum())
-        disagree = float(w.sum()) - agree
+        agree, total = w_at(predictions)
+        disagree = total - agree
         if disagree <= 0:
             return BoostStep(estimator, 1.0, error, predictions, stop=True)
         alpha = self.learning_rate * (
@@ -258,3 +251,43 @@ class CBAdaBoostClassifier(BaseWeightBoosting):
         if not alpha > 0:
             return None  # beta <= 0: (III.12) fails, stop (Algorithm 2, step 4)
         return BoostStep(estimator, float(alpha), error, predictions)
+
+    def _two_class_problem(self, data):
+        """Relabelled targets, weights ``|w1 - w2|`` and the sums of (III.11)."""
+        rows = np.arange(data.codes.shape[0])
+        other = 1 - data.codes
+        base = data.log_sample_weight
+        # w1 = gamma e^{-yF}, w2 = (1 - gamma) e^{yF}; log e^{-yF} = log_loss.
+        log_w1 = self._log_posterior[rows, data.codes] + data.log_loss + base
+        log_w2 = self._log_posterior[rows, other] - data.log_loss + base
+        top = max(np.max(log_w1), np.max(log_w2))
+        if not np.isfinite(top):
+            return None, None, None
+        w1, w2 = np.exp(log_w1 - top), np.exp(log_w2 - top)
+        targets = np.where(w1 >= w2, data.codes, other)
+        total = float(w1.sum() + w2.sum())
+
+        def w_at(predictions):
+            return float(np.where(predictions == data.codes, w1, w2).sum()), total
+
+        return targets, np.abs(w1 - w2), w_at
+
+    def _multi_class_problem(self, data):
+        """K-class targets (largest ``W_ik``) and weights (gap to the second)."""
+        rows = np.arange(data.codes.shape[0])
+        log_w = (
+            self._log_posterior - data.centred_scores + data.log_sample_weight[:, None]
+        )
+        top = np.max(log_w)
+        if not np.isfinite(top):
+            return None, None, None
+        w = np.exp(log_w - top)
+        order = np.argsort(-w, axis=1, kind="stable")
+        targets = order[:, 0]
+        gap = w[rows, targets] - w[rows, order[:, 1]]
+        total = float(w.sum())
+
+        def w_at(predictions):
+            return float(w[rows, predictions].sum()), total
+
+        return targets, gap, w_at

@@ -331,7 +331,7 @@ class SPLBoostClassifier(BaseWeightBoosting):
         self._v = (
             np.ones(n_samples)
             if self.n_warmup_rounds > 0
-            else self._weights(data.log_losses(), self.age_)
+            else self._weights(data.log_loss, self.age_)
         )
         self._zero_round = np.full(n_samples, -1, dtype=np.intp)
         self._objective = []
@@ -350,10 +350,8 @@ class SPLBoostClassifier(BaseWeightBoosting):
         return spl_weights(log_loss, age, self.regularizer, t=self.t, zeta=self.zeta)
 
     def _boost(self, iboost: int, data: TrainingData) -> BoostStep | None:
-        log_loss = data.log_losses()
-        adaboost = normalised_exp(log_loss + data.log_sample_weight)
+        adaboost = normalised_exp(data.log_loss + data.log_sample_weight)
         v = self._v
-        rows = np.arange(data.codes.shape[0])
         for inner in range(self.n_inner_iter):
             fitted = self._fit_weak_learner(data, data.codes, v * adaboost)
             if fitted is None:
@@ -367,9 +365,7 @@ class SPLBoostClassifier(BaseWeightBoosting):
                 return None
             alpha = samme_weight(error, data.n_classes, self.learning_rate)
             if inner + 1 < self.n_inner_iter:
-                scores = data.scores.copy()
-                scores[rows, predictions] += alpha
-                trial = scores.mean(axis=1) - scores[rows, data.codes]
+                trial = data.log_loss + data.loss_step(predictions, alpha)
                 new_v = self._weights(trial, self._age_at(iboost))
                 if np.array_equal(new_v, v):
                     break
@@ -378,7 +374,7 @@ class SPLBoostClassifier(BaseWeightBoosting):
         return BoostStep(estimator, alpha, error, predictions)
 
     def _end_round(self, iboost: int, data: TrainingData, step: BoostStep) -> None:
-        log_loss = data.log_losses()
+        log_loss = data.log_loss
         new_v = self._weights(log_loss, self._age_at(iboost + 1))
         became_zero = (new_v == 0) & (self._v > 0)
         self._zero_round[became_zero] = iboost
