@@ -1,3 +1,15 @@
-"""labelclean.ensemble."""
+"""Boosting classifiers for noisy labels, on one boosting core.
 
-__all__: list[str] = []
+- :class:`SPLBoostClassifier`: AdaBoost with self-paced weights; rows with
+  zero weight at the end are the suspects.
+- :class:`CBAdaBoostClassifier`: AdaBoost on the conditional risk of soft labels
+  given by label confidences.
+- :class:`BinnedTreeClassifier`: stumps and shallow trees on quantised
+  features, the fast default weak learner of both.
+"""
+
+from labelclean.ensemble._binned import BinnedTreeClassifier
+from labelclean.ensemble._cb_adaboost import CBAdaBoostClassifier
+from labelclean.ensemble._splboost import SPLBoostClassifier
+
+__all__ = ["BinnedTreeClassifier", "CBAdaBoostClassifier", "SPLBoostClassifier"]

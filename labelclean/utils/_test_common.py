@@ -18,10 +18,25 @@ __all__ = [
 ]
 
 # Per-class keyword arguments that keep the checks quick.
-FAST_PARAMS: dict[str, dict[str, Any]] = {}
+FAST_PARAMS: dict[str, dict[str, Any]] = {
+    "BinnedTreeClassifier": {},
+    # A fixed age keeps the checks from cross-validating the age on every fit;
+    # the age search is tested in tests/ensemble/test_splboost.py.
+    "SPLBoostClassifier": {"n_estimators": 10, "age": 3.0},
+    "CBAdaBoostClassifier": {"n_estimators": 10},
+}
 
 # Per-class {check name: reason}.
-EXPECTED_FAILED_CHECKS: dict[str, dict[str, str]] = {}
+EXPECTED_FAILED_CHECKS: dict[str, dict[str, str]] = {
+    "CBAdaBoostClassifier": {
+        "check_sample_weight_equivalence_on_dense_data": (
+            "without gamma, the label confidences come from the k nearest "
+            "neighbours of each row, and a repeated row counts among its own "
+            "neighbours, so repeating rows is not the same as weighting them; "
+            "with gamma given, weights and repetitions agree."
+        ),
+    },
+}
 
 
 def instances() -> list[BaseEstimator]:

@@ -1,0 +1,431 @@
+"""The boosting core shared by the boosting classifiers of labelclean.
+
+:class:`BaseWeightBoosting` owns the boosting loop once: input validation,
+label encoding, quantising the data once per fit for the binned weak learners,
+cloning and seeding one weak learner per round, normalising the round's
+weights, leaving zero-weight rows out of the weak learner's fit, the stopping
+rules, the training scores, and the staged predictions. Each algorithm
+(:class:`~labelclean.ensemble.SPLBoostClassifier`,
+:class:`~labelclean.ensemble.CBAdaBoostClassifier`) implements one ``_boost``
+step that decides the round's targets and weights and the weak learner's
+coefficient.
+
+Scores follow the multi-class SAMME convention: a weak learner predicting class
+``c`` with coefficient ``alpha`` adds ``alpha`` to the score of class ``c``.
+With ``s`` the scores of a row and ``s_bar`` their mean over classes, the
+per-class exponential loss is ``exp(-(s_k - s_bar))``; for two classes this is
+AdaBoost's ``exp(-y F)`` with ``F = (s_1 - s_0) / 2``, and the coefficients are
+twice AdaBoost's ``alpha`` (the scale of scikit-learn's ``estimator_weights_``).
+Everything is kept in the log domain, so the weights cannot overflow.
+"""
+
+import logging
+from abc import ABCMeta, abstractmethod
+from dataclasses import dataclass, field
+from numbers import Integral, Real
+from typing import ClassVar
+
+import numpy as np
+from scipy.special import softmax
+from sklearn.base import BaseEstimator, ClassifierMixin, clone
+from sklearn.utils import check_random_state
+from sklearn.utils.multiclass import check_classification_targets
+from sklearn.utils.validation import check_is_fitted, validate_data
+
+from labelclean.ensemble._binned import BinnedTreeClassifier, _BinMapper
+from labelclean.utils._sklearn import HasMethods, Interval, check_sample_weight
+
+__all__ = ["BaseWeightBoosting", "BoostStep", "TrainingData"]
+
+logger = logging.getLogger(__name__)
+
+
+@dataclass
+class TrainingData:
+    """What every round of one boosting fit sees.
+
+    The core keeps, after each round, ``log_loss``: the log of each row's
+    exponential loss for its label, ``mean_k s_k - s_y`` with ``s`` the SAMME
+    scores; with more than two classes it also keeps the scores centred over
+    the classes (``centred_scores``). For two classes the centred scores are
+    ``(-log_loss, log_loss)`` ordered as (label, other class), so they are not
+    stored.
+    """
+
+    X: np.ndarray
+    codes: np.ndarray
+    sample_weight: np.ndarray  # user weights, normalised to sum 1
+    n_classes: int
+    rng: np.random.RandomState
+    X_binned: np.ndarray | None = None
+    mapper: _BinMapper | None = None
+    log_loss: np.ndarray = field(init=False)
+    centred_scores: np.ndarray | None = field(init=False)
+    log_sample_weight: np.ndarray = field(init=False)
+
+    def __post_init__(self) -> None:
+        n_samples = self.codes.shape[0]
+        self.log_loss = np.zeros(n_samples)
+        self.centred_scores = (
+            np.zeros((n_samples, self.n_classes)) if self.n_classes > 2 else None
+        )
+        with np.errstate(divide="ignore"):
+            self.log_sample_weight = np.log(self.sample_weight)
+
+    def loss_step(self, predictions: np.ndarray, alpha: float) -> np.ndarray:
+        """Change of ``log_loss`` when a learner predicting ``predictions`` is
+        added with coefficient ``alpha``: ``alpha / K`` where wrong, ``alpha / K -
+        alpha`` where right."""
+        correct = predictions == self.codes
+        return alpha / self.n_classes - alpha * correct
+
+    def add(self, predictions: np.ndarray, alpha: float) -> None:
+        """Add a weak learner's predictions with coefficient ``alpha``."""
+        self.log_loss += self.loss_step(predictions, alpha)
+        if self.centred_scores is not None:
+            rows = np.arange(predictions.shape[0])
+            self.centred_scores -= alpha / self.n_classes
+            self.centred_scores[rows, predictions] += alpha
+
+
+@dataclass
+class BoostStep:
+    """The outcome of one round: a weak learner and its coefficient.
+
+    ``stop`` ends the boosting after this round (the estimator is kept).
+    """
+
+    estimator: object
+    estimator_weight: float
+    estimator_error: float
+    predictions: np.ndarray
+    stop: bool = False
+
+
+def normalised_exp(log_weights: np.ndarray) -> np.ndarray:
+    """``exp(log_weights)`` scaled to sum 1, without overflow (``-inf`` gives 0)."""
+    top = np.max(log_weights)
+    if not np.isfinite(top):
+        return np.zeros_like(log_weights)
+    w = np.exp(log_weights - top)
+    return w / w.sum()
+
+
+def samme_weight(error: float, n_classes: int, learning_rate: float) -> float:
+    """SAMME coefficient ``lr * (log((1 - err) / err) + log(K - 1))``."""
+    return learning_rate * (np.log((1.0 - error) / error) + np.log(n_classes - 1.0))
+
+
+class BaseWeightBoosting(ClassifierMixin, BaseEstimator, metaclass=ABCMeta):
+    """Base class of the boosting classifiers; subclasses implement ``_boost``.
+
+    Warning: This class should not be used directly. Use derived classes
+    instead.
+    """
+
+    _parameter_constraints: ClassVar[dict] = {
+        "estimator": [HasMethods(["fit", "predict"]), None],
+        "n_estimators": [Interval(Integral, 1, None, closed="left")],
+        "learning_rate": [Interval(Real, 0, None, closed="neither")],
+        "random_state": ["random_state"],
+    }
+
+    @abstractmethod
+    def __init__(
+        self, estimator=None, *, n_estimators=200, learning_rate=1.0, random_state=None
+    ):
+        self.estimator = estimator
+        self.n_estimators = n_estimators
+        self.learning_rate = learning_rate
+        self.random_state = random_state
+
+    # ------------------------------------------------------------------ fit
+    def _prepare(self, X, y, sample_weight) -> TrainingData:
+        """Validate the input, encode labels, quantise once; reset fitted state."""
+        X, y = validate_data(self, X, y, dtype=[np.float64, np.float32])
+        check_classification_targets(y)
+        self.classes_, codes = np.unique(y, return_inverse=True)
+        self.n_classes_ = len(self.classes_)
+        if self.n_classes_ < 2:
+            raise ValueError(
+                f"{type(self).__name__} needs samples of at least 2 classes in the "
+                f"data, but the data contain only one class: {self.classes_[0]!r}."
+            )
+        sample_weight = check_sample_weight(
+            sample_weight, X, dtype=np.float64, copy=True, ensure_non_negative=True
+        )
+        if sample_weight.sum() <= 0:
+            raise ValueError("sample_weight is zero for every row; nothing to fit.")
+        sample_weight /= sample_weight.sum()
+        self.estimator_ = (
+            BinnedTreeClassifier(max_depth=1)
+            if self.estimator is None
+            else clone(self.estimator)
+        )
+        rng = check_random_state(self.random_state)
+        data = TrainingData(
+            X=X,
+            codes=codes.astype(np.intp),
+            sample_weight=sample_weight,
+            n_classes=self.n_classes_,
+            rng=rng,
+        )
+        if isinstance(self.estimator_, BinnedTreeClassifier):
+            seed = self.estimator_.random_state
+            if seed is None:
+                seed = rng.randint(np.iinfo(np.int32).max)
+            positive = sample_weight > 0
+            data.mapper = _BinMapper(self.estimator_.max_bins, seed).fit(X[positive])
+            data.X_binned = data.mapper.transform(X)
+            self._bin_mapper = data.mapper
+        else:
+            self._bin_mapper = None
+        self.estimators_ = []
+        self.estimator_weights_ = np.zeros(0)
+        self.estimator_errors_ = np.zeros(0)
+        return data
+
+    def _run(self, data: TrainingData) -> None:
+        """The boosting loop: one ``_boost`` step per round until a stop."""
+        weights, errors = [], []
+        for iboost in range(self.n_estimators):
+            step = self._boost(iboost, data)
+            if step is None:
+                break
+            self.estimators_.append(step.estimator)
+            weights.append(step.estimator_weight)
+            errors.append(step.estimator_error)
+            data.add(step.predictions, step.estimator_weight)
+            if not np.isfinite(data.log_loss).all():  # pragma: no cover - defensive
+                logger.warning(
+                    "non-finite scores at round %d; boosting stopped", iboost
+                )
+                self.estimators_.pop()
+                weights.pop()
+                errors.pop()
+                break
+            self._end_round(iboost, data, step)
+            if step.stop:
+                break
+        if not self.estimators_:
+            raise ValueError(
+                f"{type(self).__name__}: the first weak learner is no better than "
+                "chance on the weighted data, so no ensemble can be fit; use a "
+                "stronger weak learner or check the labels."
+            )
+        self.estimator_weights_ = np.asarray(weights, dtype=np.float64)
+        self.estimator_errors_ = np.asarray(errors, dtype=np.float64)
+
+    @abstractmethod
+    def _boost(self, iboost: int, data: TrainingData) -> BoostStep | None:
+        """One round: fit a weak learner and return it with its coefficient.
+
+        Return ``None`` to stop without keeping a learner for this round.
+        """
+
+    def _end_round(self, iboost: int, data: TrainingData, step: BoostStep) -> None:
+        """Hook run after the scores include round ``iboost``."""
+
+    # ----------------------------------------------------- core services
+    def _fit_weak_learner(self, data, targets, weight, *, resample=False):
+        """Fit one weak learner on ``targets`` with row weights ``weight``.
+
+        The weights are normalised; rows with zero weight are left out of the
+        fit. With ``resample=True`` the learner is fit, unweighted, on ``n``
+        rows drawn with replacement in proportion to the weights (for the
+        binned learners, the equivalent draw counts are passed as weights).
+
+        Returns
+        -------
+        (estimator, predictions, weight) or None
+            ``None`` when every weight is zero. ``predictions`` are class
+            codes on the training rows; ``weight`` is the normalised weight.
+        """
+        total = weight.sum()
+        if not np.isfinite(total) or total <= 0:
+            return None
+        weight = weight / total
+        estimator = clone(self.estimator_)
+        to_set = {}
+        for key in sorted(estimator.get_params(deep=True)):
+            if key == "random_state" or key.endswith("__random_state"):
+                to_set[key] = data.rng.randint(np.iinfo(np.int32).max)
+        if to_set:
+            estimator.set_params(**to_set)
+        n_samples = targets.shape[0]
+        if resample:
+            drawn = data.rng.choice(n_samples, size=n_samples, replace=True, p=weight)
+        if data.X_binned is not None:
+            fit_weight = (
+                np.bincount(drawn, minlength=n_samples).astype(np.float64)
+                if resample
+                else weight
+            )
+            estimator._fit_binned(
+                data.X_binned, targets, fit_weight, data.n_classes, data.mapper
+            )
+            predictions = estimator._predict_binned(data.X_binned)
+        else:
+            if resample:
+                estimator.fit(data.X[drawn], targets[drawn])
+            else:
+                keep = weight > 0
+                if keep.all():
+                    estimator.fit(data.X, targets, sample_weight=weight)
+                else:
+                    estimator.fit(
+                        data.X[keep], targets[keep], sample_weight=weight[keep]
+                    )
+            predictions = np.asarray(estimator.predict(data.X)).astype(np.intp)
+        return estimator, predictions, weight
+
+    # ------------------------------------------------------------ predict
+    def _check_X(self, X):
+        check_is_fitted(self)
+        return validate_data(self, X, dtype=[np.float64, np.float32], reset=False)
+
+    def _staged_scores(self, X):
+        """SAMME scores of ``X`` after each round."""
+        X = self._check_X(X)
+        binned = self._bin_mapper.transform(X) if self._bin_mapper is not None else None
+        scores = np.zeros((X.shape[0], self.n_classes_))
+        rows = np.arange(X.shape[0])
+        for estimator, weight in zip(
+            self.estimators_, self.estimator_weights_, strict=True
+        ):
+            if binned is not None:
+                predictions = estimator._predict_binned(binned)
+            else:
+                predictions = np.asarray(estimator.predict(X)).astype(np.intp)
+            scores[rows, predictions] += weight
+            yield scores
+
+    def _scores(self, X):
+        *_, scores = self._staged_scores(X)
+        return scores
+
+    def _decision_from_scores(self, scores):
+        if self.n_classes_ == 2:
+            return (scores[:, 1] - scores[:, 0]) / 2.0
+        return scores - scores.mean(axis=1, keepdims=True)
+
+    def _predict_from_scores(self, scores):
+        if self.n_classes_ == 2:
+            return self.classes_.take(scores[:, 1] > scores[:, 0], axis=0)
+        return self.classes_.take(np.argmax(scores, axis=1), axis=0)
+
+    def decision_function(self, X):
+        """Decision function of ``X``.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            Input data.
+
+        Returns
+        -------
+        score : ndarray of shape (n_samples,) or (n_samples, n_classes)
+            Two classes: the additive model ``F(x) = sum_m beta_m h_m(x)`` with
+            ``h_m`` in {-1, +1} (positive means ``classes_[1]``). More classes:
+            the SAMME scores centred to sum zero over classes.
+        """
+        return self._decision_from_scores(self._scores(X))
+
+    def staged_decision_function(self, X):
+        """Decision function of ``X`` after each boosting round.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            Input data.
+
+        Yields
+        ------
+        score : ndarray of shape (n_samples,) or (n_samples, n_classes)
+            As :meth:`decision_function`, after 1, 2, ... rounds.
+        """
+        for scores in self._staged_scores(X):
+            yield self._decision_from_scores(scores)
+
+    def predict(self, X):
+        """Predict class labels for ``X``.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            Input data.
+
+        Returns
+        -------
+        y : ndarray of shape (n_samples,)
+            Predicted labels.
+        """
+        return self._predict_from_scores(self._scores(X))
+
+    def staged_predict(self, X):
+        """Predicted labels for ``X`` after each boosting round.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            Input data.
+
+        Yields
+        ------
+        y : ndarray of shape (n_samples,)
+            Predicted labels after 1, 2, ... rounds.
+        """
+        for scores in self._staged_scores(X):
+            yield self._predict_from_scores(scores)
+
+    def predict_proba(self, X):
+        """Class probabilities for ``X``: the softmax of the SAMME scores.
+
+        For two classes this is ``1 / (1 + exp(-2 F(x)))``, the population
+        minimiser of the exponential loss.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            Input data.
+
+        Returns
+        -------
+        proba : ndarray of shape (n_samples, n_classes)
+            Columns ordered like ``classes_``.
+        """
+        return softmax(self._scores(X), axis=1)
+
+    def staged_predict_proba(self, X):
+        """Class probabilities for ``X`` after each boosting round.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            Input data.
+
+        Yields
+        ------
+        proba : ndarray of shape (n_samples, n_classes)
+            As :meth:`predict_proba`, after 1, 2, ... rounds.
+        """
+        for scores in self._staged_scores(X):
+            yield softmax(scores, axis=1)
+
+    def predict_log_proba(self, X):
+        """Logarithm of :meth:`predict_proba`.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            Input data.
+
+        Returns
+        -------
+        log_proba : ndarray of shape (n_samples, n_classes)
+            Columns ordered like ``classes_``.
+        """
+        scores = self._scores(X)
+        top = scores.max(axis=1, keepdims=True)
+        shifted = scores - top
+        return shifted - np.log(np.exp(shifted).sum(axis=1, keepdims=True))

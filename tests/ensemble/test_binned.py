@@ -1,0 +1,142 @@
+"""Binned weak learners: histograms, quantisation, and equivalence to exact trees."""
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from sklearn.datasets import make_classification
+from sklearn.tree import DecisionTreeClassifier
+
+from labelclean.ensemble import BinnedTreeClassifier
+from labelclean.ensemble._binned import _BinMapper, _histograms, histograms_numpy
+
+
+@settings(max_examples=40, deadline=None)
+@given(
+    n=st.integers(1, 60),
+    d=st.integers(1, 4),
+    n_classes=st.integers(1, 4),
+    n_nodes=st.integers(1, 3),
+    seed=st.integers(0, 2**31 - 1),
+)
+def test_histograms_match_numpy_reference(n, d, n_classes, n_nodes, seed):
+    rng = np.random.RandomState(seed)
+    n_bins = 7
+    X = rng.randint(0, n_bins, size=(n, d)).astype(np.uint8)
+    y = rng.randint(0, n_classes, size=n).astype(np.intp)
+    w = rng.exponential(size=n) * (rng.rand(n) > 0.3)
+    node = rng.randint(-1, n_nodes, size=n).astype(np.intp)
+    fast = _histograms(X, y, w, node, n_nodes, n_bins, n_classes)
+    ref = histograms_numpy(X, y, w, node, n_nodes, n_bins, n_classes)
+    np.testing.assert_allclose(fast, ref, rtol=1e-12, atol=1e-12)
+    # Skipped rows (zero weight or no node) contribute nothing.
+    np.testing.assert_allclose(fast.sum(), w[node >= 0].sum() * d)
+
+
+def test_bin_mapper_thresholds_agree_with_bins(global_random_seed):
+    rng = np.random.RandomState(global_random_seed)
+    X = np.c_[rng.normal(size=1000), rng.randint(0, 5, size=1000)]
+    mapper = _BinMapper(max_bins=32, random_state=0).fit(X)
+    binned = mapper.transform(X)
+    assert mapper.n_bins_.tolist()[1] == 5  # one bin per distinct value
+    assert mapper.n_bins_[0] <= 32
+    for j, edges in enumerate(mapper.edges_):
+        for b, edge in enumerate(edges):
+            # bin <= b exactly when x <= edge[b]
+            np.testing.assert_array_equal(binned[:, j] <= b, X[:, j] <= edge)
+
+
+def test_stump_matches_exact_stump(global_random_seed):
+    X, y = make_classification(
+        n_samples=200, n_features=5, n_informative=3, random_state=global_random_seed
+    )
+    w = np.random.RandomState(global_random_seed).exponential(size=200)
+    exact = DecisionTreeClassifier(max_depth=1, random_state=0)
+    exact.fit(X, y, sample_weight=w)
+    binned = BinnedTreeClassifier(max_depth=1).fit(X, y, sample_weight=w)
+    X_test = np.random.RandomState(1).normal(size=(500, 5)) * 2
+    assert binned.tree_feature_[0] == exact.tree_.feature[0]
+    assert binned.tree_threshold_[0] == pytest.approx(exact.tree_.threshold[0])
+    np.testing.assert_array_equal(binned.predict(X_test), exact.predict(X_test))
+    np.testing.assert_allclose(binned.predict_proba(X), exact.predict_proba(X))
+
+
+def _gini_gain(y, w, left):
+    def impurity(mask):
+        counts = np.bincount(y[mask], weights=w[mask], minlength=3)
+        total = counts.sum()
+        return total - (counts**2).sum() / total if total > 0 else 0.0
+
+    return impurity(np.ones_like(left)) - impurity(left) - impurity(~left)
+
+
+def test_every_split_is_the_best_split_of_its_node(global_random_seed):
+    # Greedy optimality checked by brute force at each internal node (exact
+    # trees break ties between equally good splits differently).
+    X, y = make_classification(
+        n_samples=150,
+        n_features=4,
+        n_informative=3,
+        n_redundant=0,
+        n_classes=3,
+        random_state=global_random_seed,
+    )
+    w = np.random.RandomState(global_random_seed).exponential(size=150)
+    clf = BinnedTreeClassifier(max_depth=3).fit(X, y, sample_weight=w)
+    left, right = clf._children
+    reach = {0: np.ones(150, dtype=bool)}
+    n_checked = 0
+    for node in range(clf.tree_feature_.shape[0]):
+        feature = clf.tree_feature_[node]
+        if feature < 0:
+            continue
+        rows = reach[node]
+        goes_left = X[:, feature] <= clf.tree_threshold_[node]
+        reach[left[node]], reach[right[node]] = rows & goes_left, rows & ~goes_left
+        chosen = _gini_gain(y[rows], w[rows], goes_left[rows])
+        best = max(
+            _gini_gain(y[rows], w[rows], X[rows, j] <= value)
+            for j in range(4)
+            for value in np.unique(X[rows, j])[:-1]
+        )
+        assert chosen == pytest.approx(best, rel=1e-9)
+        n_checked += 1
+    assert n_checked >= 3
+
+
+def test_zero_weight_rows_take_no_part(global_random_seed):
+    X, y = make_classification(
+        n_samples=300, n_classes=3, n_informative=4, random_state=global_random_seed
+    )
+    w = np.ones(300)
+    w[::3] = 0.0
+    with_zeros = BinnedTreeClassifier(max_depth=3, max_bins=16).fit(
+        X, y, sample_weight=w
+    )
+    without = BinnedTreeClassifier(max_depth=3, max_bins=16).fit(X[w > 0], y[w > 0])
+    np.testing.assert_array_equal(with_zeros.tree_feature_, without.tree_feature_)
+    np.testing.assert_array_equal(with_zeros.tree_threshold_, without.tree_threshold_)
+    np.testing.assert_array_equal(with_zeros.predict(X), without.predict(X))
+
+
+def test_binned_and_raw_predictions_agree(global_random_seed):
+    X, y = make_classification(n_samples=3000, random_state=global_random_seed)
+    mapper = _BinMapper(max_bins=20, random_state=0).fit(X)
+    clf = BinnedTreeClassifier(max_depth=4)
+    clf.fit(X, y)
+    codes = np.searchsorted(clf.classes_, y)
+    clf._fit_binned(mapper.transform(X), codes, np.ones(3000), 2, mapper)
+    np.testing.assert_array_equal(
+        clf._predict_binned(mapper.transform(X)),
+        np.searchsorted(clf.classes_, clf.predict(X)),
+    )
+
+
+def test_entropy_criterion_and_pure_node():
+    X = np.array([[0.0], [1.0], [2.0], [3.0]])
+    y = np.array([0, 0, 1, 1])
+    clf = BinnedTreeClassifier(max_depth=3, criterion="entropy").fit(X, y)
+    # One split at 1.5 separates the classes; pure children are not split again.
+    assert clf.tree_feature_.tolist() == [0, -1, -1]
+    assert clf.tree_threshold_[0] == 1.5
+    np.testing.assert_array_equal(clf.predict(X), y)

@@ -1,0 +1,241 @@
+"""SPLBoost: AdaBoost in the limit, Theorem 1, regularizers, suspects."""
+
+from typing import ClassVar
+
+import numpy as np
+import pytest
+from sklearn.base import BaseEstimator, ClassifierMixin
+from sklearn.datasets import make_classification
+from sklearn.ensemble import AdaBoostClassifier
+from sklearn.tree import DecisionTreeClassifier
+
+from labelclean.ensemble import BinnedTreeClassifier, SPLBoostClassifier
+from labelclean.ensemble._splboost import REGULARIZERS, latent_loss, spl_weights
+from labelclean.noise import flip_labels
+
+
+def gaussian_data(n_per_class, seed):
+    """The 2-D Gaussian data of splboost.md §IV-A."""
+    rng = np.random.RandomState(seed)
+    a = rng.multivariate_normal([2, -2], [[2.5, 1.5], [1.5, 5]], n_per_class)
+    b = rng.multivariate_normal([-2, 2], [[2.3, -0.7], [-0.7, 2.3]], n_per_class)
+    return np.r_[a, b], np.repeat([0, 1], n_per_class)
+
+
+def _regularizer(name, v, age, t=4.0, zeta=None):
+    zeta = age / 2 if zeta is None else zeta
+    if name == "hard":
+        return -age * v
+    if name == "linear":
+        return age * (v**2 / 2 - v)
+    if name == "polynomial":
+        return age * (v**t / t - v)
+    if name == "mixture":
+        return zeta**2 / (v + zeta / age)
+    return -zeta * np.log(v + zeta / age)
+
+
+@pytest.mark.parametrize("regularizer", REGULARIZERS)
+@pytest.mark.parametrize("age", [1.5, 3.0])
+def test_spl_weights_minimise_the_regularised_loss(regularizer, age):
+    losses = np.linspace(0.01, 12.0, 300)
+    v_grid = np.linspace(0.0, 1.0, 20001)
+    v = spl_weights(np.log(losses), age, regularizer)
+    for loss, vi in zip(losses, v, strict=True):
+        objective = v_grid * loss + _regularizer(regularizer, v_grid, age)
+        best = v_grid[np.argmin(objective)]
+        assert abs(vi - best) < 2e-3, (loss, vi, best)
+
+
+@pytest.mark.parametrize("regularizer", REGULARIZERS)
+def test_latent_loss_is_the_integral_of_the_weights(regularizer):
+    age = 2.5
+    losses = np.linspace(1e-6, 10.0, 200001)
+    v = spl_weights(np.log(losses), age, regularizer)
+    integral = np.concatenate(
+        [[0.0], np.cumsum((v[1:] + v[:-1]) / 2 * np.diff(losses))]
+    )
+    latent = latent_loss(np.log(losses), age, regularizer)
+    np.testing.assert_allclose(latent[::1000], integral[::1000], atol=1e-4)
+
+
+def test_closed_forms_on_small_values():
+    log_loss = np.log([0.5, 2.0, 3.0, 8.0])
+    np.testing.assert_array_equal(spl_weights(log_loss, 3.0, "hard"), [1, 1, 0, 0])
+    np.testing.assert_allclose(
+        spl_weights(log_loss, 3.0, "linear"), [5 / 6, 1 / 3, 0, 0]
+    )
+    np.testing.assert_allclose(
+        spl_weights(log_loss, 4.0, "polynomial", t=2.0), [7 / 8, 1 / 2, 1 / 4, 0]
+    )
+    # mixture_log, age 4, zeta 2: 1 below 4/3, 0 from 4, else 2/l - 1/2.
+    np.testing.assert_allclose(
+        spl_weights(log_loss, 4.0, "mixture_log"), [1, 0.5, 1 / 6, 0]
+    )
+    # mixture, age 2, zeta 1: 1 below 4/9, 0 from 4, else 1/sqrt(l) - 1/2.
+    np.testing.assert_allclose(
+        spl_weights(log_loss, 2.0, "mixture"),
+        [1 / np.sqrt(0.5) - 0.5, 1 / np.sqrt(2) - 0.5, 1 / np.sqrt(3) - 0.5, 0],
+    )
+    # Huge losses do not overflow.
+    assert spl_weights(np.array([1e4]), 3.0, "linear")[0] == 0.0
+
+
+@pytest.mark.parametrize("n_classes", [2, 3])
+@pytest.mark.parametrize("n_warmup_rounds", [0, 3])
+def test_infinite_age_is_adaboost(global_random_seed, n_classes, n_warmup_rounds):
+    X, y = make_classification(
+        n_samples=300,
+        n_classes=n_classes,
+        n_informative=4,
+        flip_y=0.1,
+        random_state=global_random_seed,
+    )
+    stump = DecisionTreeClassifier(max_depth=1)
+    reference = AdaBoostClassifier(
+        stump, n_estimators=25, random_state=global_random_seed
+    )
+    reference.fit(X, y)
+    for age in (np.inf, 1e300):
+        spl = SPLBoostClassifier(
+            stump,
+            n_estimators=25,
+            age=age,
+            n_warmup_rounds=n_warmup_rounds,
+            random_state=global_random_seed,
+        ).fit(X, y)
+        np.testing.assert_allclose(
+            spl.estimator_weights_, reference.estimator_weights_, rtol=1e-10
+        )
+        X_test = np.random.RandomState(0).normal(size=(500, X.shape[1]))
+        np.testing.assert_array_equal(spl.predict(X_test), reference.predict(X_test))
+        assert not spl.suspects_.any()
+
+
+@pytest.mark.parametrize("regularizer", REGULARIZERS)
+@pytest.mark.parametrize("n_inner_iter", [1, 3])
+def test_latent_objective_does_not_increase(
+    global_random_seed, regularizer, n_inner_iter
+):
+    X, y = gaussian_data(100, global_random_seed)
+    y, _ = flip_labels(y, 0.2, random_state=global_random_seed)
+    clf = SPLBoostClassifier(
+        n_estimators=60,
+        age=4.0,
+        regularizer=regularizer,
+        n_inner_iter=n_inner_iter,
+        random_state=global_random_seed,
+    ).fit(X, y)
+    steps = np.diff(clf.objective_[clf.n_warmup_rounds - 1 :])
+    assert steps.shape[0] > 10
+    assert steps.max() <= 1e-12 * clf.objective_.max()
+
+
+class _RecordingStump(ClassifierMixin, BaseEstimator):
+    """A stump that records the rows and weights it was fit on."""
+
+    log: ClassVar[list] = []
+
+    def fit(self, X, y, sample_weight=None):
+        self.log.append((X.shape[0], sample_weight.copy()))
+        self.tree_ = DecisionTreeClassifier(max_depth=1).fit(
+            X, y, sample_weight=sample_weight
+        )
+        self.classes_ = self.tree_.classes_
+        return self
+
+    def predict(self, X):
+        return self.tree_.predict(X)
+
+
+def test_zero_weight_rows_take_no_part_in_fitting(global_random_seed):
+    X, y = gaussian_data(80, global_random_seed)
+    y, _ = flip_labels(y, 0.2, random_state=global_random_seed)
+    _RecordingStump.log = []
+    clf = SPLBoostClassifier(
+        _RecordingStump(), n_estimators=30, age=1.5, random_state=global_random_seed
+    ).fit(X, y)
+    assert clf.suspects_.any()
+    sizes = [size for size, _ in _RecordingStump.log]
+    assert min(sizes) < X.shape[0]  # zero-weight rows were left out
+    for _, weight in _RecordingStump.log:
+        assert weight.min() > 0
+        assert weight.sum() == pytest.approx(1.0)
+    # The last round was fit on exactly the rows whose v was positive then.
+    clf_short = SPLBoostClassifier(
+        DecisionTreeClassifier(max_depth=1),
+        n_estimators=29,
+        age=1.5,
+        random_state=global_random_seed,
+    ).fit(X, y)
+    assert sizes[-1] == int((clf_short.spl_weights_ > 0).sum())
+
+
+def test_suspects_find_flipped_labels(global_random_seed):
+    X, y = gaussian_data(100, global_random_seed)
+    y_noisy, flipped = flip_labels(y, 0.15, random_state=global_random_seed)
+    clf = SPLBoostClassifier(n_estimators=100, age=2.0, random_state=global_random_seed)
+    clf.fit(X, y_noisy)
+    suspects = clf.suspects_
+    precision = (suspects & flipped).sum() / suspects.sum()
+    recall = (suspects & flipped).sum() / flipped.sum()
+    assert precision >= 0.6  # 4x the base rate of 0.15
+    assert recall >= 0.5
+    np.testing.assert_array_equal(suspects, clf.spl_weights_ == 0)
+    rounds = clf.zero_weight_round_
+    assert (rounds[~suspects] == -1).all()
+    assert (rounds[suspects] >= clf.n_warmup_rounds - 1).all()
+    assert (rounds[suspects] < len(clf.estimators_)).all()
+
+
+def test_age_is_chosen_on_the_grid(global_random_seed):
+    X, y = gaussian_data(60, global_random_seed)
+    y, _ = flip_labels(y, 0.2, random_state=global_random_seed)
+    clf = SPLBoostClassifier(
+        n_estimators=30, age_grid=[1.5, 3.0, 1e6], cv=3, random_state=global_random_seed
+    ).fit(X, y)
+    assert clf.age_ in (1.5, 3.0, 1e6)
+    results = clf.cv_results_
+    assert results["mean_error"].shape == (3,)
+    assert (
+        results["mean_error"][list(results["age"]).index(clf.age_)]
+        == results["mean_error"].min()
+    )
+    again = SPLBoostClassifier(
+        n_estimators=30, age_grid=[1.5, 3.0, 1e6], cv=3, random_state=global_random_seed
+    ).fit(X, y)
+    np.testing.assert_array_equal(again.predict(X), clf.predict(X))
+
+
+def test_three_classes_and_staged_outputs(global_random_seed):
+    X, y = make_classification(
+        n_samples=400, n_classes=3, n_informative=4, random_state=global_random_seed
+    )
+    y_noisy, flipped = flip_labels(y, 0.2, random_state=global_random_seed)
+    clf = SPLBoostClassifier(
+        BinnedTreeClassifier(max_depth=2),
+        n_estimators=40,
+        age=2.0,
+        random_state=global_random_seed,
+    ).fit(X, y_noisy)
+    # Precision at least twice the base rate of 0.2.
+    assert (clf.suspects_ & flipped).sum() >= 0.4 * clf.suspects_.sum()
+    staged = list(clf.staged_predict(X))
+    assert len(staged) == len(clf.estimators_)
+    np.testing.assert_array_equal(staged[-1], clf.predict(X))
+    decision = list(clf.staged_decision_function(X))[-1]
+    np.testing.assert_allclose(decision, clf.decision_function(X))
+    np.testing.assert_allclose(decision.sum(axis=1), 0, atol=1e-9)
+    proba = clf.predict_proba(X)
+    np.testing.assert_allclose(proba.sum(axis=1), 1)
+    np.testing.assert_array_equal(clf.classes_[proba.argmax(axis=1)], clf.predict(X))
+
+
+def test_binary_probability_is_the_exponential_loss_minimiser(global_random_seed):
+    X, y = make_classification(n_samples=200, random_state=global_random_seed)
+    clf = SPLBoostClassifier(n_estimators=20, age=3.0, random_state=0).fit(X, y)
+    decision = clf.decision_function(X)
+    np.testing.assert_allclose(
+        clf.predict_proba(X)[:, 1], 1 / (1 + np.exp(-2 * decision))
+    )
+    np.testing.assert_allclose(np.exp(clf.predict_log_proba(X)), clf.predict_proba(X))
