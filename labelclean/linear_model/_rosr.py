@@ -23,7 +23,9 @@ from numpy.typing import ArrayLike
 from scipy import optimize
 from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.exceptions import ConvergenceWarning
+from sklearn.utils import Tags
 from sklearn.utils.extmath import softmax
+from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from labelclean.utils._sklearn import (
@@ -383,7 +385,13 @@ class RoSRClassifier(ClassifierMixin, BaseEstimator):
         X, y = validate_data(
             self, X, y, accept_sparse="csr", dtype=np.float64, y_numeric=False
         )
-        self.classes_, codes = check_labels(y, n_samples=X.shape[0])
+        check_classification_targets(y)
+        self.classes_, codes = check_labels(y, n_samples=X.shape[0], min_classes=1)
+        if self.classes_.shape[0] < 2:
+            raise ValueError(
+                f"y has only 1 class ({self.classes_[0]!r}); a classifier needs at "
+                "least 2 classes. Check the label column."
+            )
         n_samples, n_features = X.shape
         n_classes = self.classes_.shape[0]
         s = check_sample_weight(
@@ -641,7 +649,7 @@ class RoSRClassifier(ClassifierMixin, BaseEstimator):
             return self.classes_[(scores > 0).astype(np.intp)]
         return self.classes_[np.argmax(scores, axis=1)]
 
-    def __sklearn_tags__(self):  # type: ignore[no-untyped-def]
+    def __sklearn_tags__(self) -> Tags:
         tags = super().__sklearn_tags__()
         tags.input_tags.sparse = True
         return tags
