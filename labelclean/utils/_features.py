@@ -155,14 +155,10 @@ def make_feature_encoder(
             dtype=np.float64,
         )
         transformers.append(
-            (
-                "categorical",
-                make_pipeline(
+            ("categorical", make_pipeline(
                     FunctionTransformer(_as_string, feature_names_out="one-to-one"),
                     onehot,
-                ),
-                kinds["categorical"],
-            )
+                ), kinds["categorical"])
         )
         weights["categorical"] = _CATEGORICAL_WEIGHT
     if not transformers:

@@ -10,12 +10,7 @@ from sklearn.base import BaseEstimator
 
 from labelclean.utils.discovery import all_estimators
 
-__all__ = [
-    "FAST_PARAMS",
-    "EXPECTED_FAILED_CHECKS",
-    "expected_failed_checks",
-    "instances",
-]
+__all__ = ["FAST_PARAMS", "EXPECTED_FAILED_CHECKS", "expected_failed_checks", "instances"]
 
 # Per-class keyword arguments that keep the checks quick.
 FAST_PARAMS: dict[str, dict[str, Any]] = {}

@@ -19,9 +19,7 @@ def non_numeric_columns(X: pd.DataFrame) -> list[str]:
     """Names of the columns of ``X`` that are not plain (non-bool) numbers."""
     out = []
     for name, dtype in X.dtypes.items():
-        if pd.api.types.is_bool_dtype(dtype) or not pd.api.types.is_numeric_dtype(
-            dtype
-        ):
+        if pd.api.types.is_bool_dtype(dtype) or not pd.api.types.is_numeric_dtype(dtype):
             out.append(name)
     return out
 

@@ -106,7 +106,7 @@ def test_zero_weight_rows_take_no_part(wine, weighting, per_class, global_random
     y_bad, X_bad = y.copy(), X.copy()
     y_bad[zero] = (y[zero] + 1) % 3
     X_bad[zero] = 100.0
-    params = dict(weighting=weighting, per_class=per_class, tol=1e-8)
+    params = {"weighting": weighting, "per_class": per_class, "tol": 1e-8}
     full = RoSRClassifier(**params).fit(X_bad, y_bad, sample_weight=sw)
     kept = np.setdiff1d(np.arange(X.shape[0]), zero)
     sub = RoSRClassifier(**params).fit(X[kept], y[kept])
