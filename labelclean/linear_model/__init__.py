@@ -1,3 +1,5 @@
-"""labelclean.linear_model."""
+"""Linear models: robust softmax regression with self-paced weights."""
 
-__all__: list[str] = []
+from labelclean.linear_model._rosr import RoSRClassifier
+
+__all__ = ["RoSRClassifier"]
