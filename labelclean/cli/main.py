@@ -44,9 +44,15 @@ def main(
 
 
 def _register() -> None:
+    from labelclean.cli.apply import apply
+    from labelclean.cli.demo import demo
+    from labelclean.cli.report import report
+    from labelclean.cli.run import run
     from labelclean.cli.score import score
+    from labelclean.cli.validate import validate
 
-    app.command(name="score")(score)
+    for command in (run, apply, demo, validate, report, score):
+        app.command(name=command.__name__)(command)
 
 
 _register()

@@ -331,6 +331,7 @@ class BayesConfidence(BaseConfidence):
         return self
 
     def _fit_densities(self, Z, codes, n_classes, rng) -> None:
+        """Per class: (mean, covariance) or the kernel centres, as arrays."""
         pooled = LedoitWolf().fit(Z).covariance_ if Z.shape[0] > 1 else None
         self._densities = []
         for k in range(n_classes):
@@ -339,9 +340,7 @@ class BayesConfidence(BaseConfidence):
                 if members.shape[0] > self.max_kde_samples:
                     pick = rng.choice(members.shape[0], self.max_kde_samples, False)
                     members = members[np.sort(pick)]
-                self._densities.append(
-                    KernelDensity(bandwidth=self.bandwidth).fit(members)
-                )
+                self._densities.append(("kde", members))
                 continue
             if members.shape[0] > 1:
                 cov = LedoitWolf().fit(members).covariance_
@@ -349,17 +348,18 @@ class BayesConfidence(BaseConfidence):
                 cov = pooled
             else:
                 cov = np.eye(Z.shape[1])
-            self._densities.append(
-                multivariate_normal(members.mean(axis=0), cov, allow_singular=True)
-            )
+            self._densities.append(("gaussian", members.mean(axis=0), cov))
 
     def _log_density(self, Z: np.ndarray) -> np.ndarray:
         columns = []
         for density in self._densities:
-            if isinstance(density, KernelDensity):
-                columns.append(density.score_samples(Z))
+            if density[0] == "kde":
+                kde = KernelDensity(bandwidth=self.bandwidth).fit(density[1])
+                columns.append(kde.score_samples(Z))
             else:
-                columns.append(np.atleast_1d(density.logpdf(Z)))
+                _, mean, cov = density
+                logpdf = multivariate_normal.logpdf(Z, mean, cov, allow_singular=True)
+                columns.append(np.atleast_1d(logpdf))
         return np.column_stack(columns)
 
     def _posterior(self, log_density: np.ndarray) -> np.ndarray:

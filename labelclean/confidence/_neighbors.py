@@ -86,32 +86,53 @@ class NeighborIndex:
         self.random_state = random_state
         self.n_jobs = n_jobs
         self.n_candidates = min(n_candidates, self.n_samples - 1)
+        self._index = None
         n_build = self.n_candidates + 1
         if self.algorithm == "approximate":
-            from pynndescent import NNDescent
-
             self._X = np.ascontiguousarray(X, dtype=np.float32)
-            self._index = NNDescent(
-                self._X,
-                n_neighbors=n_build,
-                random_state=random_state,
-                n_jobs=1 if n_jobs is None else n_jobs,
-                low_memory=True,
-                compressed=False,
-            )
-            cand, _ = self._index.neighbor_graph
+            cand, _ = self._approximate_index(n_build).neighbor_graph
         else:
             self._X = np.ascontiguousarray(X, dtype=np.float64)
-            self._index = NearestNeighbors(
+            searcher = NearestNeighbors(
                 n_neighbors=max(self.n_candidates, 1), n_jobs=n_jobs
-            )
-            self._index.fit(self._X)
-            cand = self._index.kneighbors(return_distance=False)
+            ).fit(self._X)
+            cand = searcher.kneighbors(return_distance=False)
             # kneighbors() without X excludes each row itself; keep the layout
             # of the approximate backend (self possibly included) uniform.
             cand = np.hstack([np.arange(self.n_samples)[:, None], cand])
         self.candidates = np.asarray(cand, dtype=np.intp)
         self._pool_cache: dict = {}
+
+    def _approximate_index(self, n_build: int, init_graph: np.ndarray | None = None):
+        from pynndescent import NNDescent
+
+        self._index = NNDescent(
+            self._X,
+            n_neighbors=n_build,
+            init_graph=init_graph,
+            random_state=self.random_state,
+            n_jobs=1 if self.n_jobs is None else self.n_jobs,
+            low_memory=True,
+            compressed=False,
+        )
+        return self._index
+
+    # -- persistence: only arrays are stored; search structures are rebuilt --
+    def __getstate__(self) -> dict:
+        state = self.__dict__.copy()
+        state.pop("_index", None)
+        state["_pool_cache"] = {}
+        return state
+
+    def __setstate__(self, state: dict) -> None:
+        self.__dict__.update(state)
+
+    def _query_index(self):
+        """The approximate index, rebuilt from the stored graph after loading."""
+        if getattr(self, "_index", None) is None:
+            graph = self.candidates.astype(np.int32)
+            self._approximate_index(graph.shape[1], init_graph=graph)
+        return self._index
 
     # ------------------------------------------------------------------
     def effective_k(self, k: int, n_pool: int, *, exclude_self: bool) -> int:
@@ -179,7 +200,7 @@ class NeighborIndex:
         Xq = np.ascontiguousarray(Xq, dtype=np.float32)
         share = max(float(mask.mean()), 1e-3)
         n_query = min(self.n_samples, int(np.ceil((k + 1) / share)) + k + 10)
-        cand, _ = self._index.query(Xq, k=n_query)
+        cand, _ = self._query_index().query(Xq, k=n_query)
         cand = np.asarray(cand, dtype=np.intp)
         valid = (cand >= 0) & mask[np.maximum(cand, 0)]
         if self_rows is not None:

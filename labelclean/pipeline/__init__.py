@@ -6,6 +6,7 @@ definition from ``pipelines/`` (see ``docs/pipelines.md``) before anything
 runs.
 """
 
+from labelclean.pipeline import _stages  # noqa: F401  (registers the stage kinds)
 from labelclean.pipeline._cleaner import AUDIT_EVIDENCE_COLUMNS, LabelCleaner
 from labelclean.pipeline._definition import (
     FORMAT_VERSION,
@@ -17,6 +18,14 @@ from labelclean.pipeline._definition import (
     parse_pipeline,
     pipeline_search_path,
 )
+from labelclean.pipeline._run import (
+    apply_model,
+    render_report,
+    run_pipeline,
+    validate_file,
+)
+from labelclean.pipeline._stages import build_cleaner
+from labelclean.pipeline._persist import load_cleaner
 from labelclean.pipeline._registry import (
     STAGE_KINDS,
     StageKind,
@@ -34,6 +43,12 @@ __all__ = [
     "StageKind",
     "StageRegistry",
     "StageSpec",
+    "apply_model",
+    "build_cleaner",
+    "load_cleaner",
+    "render_report",
+    "run_pipeline",
+    "validate_file",
     "available_pipelines",
     "load_pipeline",
     "parse_pipeline",

@@ -37,6 +37,7 @@ from labelclean.pipeline._decisions import (
     decide,
     neighbor_counts_json,
 )
+from labelclean.report._audit import AUDIT_COLUMNS
 from labelclean.utils._features import make_feature_encoder
 from labelclean.utils._sklearn import HasMethods, Interval, StrOptions, fit_context
 from labelclean.utils._validation import check_labels, is_dataframe
@@ -45,21 +46,8 @@ logger = logging.getLogger(__name__)
 
 __all__ = ["AUDIT_EVIDENCE_COLUMNS", "LabelCleaner"]
 
-#: Columns the audit adds to the user's columns, in order.
-AUDIT_EVIDENCE_COLUMNS = (
-    "decision",
-    "reason",
-    "observed_label",
-    "cleaned_label",
-    "confidence",
-    "trusted_label",
-    "trusted_probability",
-    "spl_weight",
-    "spl_zero_round",
-    "model_probability",
-    "model_label",
-    "neighbor_label_counts",
-)
+#: Columns the audit adds to the user's columns, in order (docs/audit.md).
+AUDIT_EVIDENCE_COLUMNS = AUDIT_COLUMNS
 
 
 def _seed(rng: np.random.RandomState) -> int:

@@ -40,6 +40,7 @@ EVIDENCE_COLUMNS: tuple[str, ...] = (
     "spl_weight",
     "spl_zero_round",
     "model_probability",
+    "model_label",
     "neighbor_label_counts",
 )
 

@@ -9,6 +9,7 @@ evaluated (GE reports its exception in ``exception_info``, flat or nested)
 becomes a failed check that says so, never a silent pass.
 """
 
+import logging
 import os
 from collections.abc import Sequence
 from typing import Any
@@ -33,6 +34,7 @@ def run_expectations(
     if not expectations:
         return {}
     os.environ.setdefault("GX_ANALYTICS_ENABLED", "False")
+    logging.getLogger("great_expectations").setLevel(logging.WARNING)
     import great_expectations as gx
     from great_expectations.data_context.types.base import ProgressBarsConfig
 

@@ -1,0 +1,35 @@
+"""Options shared by several commands."""
+
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+Label = Annotated[
+    str | None,
+    typer.Option("--label", help="Label column (default: the pipeline's [data] label)."),
+]
+IdColumn = Annotated[
+    str | None,
+    typer.Option("--id", help="Row-identifier column (kept, never a feature)."),
+]
+Feature = Annotated[
+    list[str] | None,
+    typer.Option("--feature", help="Feature column to use (repeatable; default all)."),
+]
+Exclude = Annotated[
+    list[str] | None,
+    typer.Option("--exclude", help="Column to leave out of the features (repeatable)."),
+]
+Pipeline = Annotated[
+    str,
+    typer.Option(
+        "--pipeline", "-p", help="Pipeline name (a file stem in pipelines/) or TOML path."
+    ),
+]
+Out = Annotated[Path, typer.Option("--out", "-o", help="Output folder.")]
+Overwrite = Annotated[
+    bool,
+    typer.Option("--overwrite", help="Replace a previous labelclean result in --out."),
+]
+Seed = Annotated[int, typer.Option("--seed", help="Random seed (same seed, same bytes).")]

@@ -1,0 +1,28 @@
+"""``labelclean apply``: decide new batches with a fitted pipeline."""
+
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from labelclean.cli._common import progress_note, summarise, user_errors
+from labelclean.cli._options import Out, Overwrite
+
+
+def apply(
+    model: Annotated[
+        Path, typer.Argument(help="model.skops written by `labelclean run` (or its folder).")
+    ],
+    input: Annotated[
+        Path, typer.Argument(help="Parquet file or folder with the training schema.")
+    ],
+    *,
+    out: Out,
+    overwrite: Overwrite = False,
+) -> None:
+    """Correct and discard labels of new batches the way a fitted pipeline does."""
+    from labelclean.pipeline import apply_model
+
+    with user_errors(), progress_note("applying"):
+        result = apply_model(model, input, out, overwrite=overwrite)
+    summarise(result)

@@ -1,0 +1,21 @@
+"""``labelclean report``: re-render report.html from report.json."""
+
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from labelclean.cli._common import user_errors
+
+
+def report(
+    folder: Annotated[
+        Path, typer.Argument(help="Output folder of a run (or its report.json).")
+    ],
+) -> None:
+    """Render the HTML report again from the run's report.json."""
+    from labelclean.pipeline import render_report
+
+    with user_errors():
+        path = render_report(folder)
+    typer.echo(f"wrote {path}")

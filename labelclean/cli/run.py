@@ -1,0 +1,80 @@
+"""``labelclean run``: clean a parquet file or folder with a pipeline."""
+
+from enum import StrEnum
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from labelclean.cli._common import progress_note, summarise, user_errors
+from labelclean.cli._options import (
+    Exclude,
+    Feature,
+    IdColumn,
+    Label,
+    Out,
+    Overwrite,
+    Pipeline,
+    Seed,
+)
+
+
+class FailOn(StrEnum):
+    """When guardrail failures make the command exit non-zero."""
+
+    never = "never"
+    error = "error"
+
+
+def run(
+    input: Annotated[
+        Path, typer.Argument(help="Parquet file or folder of parquet files.")
+    ],
+    *,
+    pipeline: Pipeline,
+    out: Out,
+    label: Label = None,
+    id_column: IdColumn = None,
+    feature: Feature = None,
+    exclude: Exclude = None,
+    seed: Seed = 0,
+    correct_threshold: Annotated[
+        float | None,
+        typer.Option(min=0.0, max=1.0, help="Probability needed to correct a label."),
+    ] = None,
+    suspect_confidence: Annotated[
+        float | None,
+        typer.Option(min=0.0, max=1.0, help="Confidence below which rows are suspects."),
+    ] = None,
+    fail_on: Annotated[
+        FailOn | None,
+        typer.Option(help="Exit non-zero (7) when an output guardrail fails."),
+    ] = None,
+    overwrite: Overwrite = False,
+) -> None:
+    """Find, correct and discard wrong labels; write cleaned data, audit and report."""
+    from labelclean.pipeline import run_pipeline
+
+    overrides = {
+        k: v
+        for k, v in {
+            "correct_threshold": correct_threshold,
+            "suspect_confidence": suspect_confidence,
+        }.items()
+        if v is not None
+    }
+    with user_errors(), progress_note("cleaning"):
+        result = run_pipeline(
+            input,
+            out,
+            pipeline=pipeline,
+            label=label,
+            id_column=id_column,
+            features=feature,
+            exclude=exclude,
+            seed=seed,
+            decisions=overrides,
+            overwrite=overwrite,
+            fail_on=fail_on.value if fail_on else None,
+        )
+    summarise(result)

@@ -1,0 +1,123 @@
+"""Saving and loading fitted cleaners without executing code on load.
+
+The fitted pipeline file is a skops archive (``.skops``): a zip of JSON
+schemas and numpy arrays, loaded by reconstructing objects of known types
+only. Loading refuses any type outside scikit-learn/numpy's defaults and
+labelclean's own list (:func:`allowed_types`), so a crafted file cannot run
+code. The training audit is not stored (it is in ``audit.parquet``).
+"""
+
+import copy
+import os
+from pathlib import Path
+from typing import Any
+
+from labelclean.exceptions import InputFileError, PipelineDefinitionError
+
+__all__ = ["allowed_types", "dumps_cleaner", "load_cleaner", "loads_cleaner"]
+
+#: Format marker stored next to the model.
+MODEL_FORMAT = "labelclean-model"
+MODEL_VERSION = 1
+
+
+def allowed_types() -> list[str]:
+    """Fully qualified names of the labelclean types a model file may hold."""
+    from labelclean.confidence import _neighbors
+    from labelclean.pipeline._cleaner import LabelCleaner
+    from labelclean.utils import _features
+    from labelclean.utils.discovery import all_estimators
+
+    names = {f"{cls.__module__}.{cls.__qualname__}" for _, cls in all_estimators()}
+    names.add(f"{LabelCleaner.__module__}.{LabelCleaner.__qualname__}")
+    names.add(f"{_neighbors.NeighborIndex.__module__}.NeighborIndex")
+    names.add(f"{_features.__name__}._as_string")
+    names.add(f"{_features.__name__}._to_seconds")
+    try:
+        from labelclean.ensemble import _binned
+
+        names.add(f"{_binned.__name__}._BinMapper")
+    except ImportError:  # pragma: no cover
+        pass
+    return sorted(names)
+
+
+def dumps_cleaner(cleaner: Any, *, metadata: dict[str, Any] | None = None) -> bytes:
+    """Serialise a fitted cleaner (and JSON metadata) to skops bytes."""
+    import skops.io as sio
+
+    model = copy.copy(cleaner)
+    model.__dict__.pop("audit_", None)
+    payload = {
+        "format": MODEL_FORMAT,
+        "version": MODEL_VERSION,
+        "metadata": metadata or {},
+        "cleaner": model,
+    }
+    return sio.dumps(payload)
+
+
+def loads_cleaner(data: bytes, *, source: str = "<bytes>") -> tuple[Any, dict]:
+    """Load a cleaner from skops bytes, refusing any unknown type.
+
+    Returns
+    -------
+    cleaner : LabelCleaner
+    metadata : dict
+    """
+    import zipfile
+
+    import skops.io as sio
+
+    try:
+        untrusted = sio.get_untrusted_types(data=data)
+    except (zipfile.BadZipFile, KeyError, ValueError, TypeError) as exc:
+        raise PipelineDefinitionError(
+            f"{source} is not a labelclean model file ({exc}); pass the model file "
+            "a `labelclean run` wrote."
+        ) from exc
+    allowed = set(allowed_types())
+    refused = sorted(set(untrusted) - allowed)
+    if refused:
+        raise PipelineDefinitionError(
+            f"refusing to load {source}: it holds types labelclean never writes "
+            f"({', '.join(refused)}); the file may have been tampered with."
+        )
+    try:
+        payload = sio.loads(data, trusted=list(untrusted))
+    except Exception as exc:
+        raise PipelineDefinitionError(
+            f"cannot load the model {source}: {exc}; it may be damaged or written by "
+            "another labelclean version."
+        ) from exc
+    if not isinstance(payload, dict) or payload.get("format") != MODEL_FORMAT:
+        raise PipelineDefinitionError(
+            f"{source} is not a labelclean model file; pass the model file a "
+            "`labelclean run` wrote."
+        )
+    if payload.get("version") != MODEL_VERSION:
+        raise PipelineDefinitionError(
+            f"{source} has model format version {payload.get('version')!r}; this "
+            f"labelclean reads version {MODEL_VERSION}."
+        )
+    return payload["cleaner"], payload.get("metadata", {})
+
+
+def load_cleaner(path: str | os.PathLike[str]) -> tuple[Any, dict]:
+    """Load a model file written by ``labelclean run``."""
+    path = Path(path)
+    try:
+        data = path.read_bytes()
+    except FileNotFoundError as exc:
+        raise InputFileError(
+            f"model file {str(path)!r} does not exist; pass the model file a "
+            "`labelclean run` wrote (model.skops in its output folder)."
+        ) from exc
+    except IsADirectoryError:
+        candidate = path / "model.skops"
+        if candidate.is_file():
+            return load_cleaner(candidate)
+        raise InputFileError(
+            f"{str(path)!r} is a folder without model.skops; pass the model file."
+        ) from None
+    return loads_cleaner(data, source=repr(str(path)))

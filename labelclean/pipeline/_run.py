@@ -1,0 +1,514 @@
+"""Running a cleaning pipeline on parquet files: the library behind the CLI.
+
+* :func:`run_pipeline` reads a parquet file or folder, validates it, fits the
+  pipeline a definition describes, decides every row and writes the output
+  folder (``cleaned.parquet``, ``audit.parquet``, ``report.json``,
+  ``report.html``, ``manifest.json``, ``model.skops``) as one unit;
+* :func:`apply_model` decides new labelled batches with a saved model;
+* :func:`validate_file` checks an input against a pipeline without running;
+* :func:`render_report` re-renders ``report.html`` from ``report.json``.
+
+Nothing here prints; every function returns what it did.
+"""
+
+import json
+import logging
+import os
+import platform
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+
+from labelclean import __version__
+from labelclean.exceptions import DataValidationError, LabelcleanError
+from labelclean.pipeline._cleaner import AUDIT_EVIDENCE_COLUMNS
+from labelclean.pipeline._decisions import DECISION_REASONS
+
+logger = logging.getLogger(__name__)
+
+__all__ = [
+    "GuardrailError",
+    "RunResult",
+    "apply_model",
+    "render_report",
+    "run_pipeline",
+    "validate_file",
+]
+
+OUTPUT_NAMES = {
+    "cleaned": "cleaned.parquet",
+    "audit": "audit.parquet",
+    "report_json": "report.json",
+    "report_html": "report.html",
+    "manifest": "manifest.json",
+    "model": "model.skops",
+}
+
+
+class GuardrailError(LabelcleanError, RuntimeError):
+    """The run finished and wrote its outputs, but a guardrail failed."""
+
+    exit_code = 7
+
+
+@dataclass
+class RunResult:
+    """What a run or an apply did."""
+
+    out: Path
+    n_rows: int
+    decisions: dict[str, int]
+    validation_success: bool
+    failed_checks: list[str] = field(default_factory=list)
+    files: dict[str, str] = field(default_factory=dict)
+
+
+def _versions() -> dict[str, str]:
+    import importlib.metadata as md
+
+    out = {"labelclean": __version__, "python": platform.python_version()}
+    for name in ("numpy", "pandas", "scikit-learn", "scipy", "pyarrow", "skops"):
+        try:
+            out[name] = md.version(name)
+        except md.PackageNotFoundError:  # pragma: no cover
+            out[name] = "not installed"
+    return out
+
+
+def _resolve_columns(
+    frame: pd.DataFrame,
+    label: str,
+    id_column: str | None,
+    features: list[str] | None,
+    exclude: list[str] | None,
+) -> list[str]:
+    if features:
+        chosen = list(features)
+    else:
+        chosen = [c for c in frame.columns if c not in (label, id_column)]
+    return [c for c in chosen if c not in set(exclude or ())]
+
+
+def _input_failures_message(result: Any) -> str:
+    parts = []
+    for check in result.failures:
+        parts.append(check.message if getattr(check, "message", None) else check.name)
+    return "; ".join(parts)
+
+
+def _cleaned_frame(frame: pd.DataFrame, audit: pd.DataFrame, label: str):
+    keep = (audit["decision"] != "discarded").to_numpy()
+    cleaned = frame.loc[keep].copy()
+    new = audit["cleaned_label"].to_numpy()[keep]
+    cleaned[label] = pd.Series(new, index=cleaned.index).astype(frame[label].dtype)
+    return cleaned
+
+
+def _feature_schema(frame: pd.DataFrame, columns: list[str]) -> dict[str, str]:
+    return {str(c): str(frame[c].dtype) for c in columns}
+
+
+def _check_schema(frame: pd.DataFrame, expected: dict[str, str], label: str) -> None:
+    missing = [c for c in expected if c not in frame.columns]
+    if missing:
+        raise DataValidationError(
+            f"the input lacks feature column(s) {missing!r} the model was fitted "
+            "with; pass batches with the training schema."
+        )
+    changed = {
+        c: (expected[c], str(frame[c].dtype))
+        for c in expected
+        if str(frame[c].dtype) != expected[c]
+    }
+    if changed:
+        detail = ", ".join(f"{c!r}: {a} at fit, {b} now" for c, (a, b) in changed.items())
+        raise DataValidationError(
+            f"the input's column types differ from the training data ({detail}); "
+            "cast them back to the training types."
+        )
+    if label not in frame.columns:
+        raise DataValidationError(
+            f"the input has no label column {label!r}; `apply` audits labelled "
+            "batches."
+        )
+
+
+def _write_outputs(
+    folder: Any,
+    *,
+    frame: pd.DataFrame,
+    audit_cols: pd.DataFrame,
+    label: str,
+    id_column: str | None,
+    run_info: dict[str, Any],
+    input_result: Any,
+    guardrails: dict[str, Any],
+    model_bytes: bytes | None,
+    manifest: dict[str, Any],
+) -> tuple[Any, dict[str, int]]:
+    from labelclean.report import build_report, render_html
+    from labelclean.validation import validate_output
+
+    audit = pd.concat([frame, audit_cols], axis=1)
+    output_result = validate_output(
+        audit,
+        max_discarded_share=guardrails.get("max_discarded_share", 0.5),
+        max_discarded_share_per_class=guardrails.get("max_discarded_share_per_class"),
+        require_all_classes=guardrails.get("require_all_classes", True),
+        id_column=id_column,
+        max_examples=guardrails.get("max_examples", 10),
+    )
+    validation = [input_result.to_dict(), output_result.to_dict()]
+    report = build_report(
+        audit,
+        label=label,
+        id_column=id_column,
+        run=run_info,
+        validation=validation,
+        reason_descriptions=DECISION_REASONS,
+    )
+    meta = {"run": {k: run_info[k] for k in ("pipeline", "seed") if k in run_info}}
+    folder.write_parquet(
+        OUTPUT_NAMES["cleaned"], _cleaned_frame(frame, audit_cols, label), metadata=meta
+    )
+    folder.write_parquet(OUTPUT_NAMES["audit"], audit, metadata=meta)
+    folder.write_json(OUTPUT_NAMES["report_json"], report)
+    folder.write_text(OUTPUT_NAMES["report_html"], render_html(report))
+    if model_bytes is not None:
+        folder.write_bytes(OUTPUT_NAMES["model"], model_bytes)
+    folder.write_json(OUTPUT_NAMES["manifest"], manifest)
+    counts = audit_cols["decision"].value_counts()
+    decisions = {d: int(counts.get(d, 0)) for d in ("kept", "corrected", "discarded")}
+    return output_result, decisions
+
+
+def run_pipeline(
+    input_path: str | os.PathLike[str],
+    out: str | os.PathLike[str],
+    *,
+    pipeline: str | os.PathLike[str],
+    label: str | None = None,
+    id_column: str | None = None,
+    features: list[str] | None = None,
+    exclude: list[str] | None = None,
+    seed: int = 0,
+    decisions: dict[str, Any] | None = None,
+    overwrite: bool = False,
+    fail_on: str | None = None,
+) -> RunResult:
+    """Clean a parquet file or folder with a pipeline definition.
+
+    Parameters
+    ----------
+    input_path : path-like
+        A parquet file or a folder of parquet files with one schema; never
+        modified.
+    out : path-like
+        Output folder; replaced as a unit, refused if it holds anything but a
+        previous labelclean result (and that only with ``overwrite``).
+    pipeline : str or path-like
+        A definition name in ``pipelines/`` or a path to a TOML file.
+    label, id_column : str, default=None
+        Label and row-id columns; default to the definition's ``[data]``.
+    features, exclude : list of str, default=None
+        Feature columns to use / leave out (default: the definition's, else
+        every column but the label and id).
+    seed : int, default=0
+        Seed of every random choice; same input + seed = byte-identical
+        outputs.
+    decisions : dict, default=None
+        Decision thresholds overriding the definition's.
+    overwrite : bool, default=False
+        Replace a previous result in ``out``.
+    fail_on : {'never', 'error'} or None, default=None
+        Raise :class:`GuardrailError` (after writing) when an output guardrail
+        fails; default from the definition's ``[validation] fail_on``.
+
+    Returns
+    -------
+    result : RunResult
+    """
+    from labelclean.io import OutputFolder, file_sha256, inspect_parquet, read_parquet
+    from labelclean.pipeline._definition import load_pipeline
+    from labelclean.pipeline._persist import dumps_cleaner
+    from labelclean.pipeline._stages import build_cleaner
+    from labelclean.validation import validate_input
+
+    definition = load_pipeline(pipeline)
+    label = label or definition.data.label
+    if not label:
+        raise DataValidationError(
+            f"no label column: pipeline {definition.name!r} names none; pass --label."
+        )
+    id_column = id_column or definition.data.id
+    features = features or (
+        list(definition.data.features) if definition.data.features else None
+    )
+    exclude = [*(exclude or []), *definition.data.exclude]
+    source = inspect_parquet(input_path)
+    inputs = [Path(input_path), *([definition.source] if definition.source else [])]
+    with OutputFolder(out, inputs=inputs, overwrite=overwrite) as folder:
+        frame = read_parquet(source)
+        input_result = validate_input(
+            frame,
+            label=label,
+            features=features,
+            exclude=exclude,
+            label_domain=definition.data.label_domain,
+            id_column=id_column,
+            reserved_columns=AUDIT_EVIDENCE_COLUMNS,
+        )
+        if not input_result.success:
+            raise DataValidationError(
+                "the input failed validation: " + _input_failures_message(input_result)
+            )
+        columns = _resolve_columns(frame, label, id_column, features, exclude)
+        cleaner = build_cleaner(definition, random_state=seed, overrides=decisions)
+        cleaner.fit(frame[columns], frame[label])
+        files = [
+            {"path": str(p), "rows": int(r), "sha256": file_sha256(p)}
+            for p, r in zip(source.files, source.file_rows, strict=True)
+        ]
+        run_info = {
+            "pipeline": {"name": definition.name, "sha256": definition.sha256},
+            "definition": definition.to_dict(),
+            "seed": seed,
+            "label": label,
+            "id_column": id_column,
+            "features": [str(c) for c in columns],
+            "parameters": _jsonable_params(cleaner),
+            "inputs": files,
+            "fitted_on": {"rows": len(frame), "sampled": False},
+        }
+        model_meta = {
+            "label": label,
+            "id_column": id_column,
+            "features": [str(c) for c in columns],
+            "schema": _feature_schema(frame, columns),
+            "label_dtype": str(frame[label].dtype),
+            "pipeline": definition.name,
+            "seed": seed,
+        }
+        manifest = {
+            "format": "labelclean-manifest",
+            "version": 1,
+            "command": "run",
+            "versions": _versions(),
+            "inputs": files,
+            "pipeline": {
+                "name": definition.name,
+                "source": str(definition.source) if definition.source else None,
+                "sha256": definition.sha256,
+            },
+            "seed": seed,
+            "outputs": dict(OUTPUT_NAMES),
+        }
+        output_result, counts = _write_outputs(
+            folder,
+            frame=frame,
+            audit_cols=cleaner.audit_,
+            label=label,
+            id_column=id_column,
+            run_info=run_info,
+            input_result=input_result,
+            guardrails=dict(definition.validation),
+            model_bytes=dumps_cleaner(cleaner, metadata=model_meta),
+            manifest=manifest,
+        )
+    return _finish(
+        folder, len(frame), counts, output_result,
+        fail_on or definition.validation.get("fail_on", "never"),
+    )
+
+
+def _finish(folder, n_rows, counts, output_result, fail_on) -> RunResult:
+    failed = [c.name for c in output_result.failures]
+    result = RunResult(
+        out=folder.path,
+        n_rows=n_rows,
+        decisions=counts,
+        validation_success=output_result.success,
+        failed_checks=failed,
+        files={name: str(folder.path / name) for name in OUTPUT_NAMES.values()},
+    )
+    if failed and fail_on in ("error", "warning"):
+        raise GuardrailError(
+            f"output guardrail(s) failed: {', '.join(failed)}; the outputs were "
+            f"written to {str(folder.path)!r} (see report.html)."
+        )
+    return result
+
+
+def _jsonable_params(cleaner: Any) -> dict[str, Any]:
+    out = {}
+    for key, value in cleaner.get_params(deep=False).items():
+        if hasattr(value, "get_params"):
+            out[key] = {
+                "estimator": type(value).__name__,
+                "params": {k: repr(v) for k, v in value.get_params(deep=False).items()},
+            }
+        else:
+            out[key] = value if isinstance(value, str | int | float | bool) else repr(value)
+    return out
+
+
+def apply_model(
+    model_path: str | os.PathLike[str],
+    input_path: str | os.PathLike[str],
+    out: str | os.PathLike[str],
+    *,
+    overwrite: bool = False,
+    fail_on: str = "never",
+) -> RunResult:
+    """Decide the rows of new labelled batches with a saved model.
+
+    Parameters
+    ----------
+    model_path : path-like
+        ``model.skops`` from a run's output folder (or the folder itself).
+    input_path : path-like
+        A parquet file or folder with the training schema.
+    out : path-like
+        Output folder, as for :func:`run_pipeline` (no model is written).
+    overwrite : bool, default=False
+        Replace a previous result in ``out``.
+    fail_on : {'never', 'error'}, default='never'
+        Raise :class:`GuardrailError` when an output guardrail fails.
+
+    Returns
+    -------
+    result : RunResult
+    """
+    from labelclean.io import OutputFolder, file_sha256, inspect_parquet, read_parquet
+    from labelclean.pipeline._persist import load_cleaner
+    from labelclean.validation import validate_input
+
+    cleaner, meta = load_cleaner(model_path)
+    label, id_column = meta["label"], meta.get("id_column")
+    source = inspect_parquet(input_path)
+    with OutputFolder(
+        out, inputs=[Path(input_path), Path(model_path)], overwrite=overwrite
+    ) as folder:
+        frame = read_parquet(source)
+        _check_schema(frame, meta["schema"], label)
+        input_result = validate_input(
+            frame,
+            label=label,
+            features=meta["features"],
+            id_column=id_column,
+            label_domain=list(cleaner.classes_.tolist()),
+            reserved_columns=AUDIT_EVIDENCE_COLUMNS,
+        )
+        if not input_result.success:
+            raise DataValidationError(
+                "the input failed validation: " + _input_failures_message(input_result)
+            )
+        audit_cols = cleaner.audit(frame[meta["features"]], frame[label])
+        files = [
+            {"path": str(p), "rows": int(r), "sha256": file_sha256(p)}
+            for p, r in zip(source.files, source.file_rows, strict=True)
+        ]
+        run_info = {
+            "pipeline": {"name": meta.get("pipeline"), "model": str(model_path)},
+            "command": "apply",
+            "seed": meta.get("seed"),
+            "label": label,
+            "features": meta["features"],
+            "inputs": files,
+        }
+        manifest = {
+            "format": "labelclean-manifest",
+            "version": 1,
+            "command": "apply",
+            "versions": _versions(),
+            "inputs": files,
+            "model": {"path": str(model_path), "sha256": file_sha256(model_path)}
+            if Path(model_path).is_file()
+            else {"path": str(model_path)},
+            "outputs": {k: v for k, v in OUTPUT_NAMES.items() if k != "model"},
+        }
+        output_result, counts = _write_outputs(
+            folder,
+            frame=frame,
+            audit_cols=audit_cols,
+            label=label,
+            id_column=id_column,
+            run_info=run_info,
+            input_result=input_result,
+            guardrails={},
+            model_bytes=None,
+            manifest=manifest,
+        )
+    return _finish(folder, len(frame), counts, output_result, fail_on)
+
+
+def validate_file(
+    input_path: str | os.PathLike[str],
+    *,
+    pipeline: str | os.PathLike[str],
+    label: str | None = None,
+    id_column: str | None = None,
+    features: list[str] | None = None,
+    exclude: list[str] | None = None,
+) -> Any:
+    """Check an input against a pipeline's expectations without running it.
+
+    Returns
+    -------
+    result : ValidationResult
+        The input suite's result (``.success``, ``.failures``, ``.to_dict()``).
+    """
+    from labelclean.io import inspect_parquet, read_parquet
+    from labelclean.pipeline._definition import load_pipeline
+    from labelclean.validation import validate_input
+
+    definition = load_pipeline(pipeline)
+    label = label or definition.data.label
+    if not label:
+        raise DataValidationError(
+            f"no label column: pipeline {definition.name!r} names none; pass --label."
+        )
+    frame = read_parquet(inspect_parquet(input_path))
+    return validate_input(
+        frame,
+        label=label,
+        features=features or definition.data.features,
+        exclude=[*(exclude or []), *definition.data.exclude],
+        label_domain=definition.data.label_domain,
+        id_column=id_column or definition.data.id,
+        reserved_columns=AUDIT_EVIDENCE_COLUMNS,
+    )
+
+
+def render_report(folder_path: str | os.PathLike[str]) -> Path:
+    """Re-render ``report.html`` from a run folder's ``report.json``.
+
+    Returns
+    -------
+    path : Path
+        The HTML file written (atomically).
+    """
+    from labelclean.exceptions import InputFileError
+    from labelclean.io import atomic_write_text
+    from labelclean.report import render_html
+
+    folder = Path(folder_path)
+    source = folder / OUTPUT_NAMES["report_json"] if folder.is_dir() else folder
+    try:
+        report = json.loads(source.read_text(encoding="utf-8"))
+    except FileNotFoundError as exc:
+        raise InputFileError(
+            f"no report.json in {str(folder)!r}; pass a folder a `labelclean run` "
+            "wrote."
+        ) from exc
+    except (json.JSONDecodeError, UnicodeDecodeError) as exc:
+        raise InputFileError(f"{str(source)!r} is not valid JSON: {exc}.") from exc
+    if not isinstance(report, dict) or report.get("format") != "labelclean-report":
+        raise InputFileError(f"{str(source)!r} is not a labelclean report.")
+    target = source.with_name(OUTPUT_NAMES["report_html"])
+    atomic_write_text(target, render_html(report))
+    return target
+
+
