@@ -42,8 +42,10 @@ def progress_note(what: str) -> Iterator[None]:
 def summarise(result: Any) -> None:
     """One line on stdout saying what a run or apply wrote."""
     d = result.decisions
-    status = "passed" if result.validation_success else "FAILED: " + ", ".join(
-        result.failed_checks
+    status = (
+        "passed"
+        if result.validation_success
+        else "FAILED: " + ", ".join(result.failed_checks)
     )
     typer.echo(
         f"{result.n_rows} rows: {d['kept']} kept, {d['corrected']} corrected, "

@@ -7,7 +7,9 @@ import typer
 
 Label = Annotated[
     str | None,
-    typer.Option("--label", help="Label column (default: the pipeline's [data] label)."),
+    typer.Option(
+        "--label", help="Label column (default: the pipeline's [data] label)."
+    ),
 ]
 IdColumn = Annotated[
     str | None,
@@ -24,7 +26,9 @@ Exclude = Annotated[
 Pipeline = Annotated[
     str,
     typer.Option(
-        "--pipeline", "-p", help="Pipeline name (a file stem in pipelines/) or TOML path."
+        "--pipeline",
+        "-p",
+        help="Pipeline name (a file stem in pipelines/) or TOML path.",
     ),
 ]
 Out = Annotated[Path, typer.Option("--out", "-o", help="Output folder.")]
@@ -32,4 +36,6 @@ Overwrite = Annotated[
     bool,
     typer.Option("--overwrite", help="Replace a previous labelclean result in --out."),
 ]
-Seed = Annotated[int, typer.Option("--seed", help="Random seed (same seed, same bytes).")]
+Seed = Annotated[
+    int, typer.Option("--seed", help="Random seed (same seed, same bytes).")
+]

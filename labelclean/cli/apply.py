@@ -11,7 +11,8 @@ from labelclean.cli._options import Out, Overwrite
 
 def apply(
     model: Annotated[
-        Path, typer.Argument(help="model.skops written by `labelclean run` (or its folder).")
+        Path,
+        typer.Argument(help="model.skops written by `labelclean run` (or its folder)."),
     ],
     input: Annotated[
         Path, typer.Argument(help="Parquet file or folder with the training schema.")

@@ -44,7 +44,9 @@ def run(
     ] = None,
     suspect_confidence: Annotated[
         float | None,
-        typer.Option(min=0.0, max=1.0, help="Confidence below which rows are suspects."),
+        typer.Option(
+            min=0.0, max=1.0, help="Confidence below which rows are suspects."
+        ),
     ] = None,
     fail_on: Annotated[
         FailOn | None,

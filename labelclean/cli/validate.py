@@ -40,10 +40,12 @@ def validate(
         typer.echo(json.dumps(result.to_dict(), sort_keys=True))
     else:
         for check in result.checks:
-            status = "ok  " if check.success else ("WARN" if check.severity == "warning" else "FAIL")
+            status = (
+                "ok  "
+                if check.success
+                else ("WARN" if check.severity == "warning" else "FAIL")
+            )
             typer.echo(f"{status} {check.name}: {check.message}")
     if not result.success:
-        typer.echo(
-            f"error: the input failed {len(result.failures)} check(s)", err=True
-        )
+        typer.echo(f"error: the input failed {len(result.failures)} check(s)", err=True)
         raise typer.Exit(code=3)

@@ -18,13 +18,6 @@ from labelclean.pipeline._definition import (
     parse_pipeline,
     pipeline_search_path,
 )
-from labelclean.pipeline._run import (
-    apply_model,
-    render_report,
-    run_pipeline,
-    validate_file,
-)
-from labelclean.pipeline._stages import build_cleaner
 from labelclean.pipeline._persist import load_cleaner
 from labelclean.pipeline._registry import (
     STAGE_KINDS,
@@ -32,26 +25,33 @@ from labelclean.pipeline._registry import (
     StageRegistry,
     register_stage_kind,
 )
+from labelclean.pipeline._run import (
+    apply_model,
+    render_report,
+    run_pipeline,
+    validate_file,
+)
+from labelclean.pipeline._stages import build_cleaner
 
 __all__ = [
     "AUDIT_EVIDENCE_COLUMNS",
-    "LabelCleaner",
     "FORMAT_VERSION",
     "STAGE_KINDS",
     "DataSpec",
+    "LabelCleaner",
     "PipelineDefinition",
     "StageKind",
     "StageRegistry",
     "StageSpec",
     "apply_model",
+    "available_pipelines",
     "build_cleaner",
     "load_cleaner",
-    "render_report",
-    "run_pipeline",
-    "validate_file",
-    "available_pipelines",
     "load_pipeline",
     "parse_pipeline",
     "pipeline_search_path",
     "register_stage_kind",
+    "render_report",
+    "run_pipeline",
+    "validate_file",
 ]

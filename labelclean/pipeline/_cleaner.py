@@ -373,7 +373,13 @@ class LabelCleaner(BaseEstimator):
         decision, reason, new_codes = self._decide(evidence)
         self.decisions_ = decision
         self.audit_ = self._audit_frame(
-            index, y, evidence, decision, reason, new_codes, neighbor_counts,
+            index,
+            y,
+            evidence,
+            decision,
+            reason,
+            new_codes,
+            neighbor_counts,
             zero_round,
         )
         self.sample_indices_ = np.flatnonzero(decision != "discarded")

@@ -123,15 +123,16 @@ def _check_schema(frame: pd.DataFrame, expected: dict[str, str], label: str) -> 
         if str(frame[c].dtype) != expected[c]
     }
     if changed:
-        detail = ", ".join(f"{c!r}: {a} at fit, {b} now" for c, (a, b) in changed.items())
+        detail = ", ".join(
+            f"{c!r}: {a} at fit, {b} now" for c, (a, b) in changed.items()
+        )
         raise DataValidationError(
             f"the input's column types differ from the training data ({detail}); "
             "cast them back to the training types."
         )
     if label not in frame.columns:
         raise DataValidationError(
-            f"the input has no label column {label!r}; `apply` audits labelled "
-            "batches."
+            f"the input has no label column {label!r}; `apply` audits labelled batches."
         )
 
 
@@ -318,7 +319,10 @@ def run_pipeline(
             manifest=manifest,
         )
     return _finish(
-        folder, len(frame), counts, output_result,
+        folder,
+        len(frame),
+        counts,
+        output_result,
         fail_on or definition.validation.get("fail_on", "never"),
     )
 
@@ -350,7 +354,9 @@ def _jsonable_params(cleaner: Any) -> dict[str, Any]:
                 "params": {k: repr(v) for k, v in value.get_params(deep=False).items()},
             }
         else:
-            out[key] = value if isinstance(value, str | int | float | bool) else repr(value)
+            out[key] = (
+                value if isinstance(value, str | int | float | bool) else repr(value)
+            )
     return out
 
 
@@ -510,5 +516,3 @@ def render_report(folder_path: str | os.PathLike[str]) -> Path:
     target = source.with_name(OUTPUT_NAMES["report_html"])
     atomic_write_text(target, render_html(report))
     return target
-
-

@@ -107,3 +107,27 @@ def test_without_plots_and_without_evidence(audit):
     assert "The audit holds no evidence columns to plot." in html
     assert "No validation results were recorded" in html
     assert "No run information was recorded." in html
+
+
+def test_all_null_round_column_renders():
+    # Non-regression: an audit whose spl_zero_round is null everywhere (as at
+    # `apply`, where SPLBoost weights do not exist) made the template iterate
+    # the dict's .values method.
+    import pandas as pd
+
+    from labelclean.report import build_report, render_html
+
+    audit = pd.DataFrame(
+        {
+            "x": [1.0, 2.0, 3.0],
+            "decision": ["kept", "kept", "discarded"],
+            "reason": ["ok", "ok", "low_confidence"],
+            "observed_label": ["a", "b", "a"],
+            "cleaned_label": ["a", "b", None],
+            "confidence": [0.9, 0.8, 0.1],
+            "spl_weight": [float("nan")] * 3,
+            "spl_zero_round": pd.array([None, None, None], dtype="Int64"),
+        }
+    )
+    html = render_html(build_report(audit, label="observed_label"))
+    assert "spl_zero_round" in html

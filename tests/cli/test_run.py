@@ -1,0 +1,253 @@
+"""CLI tests of run, apply, validate, report and demo (the cleaning job)."""
+
+import hashlib
+import json
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+from sklearn.datasets import make_blobs
+from sklearn.metrics import f1_score
+from typer.testing import CliRunner
+
+from labelclean.cli.main import app
+from labelclean.noise import flip_labels
+
+runner = CliRunner()
+ROOT = Path(__file__).resolve().parents[2]
+
+FAST_PIPELINE = """
+[pipeline]
+name = "fast"
+[data]
+label = "label"
+id = "row_id"
+[[stages]]
+name = "confidence"
+kind = "knn_confidence"
+[[stages]]
+name = "suspects"
+kind = "splboost"
+params = { n_estimators = 30, age = 2.0 }
+[[stages]]
+name = "model"
+kind = "cb_adaboost"
+params = { n_estimators = 30 }
+[validation]
+max_discarded_share = 0.3
+"""
+
+
+def _sha(path: Path) -> str:
+    return hashlib.sha256(path.read_bytes()).hexdigest()
+
+
+@pytest.fixture(scope="module")
+def noisy_data(tmp_path_factory):
+    """A training file, a held-out batch, and the truth for both."""
+    root = tmp_path_factory.mktemp("data")
+    X, y = make_blobs(900, centers=2, cluster_std=1.5, random_state=0)
+    names = np.array(["neg", "pos"])[y]
+    noisy, flipped = flip_labels(names, 0.2, random_state=0)
+    frame = pd.DataFrame(X, columns=["f1", "f2"])
+    frame["shop"] = pd.Categorical(np.where(X[:, 0] > 0, "north", "south"))
+    frame["label"] = pd.Series(noisy, dtype="string")
+    frame.insert(0, "row_id", np.arange(900) + 10_000)
+    train, batch = root / "train.parquet", root / "batch.parquet"
+    frame.iloc[:600].to_parquet(train, index=False)
+    frame.iloc[600:].to_parquet(batch, index=False)
+    pipeline = root / "fast.toml"
+    pipeline.write_text(FAST_PIPELINE)
+    return {"train": train, "batch": batch, "pipeline": pipeline, "flipped": flipped}
+
+
+def _run(data, out, *extra):
+    return runner.invoke(
+        app,
+        [
+            "run",
+            str(data["train"]),
+            "--pipeline",
+            str(data["pipeline"]),
+            "--out",
+            str(out),
+            *extra,
+        ],
+    )
+
+
+def test_run_writes_every_output_and_accounts_for_every_row(noisy_data, tmp_path):
+    before = _sha(noisy_data["train"])
+    out = tmp_path / "out"
+    result = _run(noisy_data, out)
+    assert result.exit_code == 0, result.output
+    assert "600 rows:" in result.stdout
+    names = {p.name for p in out.iterdir() if not p.name.startswith(".")}
+    assert names == {
+        "cleaned.parquet",
+        "audit.parquet",
+        "report.json",
+        "report.html",
+        "manifest.json",
+        "model.skops",
+    }
+    assert _sha(noisy_data["train"]) == before
+    original = pd.read_parquet(noisy_data["train"])
+    audit = pd.read_parquet(out / "audit.parquet")
+    cleaned = pd.read_parquet(out / "cleaned.parquet")
+    # every input row exactly once, user columns unchanged
+    assert len(audit) == len(original)
+    assert audit["row_id"].is_unique
+    pd.testing.assert_frame_equal(audit[original.columns], original)
+    assert set(audit["decision"]) <= {"kept", "corrected", "discarded"}
+    # cleaned = kept + corrected, with the new labels, same schema
+    assert len(cleaned) == (audit["decision"] != "discarded").sum()
+    assert list(cleaned.columns) == list(original.columns)
+    assert (cleaned.dtypes == original.dtypes).all()
+    merged = cleaned.merge(audit[["row_id", "cleaned_label"]], on="row_id")
+    assert (merged["label"] == merged["cleaned_label"]).all()
+    flipped = noisy_data["flipped"][:600]
+    assert f1_score(flipped, audit["decision"] != "kept") > 0.7
+    report = json.loads((out / "report.json").read_text())
+    assert report["summary"]["n_rows"] == 600
+    manifest = json.loads((out / "manifest.json").read_text())
+    assert manifest["inputs"][0]["sha256"] == before
+    assert manifest["seed"] == 0
+
+
+def test_same_seed_byte_identical_outputs(noisy_data, tmp_path):
+    a, b = tmp_path / "a", tmp_path / "b"
+    assert _run(noisy_data, a, "--seed", "3").exit_code == 0
+    assert _run(noisy_data, b, "--seed", "3").exit_code == 0
+    for name in ("cleaned.parquet", "audit.parquet", "report.json"):
+        assert _sha(a / name) == _sha(b / name), name
+
+
+def test_apply_on_held_out_batch(noisy_data, tmp_path):
+    out = tmp_path / "fit"
+    assert _run(noisy_data, out).exit_code == 0
+    runs = []
+    for name in ("x", "y"):
+        res = runner.invoke(
+            app,
+            [
+                "apply",
+                str(out / "model.skops"),
+                str(noisy_data["batch"]),
+                "--out",
+                str(tmp_path / name),
+            ],
+        )
+        assert res.exit_code == 0, res.output
+        runs.append(tmp_path / name)
+    assert _sha(runs[0] / "audit.parquet") == _sha(runs[1] / "audit.parquet")
+    audit = pd.read_parquet(runs[0] / "audit.parquet")
+    assert len(audit) == 300
+    train_audit = pd.read_parquet(out / "audit.parquet")
+    flipped = noisy_data["flipped"]
+    f1_run = f1_score(flipped[:600], train_audit["decision"] != "kept")
+    f1_apply = f1_score(flipped[600:], audit["decision"] != "kept")
+    assert abs(f1_run - f1_apply) < 0.1, (f1_run, f1_apply)
+
+
+def test_apply_refuses_changed_schema(noisy_data, tmp_path):
+    out = tmp_path / "fit"
+    assert _run(noisy_data, out).exit_code == 0
+    batch = pd.read_parquet(noisy_data["batch"]).drop(columns=["f2"])
+    bad = tmp_path / "bad.parquet"
+    batch.to_parquet(bad)
+    res = runner.invoke(
+        app, ["apply", str(out / "model.skops"), str(bad), "--out", str(tmp_path / "o")]
+    )
+    assert res.exit_code == 3
+    assert "lacks feature column(s) ['f2']" in res.stderr
+    assert not (tmp_path / "o").exists()
+
+
+def test_existing_results_need_overwrite(noisy_data, tmp_path):
+    out = tmp_path / "out"
+    assert _run(noisy_data, out).exit_code == 0
+    first = _sha(out / "audit.parquet")
+    res = _run(noisy_data, out, "--seed", "1")
+    assert res.exit_code == 5
+    assert _sha(out / "audit.parquet") == first
+    assert _run(noisy_data, out, "--seed", "1", "--overwrite").exit_code == 0
+
+
+def test_report_rerenders_html(noisy_data, tmp_path):
+    out = tmp_path / "out"
+    assert _run(noisy_data, out).exit_code == 0
+    (out / "report.html").unlink()
+    res = runner.invoke(app, ["report", str(out)])
+    assert res.exit_code == 0, res.output
+    html = (out / "report.html").read_text()
+    assert "<h2" in html and "Suspects" in html
+
+
+def test_validate_reports_checks(noisy_data, tmp_path):
+    ok = runner.invoke(
+        app,
+        [
+            "validate",
+            str(noisy_data["train"]),
+            "--pipeline",
+            str(noisy_data["pipeline"]),
+        ],
+    )
+    assert ok.exit_code == 0, ok.output
+    assert "label_not_null" in ok.stdout
+    frame = pd.read_parquet(noisy_data["train"])
+    frame.loc[3, "label"] = None
+    bad = tmp_path / "nulls.parquet"
+    frame.to_parquet(bad)
+    res = runner.invoke(
+        app, ["validate", str(bad), "--pipeline", str(noisy_data["pipeline"])]
+    )
+    assert res.exit_code == 3
+    assert "FAIL label_not_null" in res.stdout
+
+
+def test_guardrail_fail_on_exits_after_writing(noisy_data, tmp_path):
+    strict = tmp_path / "strict.toml"
+    strict.write_text(
+        FAST_PIPELINE.replace("max_discarded_share = 0.3", "max_discarded_share = 0.0")
+    )
+    out = tmp_path / "out"
+    res = runner.invoke(
+        app,
+        [
+            "run",
+            str(noisy_data["train"]),
+            "--pipeline",
+            str(strict),
+            "--out",
+            str(out),
+            "--fail-on",
+            "error",
+            "--suspect-confidence",
+            "0.9",
+        ],
+    )
+    assert res.exit_code == 7, res.output
+    assert "discarded_share" in res.stderr
+    assert (out / "report.json").exists()
+
+
+@pytest.mark.parametrize(
+    "name", sorted(p.stem for p in (ROOT / "pipelines").glob("*.toml"))
+)
+def test_shipped_pipelines_load(name):
+    from labelclean.pipeline import build_cleaner, load_pipeline
+
+    cleaner = build_cleaner(load_pipeline(name))
+    assert cleaner.confidence is not None
+
+
+def test_demo(tmp_path):
+    out = tmp_path / "demo"
+    res = runner.invoke(app, ["demo", "--out", str(out)])
+    assert res.exit_code == 0, res.output
+    audit = pd.read_parquet(out / "audit.parquet")
+    assert len(audit) == 178
+    assert (out / "report.html").stat().st_size > 10_000
