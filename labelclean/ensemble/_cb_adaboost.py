@@ -1,4 +1,4 @@
-"""CB-AdaBoost: boosting on soft labels given by label confidences (Cao et al.).
+"""CB-AdaBoost: boosting on soft labels given by label confidences (Xiao et al.).
 
 :class:`CBAdaBoostClassifier` runs the boosting loop of
 :class:`~labelclean.ensemble._base.BaseWeightBoosting`; its ``_boost`` step
@@ -106,8 +106,9 @@ class CBAdaBoostClassifier(BaseWeightBoosting):
 
     References
     ----------
-    .. [1] B. Cao, X. Dang, Z. Xiao, "A label-confidence based boosting
-       algorithm for noisy data" (CB-AdaBoost), Algorithm 2.
+    .. [1] Z. Xiao, Z. Luo, B. Zhong, X. Dang, "Robust and Efficient Boosting
+       Method using the Conditional Risk", IEEE Transactions on Neural
+       Networks and Learning Systems (CB-AdaBoost, Algorithm 2).
 
     Examples
     --------
