@@ -383,7 +383,8 @@ class SPLBoostClassifier(BaseWeightBoosting):
         objective = latent_loss(
             log_loss, self.age_, self.regularizer, t=self.t, zeta=self.zeta
         )
-        self._objective.append(float(np.dot(data.sample_weight, objective)))
+        # An elementwise sum: BLAS dot products are slow under multi-threading.
+        self._objective.append(float((data.sample_weight * objective).sum()))
 
     def _choose_age(self, X, y, sample_weight, data):
         """Pick the age with the lowest mean validation error over the folds."""
