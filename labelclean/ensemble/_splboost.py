@@ -391,6 +391,10 @@ class SPLBoostClassifier(BaseWeightBoosting):
         grid = np.asarray(
             DEFAULT_AGE_GRID if self.age_grid is None else self.age_grid, dtype=float
         )
+        if grid.ndim != 1 or grid.size == 0 or not np.all(grid > 0):
+            raise ValueError(
+                f"age_grid must be a non-empty list of positive ages, got {grid!r}."
+            )
         if isinstance(self.cv, Integral):
             counts = np.bincount(data.codes, minlength=data.n_classes)
             n_splits = min(self.cv, int(counts.min()))
