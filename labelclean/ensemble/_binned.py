@@ -133,9 +133,9 @@ def histograms_numpy(X_binned, y, weight, node_of_row, n_nodes, n_bins, n_classe
 
 
 @njit(cache=True)
-def _weighted_impurity(counts, criterion):
-    """``total * impurity`` of a node with class weights ``counts``."""
-    total = counts.sum()
+def _weighted_impurity(counts, total, criterion):
+    """``total * impurity`` of a node with class weights ``counts`` summing to
+    ``total``."""
     if total <= 0.0:
         return 0.0
     if criterion == 0:  # gini
@@ -159,28 +159,42 @@ def _best_splits(hist, n_bins_per_feature, criterion):
     gain = np.zeros(n_nodes)
     left_value = np.zeros((n_nodes, n_classes))
     right_value = np.zeros((n_nodes, n_classes))
+    total = np.zeros(n_classes)
     left = np.zeros(n_classes)
+    right = np.zeros(n_classes)
     for node in range(n_nodes):
-        total = np.zeros(n_classes)
+        total[:] = 0.0
         for b in range(n_bins_per_feature[0]):
-            total += hist[node, 0, b]
-        weight = total.sum()
+            for k in range(n_classes):
+                total[k] += hist[node, 0, b, k]
+        weight = 0.0
+        for k in range(n_classes):
+            weight += total[k]
         if weight <= 0.0:
             continue
-        parent = _weighted_impurity(total, criterion)
+        parent = _weighted_impurity(total, weight, criterion)
         best = 1e-12 * weight  # a split must beat the parent by more than rounding
         for j in range(n_features):
             left[:] = 0.0
+            w_left = 0.0
             for b in range(n_bins_per_feature[j] - 1):
-                left += hist[node, j, b]
-                w_left = left.sum()
-                if w_left <= 0.0 or w_left >= weight:
+                added = 0.0
+                for k in range(n_classes):
+                    h = hist[node, j, b, k]
+                    left[k] += h
+                    added += h
+                if added == 0.0:
+                    continue  # same partition as the previous bin
+                w_left += added
+                w_right = 0.0
+                for k in range(n_classes):
+                    r = total[k] - left[k]
+                    right[k] = r if r > 0.0 else 0.0
+                    w_right += right[k]
+                if w_left <= 0.0 or w_right <= 0.0:
                     continue
-                right = np.maximum(total - left, 0.0)
-                if right.sum() <= 0.0:
-                    continue
-                g = parent - _weighted_impurity(left, criterion)
-                g -= _weighted_impurity(right, criterion)
+                g = parent - _weighted_impurity(left, w_left, criterion)
+                g -= _weighted_impurity(right, w_right, criterion)
                 if g > best:
                     best = g
                     feature[node] = j

@@ -1,4 +1,4 @@
-"""CB-AdaBoost: boosting on soft labels given by label confidences (Cao et al.).
+"""CB-AdaBoost: boosting on soft labels given by label confidences (Xiao et al.).
 
 :class:`CBAdaBoostClassifier` runs the boosting loop of
 :class:`~labelclean.ensemble._base.BaseWeightBoosting`; its ``_boost`` step
@@ -106,8 +106,9 @@ class CBAdaBoostClassifier(BaseWeightBoosting):
 
     References
     ----------
-    .. [1] B. Cao, X. Dang, Z. Xiao, "A label-confidence based boosting
-       algorithm for noisy data" (CB-AdaBoost), Algorithm 2.
+    .. [1] Z. Xiao, Z. Luo, B. Zhong, X. Dang, "Robust and Efficient Boosting
+       Method using the Conditional Risk", IEEE Transactions on Neural
+       Networks and Learning Systems (CB-AdaBoost, Algorithm 2).
 
     Examples
     --------
@@ -176,8 +177,17 @@ class CBAdaBoostClassifier(BaseWeightBoosting):
         if gamma is None:
             gamma = self._estimate_confidence(X, y, data)
         self._log_posterior, self.confidence_ = self._posterior(gamma, data)
+        if data.n_classes == 2:  # the two columns the rounds need, gathered once
+            rows = np.arange(data.codes.shape[0])
+            self._log_p_label = self._log_posterior[rows, data.codes] + (
+                data.log_sample_weight
+            )
+            self._log_p_other = self._log_posterior[rows, 1 - data.codes] + (
+                data.log_sample_weight
+            )
         self._run(data)
-        del self._log_posterior
+        for name in ("_log_posterior", "_log_p_label", "_log_p_other"):
+            self.__dict__.pop(name, None)
         return self
 
     def _estimate_confidence(self, X, y, data):
@@ -254,12 +264,10 @@ class CBAdaBoostClassifier(BaseWeightBoosting):
 
     def _two_class_problem(self, data):
         """Relabelled targets, weights ``|w1 - w2|`` and the sums of (III.11)."""
-        rows = np.arange(data.codes.shape[0])
         other = 1 - data.codes
-        base = data.log_sample_weight
         # w1 = gamma e^{-yF}, w2 = (1 - gamma) e^{yF}; log e^{-yF} = log_loss.
-        log_w1 = self._log_posterior[rows, data.codes] + data.log_loss + base
-        log_w2 = self._log_posterior[rows, other] - data.log_loss + base
+        log_w1 = self._log_p_label + data.log_loss
+        log_w2 = self._log_p_other - data.log_loss
         top = max(np.max(log_w1), np.max(log_w2))
         if not np.isfinite(top):
             return None, None, None

@@ -383,13 +383,18 @@ class SPLBoostClassifier(BaseWeightBoosting):
         objective = latent_loss(
             log_loss, self.age_, self.regularizer, t=self.t, zeta=self.zeta
         )
-        self._objective.append(float(np.dot(data.sample_weight, objective)))
+        # An elementwise sum: BLAS dot products are slow under multi-threading.
+        self._objective.append(float((data.sample_weight * objective).sum()))
 
     def _choose_age(self, X, y, sample_weight, data):
         """Pick the age with the lowest mean validation error over the folds."""
         grid = np.asarray(
             DEFAULT_AGE_GRID if self.age_grid is None else self.age_grid, dtype=float
         )
+        if grid.ndim != 1 or grid.size == 0 or not np.all(grid > 0):
+            raise ValueError(
+                f"age_grid must be a non-empty list of positive ages, got {grid!r}."
+            )
         if isinstance(self.cv, Integral):
             counts = np.bincount(data.codes, minlength=data.n_classes)
             n_splits = min(self.cv, int(counts.min()))

@@ -239,3 +239,12 @@ def test_binary_probability_is_the_exponential_loss_minimiser(global_random_seed
         clf.predict_proba(X)[:, 1], 1 / (1 + np.exp(-2 * decision))
     )
     np.testing.assert_allclose(np.exp(clf.predict_log_proba(X)), clf.predict_proba(X))
+
+
+def test_clear_errors():
+    X, y = make_classification(n_samples=60, random_state=0)
+    with pytest.raises(ValueError, match="positive ages"):
+        SPLBoostClassifier(age_grid=[0.0, 1.0], n_estimators=5).fit(X, y)
+    # Every loss starts at 1: an age of 1 without warm-up leaves no row.
+    with pytest.raises(ValueError, match="could not fit a single weak learner"):
+        SPLBoostClassifier(age=1.0, n_warmup_rounds=0, n_estimators=5).fit(X, y)
