@@ -111,7 +111,7 @@ class KNNFilter(FeatureSpaceMixin, BaseEstimator):
     removes rates 0 and 0.2. A larger K (15) would make each threshold bite
     one step further, as the thresholds suggest, but measured on
     breast_cancer, wine and digits with 10-30 % flips it removes far fewer
-    flipped rows on two-class data at high noise (filter F1 0.45 against 0.67
+    flipped rows on two-class data at high noise (filter F1 0.46 against 0.66
     at 30 % on breast_cancer) and gains at most a few points on multi-class
     data; K = 5 is the default. See ``benchmarks/RESULTS.md`` (section
     ``filter-k``) and ``docs/confidence.md``.
@@ -286,7 +286,7 @@ class KNNConfidence(BaseConfidence):
     n_neighbors : int, default=10
         Neighbourhood size K of the confidence. The paper uses K = 5; with
         K = 10, γ takes finer steps and ranks wrong labels better (AUROC of
-        1 - γ 0.978 against 0.957 on breast_cancer with 30 % flips; see
+        1 - γ 0.976 against 0.953 on breast_cancer with 30 % flips; see
         ``benchmarks/RESULTS.md``, section ``filter-k``). Pass 5 for the
         paper's setting.
     noise_filter : {'knn'}, KNNFilter or None, default='knn'
