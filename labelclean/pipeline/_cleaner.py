@@ -95,6 +95,17 @@ class LabelCleaner(BaseEstimator):
         observed label below this.
     require_agreement : bool, default=True
         Corrections need the final model to agree with the confidence stage.
+    final_fit : {'cleaned', 'soft'}, default='cleaned'
+        What the final model (``model_``, used by :meth:`predict` and
+        :meth:`audit`) is fitted on. The out-of-fold evidence is always from
+        models fitted on the rows SPLBoost kept, with the confidence stage's
+        soft labels (the papers' setting).
+
+        - 'cleaned': the cleaned result, i.e. kept and corrected rows with
+          their cleaned labels as hard labels. More accurate on clean test
+          data in our measurements (``docs/decisions.md``).
+        - 'soft': the rows SPLBoost kept, with the soft labels, as the
+          out-of-fold models.
     cv : int, default=5
         Folds of the out-of-sample model probabilities (and of cross-fitted
         confidence).
@@ -116,6 +127,10 @@ class LabelCleaner(BaseEstimator):
     audit_ : DataFrame
         One row per training row: the decision, reason and evidence columns
         (:data:`AUDIT_EVIDENCE_COLUMNS`), indexed like the input.
+    evidence_ : Evidence
+        Per-row evidence behind the decisions (class probabilities of the
+        confidence stage and out-of-fold of the model, SPLBoost weights), to
+        re-decide with other thresholds without refitting.
     decisions_ : ndarray of shape (n_samples,)
         ``'kept'``, ``'corrected'`` or ``'discarded'`` per training row.
     sample_indices_ : ndarray
@@ -160,6 +175,7 @@ class LabelCleaner(BaseEstimator):
         "suspect_confidence": [Interval(Real, 0.0, 1.0, closed="both")],
         "model_threshold": [Interval(Real, 0.0, 1.0, closed="both")],
         "require_agreement": ["boolean"],
+        "final_fit": [StrOptions({"cleaned", "soft"})],
         "cv": [Interval(Integral, 2, None, closed="left")],
         "random_state": ["random_state"],
     }
@@ -174,6 +190,7 @@ class LabelCleaner(BaseEstimator):
         suspect_confidence: float = 0.5,
         model_threshold: float = 0.5,
         require_agreement: bool = True,
+        final_fit: str = "cleaned",
         cv: int = 5,
         random_state=None,
     ) -> None:
@@ -184,6 +201,7 @@ class LabelCleaner(BaseEstimator):
         self.suspect_confidence = suspect_confidence
         self.model_threshold = model_threshold
         self.require_agreement = require_agreement
+        self.final_fit = final_fit
         self.cv = cv
         self.random_state = random_state
 
@@ -254,20 +272,21 @@ class LabelCleaner(BaseEstimator):
             Z = self.feature_encoder_.transform(raw)
         return raw, np.asarray(Z, dtype=np.float64)
 
-    def _soft_kwargs(self, model, soft: np.ndarray) -> dict:
-        if _fit_accepts(model, "gamma"):
-            return {"gamma": soft}
-        if _fit_accepts(model, "soft_labels"):
-            return {"soft_labels": soft}
-        return {}
-
     def _fit_model(self, model, Z, codes, soft, rows):
-        """Fit ``model`` on ``rows`` with labels ``classes_[codes]``."""
+        """Fit ``model`` on ``rows`` with labels ``classes_[codes]``.
+
+        Soft labels go to models whose ``fit`` takes them: CB-AdaBoost's
+        ``gamma`` (the class-probability matrix, or the observed label's
+        probability when a class is absent from ``rows``) and RoSR's
+        ``soft_labels``.
+        """
         y = self.classes_[codes[rows]]
+        all_present = np.unique(codes[rows]).shape[0] == self.classes_.shape[0]
         kwargs = {}
-        present = np.unique(codes[rows])
-        if present.shape[0] == self.classes_.shape[0]:
-            kwargs = self._soft_kwargs(model, soft[rows])
+        if _fit_accepts(model, "gamma"):
+            kwargs["gamma"] = soft[rows] if all_present else soft[rows, codes[rows]]
+        elif _fit_accepts(model, "soft_labels") and all_present:
+            kwargs["soft_labels"] = soft[rows]
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", UserWarning)
             model.fit(Z[rows], y, **kwargs)
@@ -362,14 +381,17 @@ class LabelCleaner(BaseEstimator):
                 model = self._make_model(n_classes, model_seed)
                 self._fit_model(model, Z, codes, soft, rows)
                 oof[test] = self._proba_in_classes(model, Z[test])
-        self.model_ = self._make_model(n_classes, model_seed)
-        self._fit_model(self.model_, Z, codes, soft, train_rows)
         missing = np.isnan(oof).any(axis=1)
-        if missing.any():
-            oof[missing] = self._proba_in_classes(self.model_, Z[missing])
+        if missing.any() or self.final_fit == "soft":
+            soft_model = self._make_model(n_classes, model_seed)
+            self._fit_model(soft_model, Z, codes, soft, train_rows)
+            if missing.any():
+                oof[missing] = self._proba_in_classes(soft_model, Z[missing])
+            self.model_ = soft_model
 
         # 4. decisions -----------------------------------------------------
         evidence = Evidence(codes, soft, oof, spl_weight)
+        self.evidence_ = evidence
         decision, reason, new_codes = self._decide(evidence)
         self.decisions_ = decision
         self.audit_ = self._audit_frame(
@@ -384,6 +406,15 @@ class LabelCleaner(BaseEstimator):
         )
         self.sample_indices_ = np.flatnonzero(decision != "discarded")
         self.cleaned_labels_ = self.classes_[new_codes[self.sample_indices_]]
+        if self.final_fit == "cleaned":
+            self.model_ = self._make_model(n_classes, model_seed)
+            hard = np.eye(n_classes)[new_codes[self.sample_indices_]]
+            cleaned_codes = new_codes.copy()
+            cleaned_soft = np.zeros_like(soft)
+            cleaned_soft[self.sample_indices_] = hard
+            self._fit_model(
+                self.model_, Z, cleaned_codes, cleaned_soft, self.sample_indices_
+            )
         return self
 
     def _cross_fitted_confidence(self, raw, y, folds, seed) -> np.ndarray:
