@@ -169,7 +169,9 @@ def main() -> None:
                     y_noisy, flipped = flip_labels(y_tr, noise, random_state=rep)
                 else:
                     y_noisy, flipped = y_tr.copy(), np.zeros(len(y_tr), bool)
-                run_once(X_tr, y_noisy, y_tr, flipped, X_te, y_te, rep, results, timings)
+                run_once(
+                    X_tr, y_noisy, y_tr, flipped, X_te, y_te, rep, results, timings
+                )
             for method, res in results.items():
                 flags = np.array(res["flags"]) if res["flags"] else None
                 cells = ["–", "–", "–"]

@@ -50,6 +50,11 @@ __all__ = ["AUDIT_EVIDENCE_COLUMNS", "LabelCleaner"]
 AUDIT_EVIDENCE_COLUMNS = AUDIT_COLUMNS
 
 
+#: SPLBoost's λ grid inside the pipeline: six ages spanning the paper's
+#: [1, 6] instead of its 51 (a sixth of the cross-validation cost).
+PIPELINE_AGE_GRID = (1.0, 1.5, 2.0, 3.0, 4.0, 6.0)
+
+
 def _seed(rng: np.random.RandomState) -> int:
     return int(rng.randint(np.iinfo(np.int32).max))
 
@@ -77,7 +82,8 @@ class LabelCleaner(BaseEstimator):
     suspects : {'splboost'}, estimator or None, default='splboost'
         The suspect stage: a :class:`~labelclean.ensemble.SPLBoostClassifier`
         (or a configured instance); its zero-weight rows are suspects and take
-        no part in fitting the final model. None skips it.
+        no part in fitting the final model. 'splboost' chooses λ by
+        cross-validation over :data:`PIPELINE_AGE_GRID`. None skips it.
     model : {'auto', 'cb_adaboost', 'rosr', 'spbl'} or classifier, default='auto'
         The final model.
 
@@ -85,10 +91,12 @@ class LabelCleaner(BaseEstimator):
         - 'cb_adaboost', 'rosr', 'spbl': that labelclean classifier.
         - a classifier: used as given (cloned); soft labels are passed when
           its ``fit`` takes ``gamma`` or ``soft_labels``.
-    correct_threshold : float, default=0.7
+    correct_threshold : float, default=0.8
         Probability both the confidence stage and the final model must give
-        another label for a row to be corrected.
-    suspect_confidence : float, default=0.5
+        another label for a row to be corrected. The defaults of the three
+        thresholds were chosen with ``benchmarks/decision_thresholds.py``
+        (``docs/decisions.md``).
+    suspect_confidence : float, default=0.3
         γ below which a row is a suspect (if the model agrees).
     model_threshold : float, default=0.5
         A suspect needs the final model's out-of-sample probability of its
@@ -186,8 +194,8 @@ class LabelCleaner(BaseEstimator):
         suspects="splboost",
         model="auto",
         *,
-        correct_threshold: float = 0.7,
-        suspect_confidence: float = 0.5,
+        correct_threshold: float = 0.8,
+        suspect_confidence: float = 0.3,
         model_threshold: float = 0.5,
         require_agreement: bool = True,
         final_fit: str = "cleaned",
@@ -224,7 +232,7 @@ class LabelCleaner(BaseEstimator):
         if isinstance(self.suspects, str):
             from labelclean.ensemble import SPLBoostClassifier
 
-            return SPLBoostClassifier(random_state=seed)
+            return SPLBoostClassifier(random_state=seed, age_grid=PIPELINE_AGE_GRID)
         est = clone(self.suspects)
         if "random_state" in est.get_params() and est.random_state is None:
             est.set_params(random_state=seed)

@@ -71,8 +71,8 @@ _register_estimators()
 
 #: Decision thresholds used when a definition's ``[decisions]`` omits them.
 DECISION_DEFAULTS: dict[str, Any] = {
-    "correct_threshold": 0.7,
-    "suspect_confidence": 0.5,
+    "correct_threshold": 0.8,
+    "suspect_confidence": 0.3,
     "model_threshold": 0.5,
     "require_agreement": True,
 }
