@@ -24,10 +24,10 @@ from sklearn.model_selection import train_test_split
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from benchmarks._common import command, machine, write_section  # noqa: E402
-from labelclean.noise import flip_labels  # noqa: E402
-from labelclean.pipeline import LabelCleaner  # noqa: E402
-from labelclean.pipeline._decisions import decide  # noqa: E402
+from benchmarks._common import command, machine, write_section
+from labelclean.noise import flip_labels
+from labelclean.pipeline import LabelCleaner
+from labelclean.pipeline._decisions import decide
 
 GRID = {
     "correct_threshold": (0.6, 0.7, 0.8, 0.9),

@@ -14,7 +14,6 @@ import sys
 import warnings
 from pathlib import Path
 
-import numpy as np
 from sklearn.datasets import load_breast_cancer
 from sklearn.model_selection import train_test_split
 

@@ -42,9 +42,9 @@ from sklearn.tree import DecisionTreeClassifier
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from benchmarks._common import Timer, command, machine, mean_std, write_section  # noqa: E402
-from labelclean.noise import flip_labels  # noqa: E402
-from labelclean.pipeline import LabelCleaner  # noqa: E402
+from benchmarks._common import Timer, command, machine, mean_std, write_section
+from labelclean.noise import flip_labels
+from labelclean.pipeline import LabelCleaner
 
 
 def wine_binary():

@@ -233,7 +233,8 @@ def run_speed(args) -> str:
                 iters.append((int(lr.n_iter_[0]), rosr.n_iter_))
         rows.append(
             f"| {threads or 'default'} | {np.median(lr_times):.2f} "
-            f"({', '.join(f'{x:.2f}' for x in lr_times)}) | {np.median(rosr_times):.2f} "
+            f"({', '.join(f'{x:.2f}' for x in lr_times)}) | "
+            f"{np.median(rosr_times):.2f} "
             f"({', '.join(f'{x:.2f}' for x in rosr_times)}) | "
             f"{np.median(ratios):.2f} ({', '.join(f'{x:.2f}' for x in ratios)}) | "
             f"{iters[0][0]} / {iters[0][1]} |"

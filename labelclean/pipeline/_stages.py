@@ -53,7 +53,7 @@ def _register_estimators() -> None:
         "rosr",
         estimator=RoSRClassifier,
         role="model",
-        description="RoSR-L: robust softmax regression with per-class self-paced weights",
+        description="RoSR-L: softmax regression with per-class self-paced weights",
     )(RoSRClassifier)
     try:
         from labelclean.ensemble import SPBLClassifier

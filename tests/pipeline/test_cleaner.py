@@ -15,10 +15,10 @@ from labelclean.noise import flip_labels
 from labelclean.pipeline import AUDIT_EVIDENCE_COLUMNS, LabelCleaner
 from labelclean.pipeline._decisions import Evidence, decide
 
-FAST = dict(
-    suspects=SPLBoostClassifier(n_estimators=30, age=2.0),
-    model=CBAdaBoostClassifier(n_estimators=30),
-)
+FAST = {
+    "suspects": SPLBoostClassifier(n_estimators=30, age=2.0),
+    "model": CBAdaBoostClassifier(n_estimators=30),
+}
 
 
 def test_decision_rule_exact_small_case():
