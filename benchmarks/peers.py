@@ -22,6 +22,7 @@ the accuracy on the clean test labels. Mean ± sd over repetitions.
     pip install -e ".[peers]"
     python benchmarks/peers.py            # 10 repetitions
     python benchmarks/peers.py --quick    # 2 repetitions, breast_cancer only
+    python benchmarks/peers.py --data digits   # one dataset, section peers-digits
 """
 
 import argparse
@@ -131,9 +132,16 @@ def main() -> None:
     parser = argparse.ArgumentParser(description="labelclean against peers.")
     parser.add_argument("--quick", action="store_true")
     parser.add_argument("--reps", type=int, default=10)
+    parser.add_argument(
+        "--data",
+        choices=["breast_cancer", "wine", "digits"],
+        help="One dataset only (its own section), e.g. to run datasets in parallel.",
+    )
     args = parser.parse_args()
     reps = 2 if args.quick else args.reps
     datasets = ["breast_cancer"] if args.quick else list(DATASETS)
+    if args.data:
+        datasets = [d for d in DATASETS if d.startswith(args.data)]
     warnings.simplefilter("ignore")
     lines = [
         "## labelclean against peers (cleanlab, imbalanced-learn, plain models)",
@@ -213,7 +221,7 @@ def main() -> None:
         + ", ".join(f"{k} {np.mean(v):.1f}" for k, v in timings.items())
         + ".",
     ]
-    write_section("peers", "\n".join(lines))
+    write_section("peers" + (f"-{args.data}" if args.data else ""), "\n".join(lines))
 
 
 if __name__ == "__main__":
