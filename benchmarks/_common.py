@@ -64,8 +64,17 @@ class Timer:
 
 def write_section(name: str, body: str) -> None:
     """Replace (or append) the section ``name`` of RESULTS.md with ``body``."""
+    import fcntl
+
     begin, end = f"<!-- begin {name} -->", f"<!-- end {name} -->"
     block = f"{begin}\n{body.rstrip()}\n{end}"
+    # Scripts may run in parallel: serialise the read-modify-write.
+    with open(RESULTS.with_suffix(".md.lock"), "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        _replace_section(begin, end, block)
+
+
+def _replace_section(begin: str, end: str, block: str) -> None:
     text = RESULTS.read_text() if RESULTS.exists() else "# Benchmark results\n"
     pattern = re.compile(re.escape(begin) + r".*?" + re.escape(end), re.DOTALL)
     if pattern.search(text):
