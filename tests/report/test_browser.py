@@ -45,3 +45,20 @@ def test_console_errors_are_detected(audit, tmp_path, headless_chromium):
     page.write_text(html, encoding="utf-8")
     _, console = headless_chromium(page)
     assert any("Content Security Policy" in line for line in console)
+
+
+def test_report_of_a_real_run(tmp_path, headless_chromium):
+    # The report a `labelclean demo` run writes, not a synthetic audit.
+    from typer.testing import CliRunner
+
+    from labelclean.cli.main import app
+
+    out = tmp_path / "demo"
+    result = CliRunner().invoke(app, ["demo", "--out", str(out)])
+    assert result.exit_code == 0, result.output
+    dom, console = headless_chromium(out / "report.html")
+    assert console == []
+    for title in SECTIONS:
+        assert f"<h2>{title}</h2>" in dom
+    assert "multiclass-rosr" in dom
+    assert "trusted_alternative" in dom  # the reasons of the corrections are shown
