@@ -367,8 +367,17 @@ def apply_model(
     *,
     overwrite: bool = False,
     fail_on: str = "never",
+    batch_size: int | None = None,
 ) -> RunResult:
     """Decide the rows of new labelled batches with a saved model.
+
+    The input is streamed: read one record batch at a time
+    (:func:`~labelclean.io.iter_batches`), decided by
+    :meth:`LabelCleaner.audit`, appended to ``audit.parquet`` and
+    ``cleaned.parquet``, and folded into the report's summary
+    (:class:`~labelclean.report.AuditSummary`). Memory holds one batch, the
+    model and the summary, whatever the size of the input; the rows and
+    decisions are those of ``cleaner.audit`` on the whole input.
 
     Parameters
     ----------
@@ -382,36 +391,25 @@ def apply_model(
         Replace a previous result in ``out``.
     fail_on : {'never', 'error'}, default='never'
         Raise :class:`GuardrailError` when an output guardrail fails.
+    batch_size : int, default=None
+        Rows per batch (default
+        :data:`~labelclean.pipeline._stream.DEFAULT_BATCH_SIZE`).
 
     Returns
     -------
     result : RunResult
     """
-    from labelclean.io import OutputFolder, file_sha256, inspect_parquet, read_parquet
+    from labelclean.io import OutputFolder, file_sha256, inspect_parquet
     from labelclean.pipeline._persist import load_cleaner
-    from labelclean.validation import validate_input
+    from labelclean.pipeline._stream import DEFAULT_BATCH_SIZE
 
     cleaner, meta = load_cleaner(model_path)
     label, id_column = meta["label"], meta.get("id_column")
     source = inspect_parquet(input_path)
+    _check_source_schema(source, meta, label)
     with OutputFolder(
         out, inputs=[Path(input_path), Path(model_path)], overwrite=overwrite
     ) as folder:
-        frame = read_parquet(source)
-        _check_schema(frame, meta["schema"], label)
-        input_result = validate_input(
-            frame,
-            label=label,
-            features=meta["features"],
-            id_column=id_column,
-            label_domain=list(cleaner.classes_.tolist()),
-            reserved_columns=AUDIT_EVIDENCE_COLUMNS,
-        )
-        if not input_result.success:
-            raise DataValidationError(
-                "the input failed validation: " + _input_failures_message(input_result)
-            )
-        audit_cols = cleaner.audit(frame[meta["features"]], frame[label])
         files = [
             {"path": str(p), "rows": int(r), "sha256": file_sha256(p)}
             for p, r in zip(source.files, source.file_rows, strict=True)
@@ -435,19 +433,95 @@ def apply_model(
             else {"path": str(model_path)},
             "outputs": {k: v for k, v in OUTPUT_NAMES.items() if k != "model"},
         }
-        output_result, counts = _write_outputs(
+        output_result, counts = _stream_outputs(
             folder,
-            frame=frame,
-            audit_cols=audit_cols,
+            cleaner=cleaner,
+            source=source,
             label=label,
             id_column=id_column,
+            features=list(meta["features"]),
             run_info=run_info,
-            input_result=input_result,
             guardrails={},
             model_bytes=None,
             manifest=manifest,
+            batch_size=batch_size or DEFAULT_BATCH_SIZE,
         )
-    return _finish(folder, len(frame), counts, output_result, fail_on)
+    return _finish(folder, sum(counts.values()), counts, output_result, fail_on)
+
+
+def _check_source_schema(source: Any, meta: dict[str, Any], label: str) -> None:
+    """Refuse an input whose columns or types differ from the training data."""
+    import pyarrow as pa
+
+    empty = pa.Table.from_batches([], schema=source.schema).to_pandas()
+    _check_schema(empty, meta["schema"], label)
+
+
+def _stream_outputs(
+    folder: Any,
+    *,
+    cleaner: Any,
+    source: Any,
+    label: str,
+    id_column: str | None,
+    features: list[str],
+    run_info: dict[str, Any],
+    guardrails: dict[str, Any],
+    model_bytes: bytes | None,
+    manifest: dict[str, Any],
+    batch_size: int,
+    extra_validation: list[dict[str, Any]] | None = None,
+) -> tuple[Any, dict[str, int]]:
+    """Stream ``source`` through ``cleaner`` and write every output file."""
+    from labelclean.pipeline._stream import output_checks, stream_decide
+    from labelclean.report import render_html
+
+    if source.num_rows == 0:
+        raise DataValidationError("the input has no rows; pass at least one row.")
+    meta = {"run": {k: run_info[k] for k in ("pipeline", "seed") if k in run_info}}
+    outcome = stream_decide(
+        cleaner,
+        source,
+        folder,
+        label=label,
+        features=features,
+        id_column=id_column,
+        names=OUTPUT_NAMES,
+        metadata=meta,
+        batch_size=batch_size,
+        reserved_columns=tuple(AUDIT_EVIDENCE_COLUMNS),
+    )
+    output_result = output_checks(
+        outcome.summary,
+        max_discarded_share=guardrails.get("max_discarded_share", 0.5),
+        max_discarded_share_per_class=guardrails.get("max_discarded_share_per_class"),
+        require_all_classes=guardrails.get("require_all_classes", True),
+    )
+    run_info = {
+        **run_info,
+        "engine": {
+            "name": "stream",
+            "batch_size": batch_size,
+            "n_batches": outcome.n_batches,
+        },
+    }
+    validation = [
+        *(extra_validation or []),
+        outcome.input_checks.result().to_dict(),
+        output_result.to_dict(),
+    ]
+    report = outcome.summary.report(
+        label=label,
+        run=run_info,
+        validation=validation,
+        reason_descriptions=DECISION_REASONS,
+    )
+    folder.write_json(OUTPUT_NAMES["report_json"], report)
+    folder.write_text(OUTPUT_NAMES["report_html"], render_html(report))
+    if model_bytes is not None:
+        folder.write_bytes(OUTPUT_NAMES["model"], model_bytes)
+    folder.write_json(OUTPUT_NAMES["manifest"], manifest)
+    return output_result, outcome.summary.decisions
 
 
 def validate_file(
