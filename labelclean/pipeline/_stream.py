@@ -409,6 +409,8 @@ def stream_decide(
     batch_size: int = DEFAULT_BATCH_SIZE,
     reserved_columns: tuple[str, ...] = (),
     progress: Any = None,
+    fit_positions: np.ndarray | None = None,
+    fit_audit: pd.DataFrame | None = None,
 ) -> StreamOutcome:
     """Decide every row of ``source`` batch by batch into ``folder``.
 
@@ -435,6 +437,13 @@ def stream_decide(
         Column names the input must not use (the audit's).
     progress : callable, default=None
         Called with the number of rows of each finished batch.
+    fit_positions : ndarray of int, default=None
+        Sorted positions (in the whole source) of the rows the cleaner was
+        fitted on, when it was fitted on a sample. Those rows are not asked
+        again (a training row would be its own nearest neighbour); they keep
+        their fit-time decision and evidence, ``fit_audit``.
+    fit_audit : DataFrame, default=None
+        ``cleaner.audit_``, row ``i`` for position ``fit_positions[i]``.
 
     Returns
     -------
@@ -460,11 +469,18 @@ def stream_decide(
             names["cleaned"], metadata=metadata, preserve_index=True
         ) as cleaned_writer,
     ):
+        offset = 0
         for frame in iter_batches(source, batch_size=batch_size, row_id=None):
             checks.add(frame)
-            audit, cleaned = decide_frame(
-                cleaner, frame, label=label, features=features
-            )
+            if fit_positions is None:
+                audit, cleaned = decide_frame(
+                    cleaner, frame, label=label, features=features
+                )
+            else:
+                audit, cleaned = _decide_with_fitted(
+                    cleaner, frame, offset, fit_positions, fit_audit, label, features
+                )
+            offset += len(frame)
             audit_writer.write(audit)
             cleaned_writer.write(cleaned)
             summary.add(audit)
@@ -474,6 +490,98 @@ def stream_decide(
     return StreamOutcome(summary=summary, input_checks=checks, n_batches=n_batches)
 
 
-def positions_of(frame: pd.DataFrame) -> np.ndarray:
-    """Row positions of a batch whose index is a position (RangeIndex)."""
-    return np.asarray(frame.index, dtype=np.int64)
+def _decide_with_fitted(
+    cleaner, frame, offset, fit_positions, fit_audit, label, features
+):
+    """:func:`decide_frame`, except for the rows the cleaner was fitted on."""
+    from labelclean.pipeline._run import _cleaned_frame
+
+    n = len(frame)
+    lo, hi = np.searchsorted(fit_positions, [offset, offset + n])
+    inside = np.zeros(n, dtype=bool)
+    inside[fit_positions[lo:hi] - offset] = True
+    if not inside.any():
+        return decide_frame(cleaner, frame, label=label, features=features)
+    parts = []
+    if (~inside).any():
+        rest = frame.loc[~inside]
+        cols = cleaner.audit(rest[features], rest[label])
+        parts.append(cols)
+    fitted = fit_audit.iloc[lo:hi].set_axis(frame.index[inside])
+    parts.append(fitted)
+    audit_cols = pd.concat(parts) if len(parts) > 1 else parts[0]
+    audit_cols = audit_cols.reindex(frame.index)
+    audit_cols["cleaned_label"] = audit_cols["cleaned_label"].astype(
+        _missing_value_dtype(frame[label].dtype)
+    )
+    audit_cols["spl_zero_round"] = audit_cols["spl_zero_round"].astype("Int64")
+    audit = pd.concat([frame, audit_cols], axis=1)
+    return audit, _cleaned_frame(frame, audit_cols, label)
+
+
+def stratified_sample_positions(
+    source: Any, *, label: str, n_rows: int, random_state: int
+) -> np.ndarray:
+    """Positions of a stratified, seeded sample of ``n_rows`` rows of ``source``.
+
+    Two passes over the label column only: the first counts each class, the
+    quota of a class is its share of ``n_rows`` (largest remainders, at least
+    one row per class); the second gives every row a uniform random key from
+    one seeded generator, in input order, and keeps per class the rows with
+    the smallest keys (a bounded reservoir). Memory holds the sample's
+    positions and one batch, not the input.
+
+    Returns
+    -------
+    positions : ndarray of int64, sorted
+    """
+    from labelclean.io import iter_batches
+
+    counts: dict[Any, int] = {}
+    for frame in iter_batches(source, columns=[label], row_id=None):
+        for value, k in frame[label].value_counts(sort=False).items():
+            counts[value] = counts.get(value, 0) + int(k)
+    total = sum(counts.values())
+    classes = sorted(counts, key=str)
+    share = np.array([counts[c] for c in classes], dtype=float) * n_rows / total
+    quota = np.maximum(np.floor(share).astype(np.int64), 1)
+    left = n_rows - int(quota.sum())
+    if left > 0:
+        order = np.argsort(-(share - np.floor(share)), kind="stable")
+        quota[order[:left]] += 1
+    quota = np.minimum(quota, [counts[c] for c in classes])
+    rng = np.random.default_rng(random_state)
+    keys = {c: np.empty(0) for c in classes}
+    kept = {c: np.empty(0, dtype=np.int64) for c in classes}
+    offset = 0
+    for frame in iter_batches(source, columns=[label], row_id=None):
+        n = len(frame)
+        draw = rng.random(n)
+        labels = frame[label].to_numpy()
+        for j, c in enumerate(classes):
+            rows = np.flatnonzero(labels == c)
+            if not rows.size:
+                continue
+            k = np.concatenate([keys[c], draw[rows]])
+            p = np.concatenate([kept[c], rows + offset])
+            if k.size > quota[j]:
+                best = np.argpartition(k, quota[j] - 1)[: quota[j]]
+                k, p = k[best], p[best]
+            keys[c], kept[c] = k, p
+        offset += n
+    return np.sort(np.concatenate([kept[c] for c in classes]))
+
+
+def read_rows(source: Any, positions: np.ndarray, batch_size: int) -> pd.DataFrame:
+    """The rows at sorted ``positions`` of ``source``, read batch by batch."""
+    from labelclean.io import iter_batches
+
+    parts = []
+    offset = 0
+    for frame in iter_batches(source, batch_size=batch_size, row_id=None):
+        n = len(frame)
+        lo, hi = np.searchsorted(positions, [offset, offset + n])
+        if hi > lo:
+            parts.append(frame.iloc[positions[lo:hi] - offset])
+        offset += n
+    return pd.concat(parts) if len(parts) > 1 else parts[0]
