@@ -225,8 +225,11 @@ def _process(
             label,
             features,
         )
-    write_parquet(audit, paths[0], metadata=metadata)
-    write_parquet(cleaned, paths[1], metadata=metadata)
+    # A materialised index (never a RangeIndex, which parquet stores as
+    # metadata only) gives every part the same schema.
+    for frame_out, path in ((audit, paths[0]), (cleaned, paths[1])):
+        frame_out.index = pd.Index(np.asarray(frame_out.index, dtype=np.int64))
+        write_parquet(frame_out, path, metadata=metadata)
     summary = AuditSummary(id_column=id_column)
     summary.add(audit, positions=np.asarray(audit.index, dtype=np.int64))
     return summary, checks
