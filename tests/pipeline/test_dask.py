@@ -8,20 +8,20 @@ import pytest
 
 pytest.importorskip("distributed")
 
-from labelclean.io import read_parquet  # noqa: E402
-from labelclean.noise import flip_labels  # noqa: E402
-from labelclean.pipeline import (  # noqa: E402
+from labelclean.io import read_parquet
+from labelclean.noise import flip_labels
+from labelclean.pipeline import (
     LabelCleaner,
     apply_model,
     run_pipeline,
 )
-from labelclean.pipeline._dask import (  # noqa: E402
+from labelclean.pipeline._dask import (
     audit_partition,
     dask_client,
     read_partitions,
 )
-from labelclean.pipeline._persist import dumps_cleaner  # noqa: E402
-from labelclean.pipeline._run import _feature_schema  # noqa: E402
+from labelclean.pipeline._persist import dumps_cleaner
+from labelclean.pipeline._run import _feature_schema
 
 FEATURES = [f"f{i}" for i in range(4)]
 
@@ -78,7 +78,11 @@ def test_apply_dask_equals_local_stream(fitted, client, tmp_path):
     _, model, new, data = fitted
     apply_model(model, data, tmp_path / "local", batch_size=128)
     apply_model(
-        model, data, tmp_path / "dask", engine="dask", scheduler=client.scheduler.address
+        model,
+        data,
+        tmp_path / "dask",
+        engine="dask",
+        scheduler=client.scheduler.address,
     )
     for name in ("audit", "cleaned"):
         local = read_parquet(tmp_path / "local" / f"{name}.parquet")
