@@ -1,5 +1,6 @@
 """Options shared by several commands."""
 
+from enum import StrEnum
 from pathlib import Path
 from typing import Annotated
 
@@ -38,4 +39,33 @@ Overwrite = Annotated[
 ]
 Seed = Annotated[
     int, typer.Option("--seed", help="Random seed (same seed, same bytes).")
+]
+BatchSize = Annotated[
+    int | None,
+    typer.Option("--batch-size", min=1, help="Rows per streamed batch."),
+]
+
+
+class Engine(StrEnum):
+    """Where rows are decided."""
+
+    local = "local"
+    dask = "dask"
+
+
+EngineOption = Annotated[
+    Engine,
+    typer.Option(
+        "--engine",
+        help="local: stream batches in this process; dask: partitions on a Dask "
+        "cluster (needs the 'dask' extra).",
+    ),
+]
+Scheduler = Annotated[
+    str | None,
+    typer.Option(
+        "--scheduler",
+        help="Dask scheduler address (tcp://host:8786); default "
+        "DASK_SCHEDULER_ADDRESS, else a local cluster.",
+    ),
 ]

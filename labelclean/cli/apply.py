@@ -6,7 +6,14 @@ from typing import Annotated
 import typer
 
 from labelclean.cli._common import progress_note, summarise, user_errors
-from labelclean.cli._options import Out, Overwrite
+from labelclean.cli._options import (
+    BatchSize,
+    Engine,
+    EngineOption,
+    Out,
+    Overwrite,
+    Scheduler,
+)
 
 
 def apply(
@@ -20,10 +27,21 @@ def apply(
     *,
     out: Out,
     overwrite: Overwrite = False,
+    batch_size: BatchSize = None,
+    engine: EngineOption = Engine.local,
+    scheduler: Scheduler = None,
 ) -> None:
     """Correct and discard labels of new batches the way a fitted pipeline does."""
     from labelclean.pipeline import apply_model
 
     with user_errors(), progress_note("applying"):
-        result = apply_model(model, input, out, overwrite=overwrite)
+        result = apply_model(
+            model,
+            input,
+            out,
+            overwrite=overwrite,
+            batch_size=batch_size,
+            engine=engine.value,
+            scheduler=scheduler,
+        )
     summarise(result)

@@ -8,6 +8,9 @@ import typer
 
 from labelclean.cli._common import progress_note, summarise, user_errors
 from labelclean.cli._options import (
+    BatchSize,
+    Engine,
+    EngineOption,
     Exclude,
     Feature,
     IdColumn,
@@ -15,6 +18,7 @@ from labelclean.cli._options import (
     Out,
     Overwrite,
     Pipeline,
+    Scheduler,
     Seed,
 )
 
@@ -53,6 +57,17 @@ def run(
         typer.Option(help="Exit non-zero (7) when an output guardrail fails."),
     ] = None,
     overwrite: Overwrite = False,
+    max_fit_rows: Annotated[
+        int | None,
+        typer.Option(
+            min=2,
+            help="Fit on a stratified seeded sample of at most this many rows, "
+            "then decide every row by streaming.",
+        ),
+    ] = None,
+    batch_size: BatchSize = None,
+    engine: EngineOption = Engine.local,
+    scheduler: Scheduler = None,
 ) -> None:
     """Find, correct and discard wrong labels; write cleaned data, audit and report."""
     from labelclean.pipeline import run_pipeline
@@ -78,5 +93,9 @@ def run(
             decisions=overrides,
             overwrite=overwrite,
             fail_on=fail_on.value if fail_on else None,
+            max_fit_rows=max_fit_rows,
+            batch_size=batch_size,
+            engine=engine.value,
+            scheduler=scheduler,
         )
     summarise(result)

@@ -229,7 +229,11 @@ class ParquetBatchWriter:
         if isinstance(data, pd.DataFrame):
             names = [str(c) for c in data.columns]
             if self.preserve_index:
-                names += [str(n) for n in data.index.names if n is not None]
+                # pyarrow names unnamed index levels __index_level_<i>__.
+                names += [
+                    f"__index_level_{i}__" if n is None else str(n)
+                    for i, n in enumerate(data.index.names)
+                ]
         else:
             names = list(data.schema.names)
         expected = list(self.schema.names)

@@ -8,6 +8,7 @@ runs.
 
 from labelclean.pipeline import _stages  # noqa: F401  (registers the stage kinds)
 from labelclean.pipeline._cleaner import AUDIT_EVIDENCE_COLUMNS, LabelCleaner
+from labelclean.pipeline._dask import audit_partition, dask_client, read_partitions
 from labelclean.pipeline._definition import (
     FORMAT_VERSION,
     DataSpec,
@@ -44,12 +45,15 @@ __all__ = [
     "StageRegistry",
     "StageSpec",
     "apply_model",
+    "audit_partition",
     "available_pipelines",
     "build_cleaner",
+    "dask_client",
     "load_cleaner",
     "load_pipeline",
     "parse_pipeline",
     "pipeline_search_path",
+    "read_partitions",
     "register_stage_kind",
     "render_report",
     "run_pipeline",

@@ -525,14 +525,23 @@ class LabelCleaner(BaseEstimator):
         """
         check_is_fitted(self)
         raw, Z = self._check_X(X, reset=False)
-        codes = self.confidence_estimator_._encode_new_labels(y, Z.shape[0])
-        soft = self._proba_of(self.confidence_estimator_, raw)
+        conf = self.confidence_estimator_
+        codes = conf._encode_new_labels(y, Z.shape[0])
+        counts = None
+        if hasattr(conf, "neighbor_counts") and hasattr(conf, "n_neighbors_"):
+            # One neighbour search gives both the evidence counts and the
+            # class probabilities (KNNConfidence.predict_proba is counts / k).
+            counts = conf.neighbor_counts(raw)
+            soft = np.zeros((counts.shape[0], self.classes_.shape[0]))
+            cols = np.searchsorted(self.classes_, conf.classes_)
+            soft[:, cols] = counts / conf.n_neighbors_
+        else:
+            soft = self._proba_of(conf, raw)
+            if hasattr(conf, "neighbor_counts"):
+                counts = conf.neighbor_counts(raw)
         model_proba = self._proba_in_classes(self.model_, Z)
         evidence = Evidence(codes, soft, model_proba, None)
         decision, reason, new_codes = self._decide(evidence)
-        counts = None
-        if hasattr(self.confidence_estimator_, "neighbor_counts"):
-            counts = self.confidence_estimator_.neighbor_counts(raw)
         index = X.index if is_dataframe(X) else pd.RangeIndex(Z.shape[0])
         return self._audit_frame(
             index, y, evidence, decision, reason, new_codes, counts, None

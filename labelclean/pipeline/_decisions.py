@@ -135,10 +135,27 @@ def decide(
 
 
 def neighbor_counts_json(counts: np.ndarray, classes: np.ndarray) -> pd.Series:
-    """Neighbours' label counts per row as JSON strings (zero counts omitted)."""
+    """Neighbours' label counts per row as JSON strings (zero counts omitted).
+
+    Rows with the same counts get the same string, and a neighbourhood of k
+    rows over K classes has few distinct count vectors, so each distinct
+    vector is formatted once and the strings are gathered by index.
+    """
     names = [json.dumps(c) if not isinstance(c, str) else c for c in classes.tolist()]
-    out = []
-    for row in counts:
+    counts = np.asarray(counts, dtype=np.int64)
+    n_rows = counts.shape[0]
+    if n_rows == 0:
+        return pd.Series([], dtype=object)
+    base = int(counts.max()) + 1
+    if counts.min() >= 0 and base ** counts.shape[1] < np.iinfo(np.int64).max:
+        keys = counts @ (base ** np.arange(counts.shape[1], dtype=np.int64))
+        _, first, inverse = np.unique(keys, return_index=True, return_inverse=True)
+    else:
+        _, first, inverse = np.unique(
+            counts, axis=0, return_index=True, return_inverse=True
+        )
+    formatted = np.empty(first.shape[0], dtype=object)
+    for u, row in enumerate(counts[first]):
         nz = np.flatnonzero(row)
-        out.append(json.dumps({names[j]: int(row[j]) for j in nz}, sort_keys=True))
-    return pd.Series(out, dtype=object)
+        formatted[u] = json.dumps({names[j]: int(row[j]) for j in nz}, sort_keys=True)
+    return pd.Series(formatted[inverse.ravel()], dtype=object)

@@ -47,7 +47,10 @@ def dumps_cleaner(cleaner: Any, *, metadata: dict[str, Any] | None = None) -> by
     import skops.io as sio
 
     model = copy.copy(cleaner)
+    # Per-training-row tables: not needed to decide new rows, and they grow
+    # with the training set (Evidence is also not a type skops may load).
     model.__dict__.pop("audit_", None)
+    model.__dict__.pop("evidence_", None)
     payload = {
         "format": MODEL_FORMAT,
         "version": MODEL_VERSION,

@@ -19,6 +19,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import pandas as pd
 
 from labelclean import __version__
@@ -198,8 +199,21 @@ def run_pipeline(
     decisions: dict[str, Any] | None = None,
     overwrite: bool = False,
     fail_on: str | None = None,
+    max_fit_rows: int | None = None,
+    batch_size: int | None = None,
+    engine: str = "local",
+    scheduler: str | None = None,
 ) -> RunResult:
     """Clean a parquet file or folder with a pipeline definition.
+
+    When the input has more than ``max_fit_rows`` rows, the pipeline is
+    fitted on a stratified, seeded sample of ``max_fit_rows`` rows, and every
+    input row is then decided by streaming the input batch by batch through
+    the fitted pipeline (bounded memory; see ``docs/scale.md``). The rows of
+    the sample keep the decision and evidence of the fit (leave-one-out
+    neighbours, out-of-fold model), so no row is ever judged by a model that
+    saw its label; the other rows are decided as :func:`apply_model` would.
+    The report says which (``run.fitted_on``).
 
     Parameters
     ----------
@@ -226,6 +240,18 @@ def run_pipeline(
     fail_on : {'never', 'error'} or None, default=None
         Raise :class:`GuardrailError` (after writing) when an output guardrail
         fails; default from the definition's ``[validation] fail_on``.
+    max_fit_rows : int, default=None
+        Most rows to fit on; ``None`` fits on every row.
+    batch_size : int, default=None
+        Rows per batch when streaming (default
+        :data:`~labelclean.pipeline._stream.DEFAULT_BATCH_SIZE`).
+    engine : {'local', 'dask'}, default='local'
+        Where the rows are decided after the fit (the fit always runs here):
+        'dask' writes ``audit/`` and ``cleaned/`` folders of parquet parts,
+        one per input row group, from tasks on a Dask cluster.
+    scheduler : str, default=None
+        Dask scheduler address; default ``DASK_SCHEDULER_ADDRESS``, else a
+        local cluster.
 
     Returns
     -------
@@ -248,10 +274,26 @@ def run_pipeline(
         list(definition.data.features) if definition.data.features else None
     )
     exclude = [*(exclude or []), *definition.data.exclude]
+    from labelclean.pipeline._stream import (
+        DEFAULT_BATCH_SIZE,
+        read_rows,
+        stratified_sample_positions,
+    )
+
+    if max_fit_rows is not None and max_fit_rows < 2:
+        raise ValueError(f"max_fit_rows must be at least 2, got {max_fit_rows!r}.")
+    batch_size = batch_size or DEFAULT_BATCH_SIZE
     source = inspect_parquet(input_path)
+    sampled = max_fit_rows is not None and source.num_rows > max_fit_rows
     inputs = [Path(input_path), *([definition.source] if definition.source else [])]
     with OutputFolder(out, inputs=inputs, overwrite=overwrite) as folder:
-        frame = read_parquet(source)
+        if sampled:
+            positions = stratified_sample_positions(
+                source, label=label, n_rows=int(max_fit_rows), random_state=seed
+            )
+            frame = read_rows(source, positions, batch_size)
+        else:
+            frame = read_parquet(source)
         input_result = validate_input(
             frame,
             label=label,
@@ -281,7 +323,18 @@ def run_pipeline(
             "features": [str(c) for c in columns],
             "parameters": _jsonable_params(cleaner),
             "inputs": files,
-            "fitted_on": {"rows": len(frame), "sampled": False},
+            "fitted_on": {
+                "rows": len(frame),
+                "input_rows": int(source.num_rows),
+                "sampled": sampled,
+                "sample": (
+                    "stratified by label, seeded; sampled rows keep their "
+                    "fit-time decisions, the others are decided by the fitted "
+                    "pipeline"
+                    if sampled
+                    else None
+                ),
+            },
         }
         model_meta = {
             "label": label,
@@ -306,21 +359,43 @@ def run_pipeline(
             "seed": seed,
             "outputs": dict(OUTPUT_NAMES),
         }
-        output_result, counts = _write_outputs(
-            folder,
-            frame=frame,
-            audit_cols=cleaner.audit_,
-            label=label,
-            id_column=id_column,
-            run_info=run_info,
-            input_result=input_result,
-            guardrails=dict(definition.validation),
-            model_bytes=dumps_cleaner(cleaner, metadata=model_meta),
-            manifest=manifest,
-        )
+        if sampled or engine == "dask":
+            if not sampled:
+                positions = np.arange(len(frame))
+            output_result, counts = _stream_outputs(
+                folder,
+                cleaner=cleaner,
+                source=source,
+                label=label,
+                id_column=id_column,
+                features=[str(c) for c in columns],
+                run_info=run_info,
+                guardrails=dict(definition.validation),
+                model_bytes=dumps_cleaner(cleaner, metadata=model_meta),
+                manifest=manifest,
+                batch_size=batch_size,
+                extra_validation=[input_result.to_dict()],
+                fit_positions=positions,
+                fit_audit=cleaner.audit_,
+                engine=engine,
+                scheduler=scheduler,
+            )
+        else:
+            output_result, counts = _write_outputs(
+                folder,
+                frame=frame,
+                audit_cols=cleaner.audit_,
+                label=label,
+                id_column=id_column,
+                run_info=run_info,
+                input_result=input_result,
+                guardrails=dict(definition.validation),
+                model_bytes=dumps_cleaner(cleaner, metadata=model_meta),
+                manifest=manifest,
+            )
     return _finish(
         folder,
-        len(frame),
+        int(source.num_rows),
         counts,
         output_result,
         fail_on or definition.validation.get("fail_on", "never"),
@@ -367,8 +442,19 @@ def apply_model(
     *,
     overwrite: bool = False,
     fail_on: str = "never",
+    batch_size: int | None = None,
+    engine: str = "local",
+    scheduler: str | None = None,
 ) -> RunResult:
     """Decide the rows of new labelled batches with a saved model.
+
+    The input is streamed: read one record batch at a time
+    (:func:`~labelclean.io.iter_batches`), decided by
+    :meth:`LabelCleaner.audit`, appended to ``audit.parquet`` and
+    ``cleaned.parquet``, and folded into the report's summary
+    (:class:`~labelclean.report.AuditSummary`). Memory holds one batch, the
+    model and the summary, whatever the size of the input; the rows and
+    decisions are those of ``cleaner.audit`` on the whole input.
 
     Parameters
     ----------
@@ -382,36 +468,32 @@ def apply_model(
         Replace a previous result in ``out``.
     fail_on : {'never', 'error'}, default='never'
         Raise :class:`GuardrailError` when an output guardrail fails.
+    batch_size : int, default=None
+        Rows per batch (default
+        :data:`~labelclean.pipeline._stream.DEFAULT_BATCH_SIZE`).
+    engine : {'local', 'dask'}, default='local'
+        'local' streams batches in this process; 'dask' decides the row
+        groups as partitions on a Dask cluster and writes ``audit/`` and
+        ``cleaned/`` folders of parquet parts (``docs/scale.md``).
+    scheduler : str, default=None
+        Dask scheduler address; default ``DASK_SCHEDULER_ADDRESS``, else a
+        local cluster.
 
     Returns
     -------
     result : RunResult
     """
-    from labelclean.io import OutputFolder, file_sha256, inspect_parquet, read_parquet
+    from labelclean.io import OutputFolder, file_sha256, inspect_parquet
     from labelclean.pipeline._persist import load_cleaner
-    from labelclean.validation import validate_input
+    from labelclean.pipeline._stream import DEFAULT_BATCH_SIZE
 
     cleaner, meta = load_cleaner(model_path)
     label, id_column = meta["label"], meta.get("id_column")
     source = inspect_parquet(input_path)
+    _check_source_schema(source, meta, label)
     with OutputFolder(
         out, inputs=[Path(input_path), Path(model_path)], overwrite=overwrite
     ) as folder:
-        frame = read_parquet(source)
-        _check_schema(frame, meta["schema"], label)
-        input_result = validate_input(
-            frame,
-            label=label,
-            features=meta["features"],
-            id_column=id_column,
-            label_domain=list(cleaner.classes_.tolist()),
-            reserved_columns=AUDIT_EVIDENCE_COLUMNS,
-        )
-        if not input_result.success:
-            raise DataValidationError(
-                "the input failed validation: " + _input_failures_message(input_result)
-            )
-        audit_cols = cleaner.audit(frame[meta["features"]], frame[label])
         files = [
             {"path": str(p), "rows": int(r), "sha256": file_sha256(p)}
             for p, r in zip(source.files, source.file_rows, strict=True)
@@ -435,19 +517,106 @@ def apply_model(
             else {"path": str(model_path)},
             "outputs": {k: v for k, v in OUTPUT_NAMES.items() if k != "model"},
         }
-        output_result, counts = _write_outputs(
+        output_result, counts = _stream_outputs(
             folder,
-            frame=frame,
-            audit_cols=audit_cols,
+            cleaner=cleaner,
+            source=source,
             label=label,
             id_column=id_column,
+            features=list(meta["features"]),
             run_info=run_info,
-            input_result=input_result,
             guardrails={},
             model_bytes=None,
             manifest=manifest,
+            batch_size=batch_size or DEFAULT_BATCH_SIZE,
+            engine=engine,
+            scheduler=scheduler,
         )
-    return _finish(folder, len(frame), counts, output_result, fail_on)
+    return _finish(folder, sum(counts.values()), counts, output_result, fail_on)
+
+
+def _check_source_schema(source: Any, meta: dict[str, Any], label: str) -> None:
+    """Refuse an input whose columns or types differ from the training data."""
+    import pyarrow as pa
+
+    empty = pa.Table.from_batches([], schema=source.schema).to_pandas()
+    _check_schema(empty, meta["schema"], label)
+
+
+def _stream_outputs(
+    folder: Any,
+    *,
+    cleaner: Any,
+    source: Any,
+    label: str,
+    id_column: str | None,
+    features: list[str],
+    run_info: dict[str, Any],
+    guardrails: dict[str, Any],
+    model_bytes: bytes | None,
+    manifest: dict[str, Any],
+    batch_size: int,
+    extra_validation: list[dict[str, Any]] | None = None,
+    fit_positions: Any = None,
+    fit_audit: Any = None,
+    engine: str = "local",
+    scheduler: str | None = None,
+) -> tuple[Any, dict[str, int]]:
+    """Stream ``source`` through ``cleaner`` and write every output file."""
+    from labelclean.pipeline._stream import output_checks, stream_decide
+    from labelclean.report import render_html
+
+    if source.num_rows == 0:
+        raise DataValidationError("the input has no rows; pass at least one row.")
+    meta = {"run": {k: run_info[k] for k in ("pipeline", "seed") if k in run_info}}
+    common = {
+        "label": label,
+        "features": features,
+        "id_column": id_column,
+        "names": OUTPUT_NAMES,
+        "metadata": meta,
+        "reserved_columns": tuple(AUDIT_EVIDENCE_COLUMNS),
+        "fit_positions": fit_positions,
+        "fit_audit": fit_audit,
+    }
+    if engine == "dask":
+        from labelclean.pipeline._dask import decide_dask
+
+        outcome = decide_dask(cleaner, source, folder, scheduler=scheduler, **common)
+        engine_info = {"name": "dask", "n_partitions": outcome.n_batches}
+    else:
+        outcome = stream_decide(
+            cleaner, source, folder, batch_size=batch_size, **common
+        )
+        engine_info = {
+            "name": "stream",
+            "batch_size": batch_size,
+            "n_batches": outcome.n_batches,
+        }
+    output_result = output_checks(
+        outcome.summary,
+        max_discarded_share=guardrails.get("max_discarded_share", 0.5),
+        max_discarded_share_per_class=guardrails.get("max_discarded_share_per_class"),
+        require_all_classes=guardrails.get("require_all_classes", True),
+    )
+    run_info = {**run_info, "engine": engine_info}
+    validation = [
+        *(extra_validation or []),
+        outcome.input_checks.result().to_dict(),
+        output_result.to_dict(),
+    ]
+    report = outcome.summary.report(
+        label=label,
+        run=run_info,
+        validation=validation,
+        reason_descriptions=DECISION_REASONS,
+    )
+    folder.write_json(OUTPUT_NAMES["report_json"], report)
+    folder.write_text(OUTPUT_NAMES["report_html"], render_html(report))
+    if model_bytes is not None:
+        folder.write_bytes(OUTPUT_NAMES["model"], model_bytes)
+    folder.write_json(OUTPUT_NAMES["manifest"], manifest)
+    return output_result, outcome.summary.decisions
 
 
 def validate_file(

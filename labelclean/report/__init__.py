@@ -3,7 +3,8 @@
 :func:`build_report` turns an audit table (one row per input row; columns in
 ``docs/audit.md``) into a dict of JSON types; :func:`render_html` renders that
 dict, and nothing else, into one HTML page with inline plots and styles that
-opens without a network connection.
+opens without a network connection. :class:`AuditSummary` builds the same
+dict from an audit streamed in batches or partitions, in bounded memory.
 """
 
 from labelclean.report._audit import (
@@ -20,6 +21,7 @@ from labelclean.report._json import (
     build_report,
     to_jsonable,
 )
+from labelclean.report._summary import AuditSummary
 
 __all__ = [
     "AUDIT_COLUMNS",
@@ -28,6 +30,7 @@ __all__ = [
     "REPORT_FORMAT",
     "REPORT_VERSION",
     "REQUIRED_AUDIT_COLUMNS",
+    "AuditSummary",
     "build_report",
     "check_audit_frame",
     "render_html",

@@ -1,0 +1,334 @@
+"""The Dask engine: decide every partition of a parquet dataset on a cluster.
+
+The fitted pipeline is the same :class:`~labelclean.pipeline.LabelCleaner`,
+and every partition goes through the same function as every batch of the
+single-machine stream (:func:`~labelclean.pipeline._stream.decide_frame`), so
+the two engines give the same rows and decisions.
+
+* :func:`dask_client`: a client of the scheduler at ``scheduler``, else at
+  ``DASK_SCHEDULER_ADDRESS``, else of a new local cluster.
+* :func:`read_partitions`: the input as a :class:`dask.dataframe.DataFrame`
+  with one partition per row group, each row indexed by its position in the
+  whole input (its identity in every output).
+* :func:`audit_partition`: ``map_partitions``-ready: one partition in, its
+  audit rows out. For users who embed the stages in their own Dask jobs.
+* :func:`decide_dask`: what ``--engine dask`` runs. The fitted cleaner is
+  scattered once to every worker (``client.scatter(..., broadcast=True)``,
+  so the neighbour index travels once per worker, not once per task); each
+  task reads one partition, decides it, writes ``audit/part.NNNNN.parquet``
+  and ``cleaned/part.NNNNN.parquet`` into the output folder and returns a
+  small :class:`~labelclean.report.AuditSummary`, merged on the driver into
+  one report.
+
+The output folder must be on storage the workers can write to (a shared
+file system when they run on other machines), as for ``DataFrame.to_parquet``.
+Dask is an optional extra (``pip install labelclean[dask]``); nothing here
+imports it before it is needed.
+"""
+
+import contextlib
+import os
+from collections.abc import Iterator
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+__all__ = [
+    "audit_partition",
+    "dask_client",
+    "decide_dask",
+    "read_partitions",
+]
+
+
+def _require_dask() -> None:
+    try:
+        import dask
+        import dask.dataframe  # noqa: F401
+        import distributed  # noqa: F401
+    except ImportError as exc:  # pragma: no cover - depends on the install
+        raise ImportError(
+            "the Dask engine needs dask[dataframe] and distributed; install them "
+            "with `pip install labelclean[dask]`."
+        ) from exc
+
+
+@contextlib.contextmanager
+def dask_client(scheduler: str | None = None, **cluster_kwargs: Any) -> Iterator[Any]:
+    """A Dask client for the duration of a ``with`` block.
+
+    Parameters
+    ----------
+    scheduler : str, default=None
+        Scheduler address (``tcp://host:8786``). ``None`` uses the
+        ``DASK_SCHEDULER_ADDRESS`` environment variable, and without it a
+        :class:`distributed.LocalCluster` started for the block.
+    **cluster_kwargs
+        Passed to :class:`distributed.LocalCluster` when one is started.
+
+    Yields
+    ------
+    client : distributed.Client
+    """
+    _require_dask()
+    from distributed import Client, LocalCluster
+
+    address = scheduler or os.environ.get("DASK_SCHEDULER_ADDRESS") or None
+    if address:
+        with Client(address) as client:
+            yield client
+        return
+    kwargs = {"dashboard_address": None, **cluster_kwargs}
+    with LocalCluster(**kwargs) as cluster, Client(cluster) as client:
+        yield client
+
+
+@dataclass(frozen=True)
+class _Part:
+    """One partition: a row group of a file and its first row's position."""
+
+    number: int
+    path: str
+    row_group: int
+    offset: int
+    n_rows: int
+
+
+def _parts(source: Any) -> list[_Part]:
+    import pyarrow.parquet as pq
+
+    parts = []
+    offset = 0
+    for path in source.files:
+        meta = pq.ParquetFile(path).metadata
+        for group in range(meta.num_row_groups):
+            n = meta.row_group(group).num_rows
+            parts.append(_Part(len(parts), str(path), group, offset, n))
+            offset += n
+    return parts
+
+
+def _read_part(part: _Part) -> pd.DataFrame:
+    """A partition's rows, indexed by their positions in the whole input."""
+    import pyarrow.parquet as pq
+
+    pf = pq.ParquetFile(part.path, pre_buffer=False, page_checksum_verification=True)
+    frame = pf.read_row_group(part.row_group, use_pandas_metadata=True).to_pandas()
+    frame.index = pd.RangeIndex(part.offset, part.offset + len(frame))
+    return frame
+
+
+def read_partitions(source: Any) -> Any:
+    """The parquet input as a Dask DataFrame, one partition per row group.
+
+    Parameters
+    ----------
+    source : str, path-like or ParquetSource
+        A parquet file or folder (:func:`~labelclean.io.inspect_parquet`).
+
+    Returns
+    -------
+    ddf : dask.dataframe.DataFrame
+        Rows indexed by their position in the whole input (files in the
+        order of :func:`~labelclean.io.list_parquet_files`). Columns have the
+        dtypes pandas gives the file (labelclean reads each row group with
+        pyarrow, not with ``dd.read_parquet``, whose string dtype differs on
+        pandas 3).
+    """
+    _require_dask()
+    import dask.dataframe as dd
+
+    from labelclean.io import inspect_parquet
+    from labelclean.io._parquet import ParquetSource
+
+    src = source if isinstance(source, ParquetSource) else inspect_parquet(source)
+    parts = _parts(src)
+    meta = _read_part(parts[0]).iloc[:0] if parts else None
+    return dd.from_map(_read_part, parts, meta=meta, enforce_metadata=False)
+
+
+def audit_partition(
+    frame: pd.DataFrame, cleaner: Any, *, label: str, features: list[str]
+) -> pd.DataFrame:
+    """Decide one partition: ``ddf.map_partitions(audit_partition, cleaner, ...)``.
+
+    Parameters
+    ----------
+    frame : pandas.DataFrame
+        A partition with the training feature columns and the label column.
+    cleaner : LabelCleaner
+        Fitted pipeline (pass a future from ``client.scatter(cleaner,
+        broadcast=True)`` to ship it once per worker).
+    label : str
+        Label column.
+    features : list of str
+        Feature columns of the fit.
+
+    Returns
+    -------
+    audit : pandas.DataFrame
+        The partition's columns plus the audit columns, as
+        :meth:`LabelCleaner.audit` gives them.
+    """
+    from labelclean.pipeline._stream import decide_frame
+
+    if not len(frame):
+        return frame.iloc[:0]
+    audit, _ = decide_frame(cleaner, frame, label=label, features=features)
+    return audit
+
+
+def _process(
+    part: _Part,
+    cleaner: Any,
+    label: str,
+    features: list[str],
+    id_column: str | None,
+    classes: list[Any],
+    reserved: tuple[str, ...],
+    paths: tuple[str, str],
+    metadata: dict[str, Any] | None,
+    fit_positions: Any,
+    fit_audit: Any,
+) -> tuple[Any, Any]:
+    from labelclean.io import write_parquet
+    from labelclean.pipeline._stream import (
+        InputChecks,
+        _decide_with_fitted,
+        decide_frame,
+    )
+    from labelclean.report import AuditSummary
+
+    frame = _read_part(part)
+    checks = InputChecks(
+        label=label,
+        features=list(features),
+        classes=classes,
+        id_column=id_column,
+        reserved_columns=reserved,
+    )
+    checks.add(frame)
+    if fit_positions is None:
+        audit, cleaned = decide_frame(cleaner, frame, label=label, features=features)
+    else:
+        lo, hi = np.searchsorted(
+            fit_positions, [part.offset, part.offset + part.n_rows]
+        )
+        audit, cleaned = _decide_with_fitted(
+            cleaner,
+            frame,
+            part.offset,
+            fit_positions[lo:hi],
+            fit_audit.iloc[lo:hi],
+            label,
+            features,
+        )
+    # A materialised index (never a RangeIndex, which parquet stores as
+    # metadata only) gives every part the same schema.
+    for frame_out, path in ((audit, paths[0]), (cleaned, paths[1])):
+        frame_out.index = pd.Index(np.asarray(frame_out.index, dtype=np.int64))
+        write_parquet(frame_out, path, metadata=metadata)
+    summary = AuditSummary(id_column=id_column)
+    summary.add(audit, positions=np.asarray(audit.index, dtype=np.int64))
+    return summary, checks
+
+
+@dataclass
+class DaskOutcome:
+    """What :func:`decide_dask` did."""
+
+    summary: Any
+    input_checks: Any
+    n_batches: int
+
+
+def decide_dask(
+    cleaner: Any,
+    source: Any,
+    folder: Any,
+    *,
+    label: str,
+    features: list[str],
+    id_column: str | None,
+    names: dict[str, str],
+    metadata: dict[str, Any] | None = None,
+    reserved_columns: tuple[str, ...] = (),
+    client: Any = None,
+    scheduler: str | None = None,
+    fit_positions: Any = None,
+    fit_audit: Any = None,
+) -> DaskOutcome:
+    """Decide every partition of ``source`` on Dask into ``folder``.
+
+    Writes ``<audit stem>/part.NNNNN.parquet`` and ``<cleaned
+    stem>/part.NNNNN.parquet`` (one per row group of the input, numbered in
+    input order) and returns the merged summary. Arguments as for
+    :func:`~labelclean.pipeline._stream.stream_decide`; ``client`` is used
+    as given, else one is made by :func:`dask_client` from ``scheduler``.
+
+    Returns
+    -------
+    outcome : DaskOutcome
+    """
+    _require_dask()
+    import dask
+
+    from labelclean.pipeline._stream import InputChecks
+    from labelclean.report import AuditSummary
+
+    parts = _parts(source)
+    stems = [names[k].rsplit(".", 1)[0] for k in ("audit", "cleaned")]
+    paths = [
+        tuple(
+            str(folder.file_path(f"{stem}/part.{p.number:05d}.parquet"))
+            for stem in stems
+        )
+        for p in parts
+    ]
+
+    def run(cl: Any) -> list[Any]:
+        shipped = cl.scatter(cleaner, broadcast=True)
+        fitted = positions = None
+        if fit_audit is not None:
+            fitted = cl.scatter(fit_audit, broadcast=True)
+            positions = cl.scatter(fit_positions, broadcast=True)
+        tasks = [
+            dask.delayed(_process, pure=False)(
+                part,
+                shipped,
+                label,
+                list(features),
+                id_column,
+                cleaner.classes_.tolist(),
+                tuple(reserved_columns),
+                path,
+                metadata,
+                positions,
+                fitted,
+            )
+            for part, path in zip(parts, paths, strict=True)
+        ]
+        return list(cl.compute(tasks, sync=True))
+
+    if client is not None:
+        results = run(client)
+    else:
+        with dask_client(scheduler) as cl:
+            results = run(cl)
+    summary = AuditSummary(id_column=id_column)
+    checks = InputChecks(
+        label=label,
+        features=list(features),
+        classes=cleaner.classes_.tolist(),
+        id_column=id_column,
+    )
+    for part_summary, part_checks in results:
+        summary.merge(part_summary)
+        if checks.first is None:
+            checks.first = part_checks.first
+        checks.n_rows += part_checks.n_rows
+        for value, n in part_checks.class_counts.items():
+            checks.class_counts[value] = checks.class_counts.get(value, 0) + n
+    return DaskOutcome(summary=summary, input_checks=checks, n_batches=len(parts))

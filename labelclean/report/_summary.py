@@ -1,0 +1,643 @@
+"""A report built from batches of an audit, in bounded memory.
+
+:class:`AuditSummary` is the streaming counterpart of
+:func:`~labelclean.report.build_report`. It is fed the audit one batch (or one
+Dask partition) at a time with :meth:`AuditSummary.add`, can be combined with
+another summary by :meth:`AuditSummary.merge` (partitions summarised on
+different workers), and finally gives the same ``report.json`` dict as
+:func:`~labelclean.report.build_report` on the whole audit
+(:meth:`AuditSummary.report`). It holds counts, histograms, the ``n_suspects``
+most suspicious rows and the first ``n_examples`` rows of each decision, never
+the whole audit, so its size does not grow with the number of rows.
+
+Equal to the whole-audit report, key for key, except in one place: the
+``summary`` of each evidence distribution. Its ``min``, ``max`` and the
+quantiles are exact while a column has at most :data:`MAX_EXACT_VALUES`
+distinct values (the neighbour shares, multiples of 1/k, always do); beyond
+that the quantiles are read off a histogram of :data:`FINE_BINS` bins over
+[0, 1] (error below 1e-4). The mean is a running sum, equal to the
+whole-audit mean up to rounding (about 1e-15).
+"""
+
+from collections import Counter
+from typing import Any
+
+from labelclean.report._audit import (
+    AUDIT_COLUMNS,
+    DECISIONS,
+    EVIDENCE_COLUMNS,
+    PROBABILITY_COLUMNS,
+    check_audit_frame,
+)
+from labelclean.report._json import (
+    _SUSPECT_EVIDENCE,
+    REPORT_FORMAT,
+    REPORT_VERSION,
+    _row_id,
+    _row_record,
+    _sort_key,
+    _suspicion,
+    to_jsonable,
+)
+
+__all__ = ["FINE_BINS", "MAX_EXACT_VALUES", "AuditSummary"]
+
+#: Bins of the histogram quantiles are read from, once a column has too many
+#: distinct values to count them exactly.
+FINE_BINS = 16_384
+
+#: Most distinct values per evidence column counted exactly.
+MAX_EXACT_VALUES = 4_096
+
+_POSITION = "__labelclean_position__"
+
+
+class _Distribution:
+    """Histogram, extremes, sum and (while few) exact value counts of a column."""
+
+    def __init__(self, n_bins: int) -> None:
+        import numpy as np
+
+        self.edges = np.linspace(0.0, 1.0, n_bins + 1)
+        self.counts = np.zeros((len(DECISIONS), n_bins), dtype=np.int64)
+        self.fine = np.zeros(FINE_BINS, dtype=np.int64)
+        self.values: Counter | None = Counter()
+        self.n_missing = 0
+        self.n_outside = 0
+        self.n_present = 0
+        self.total = 0.0
+        self.min = np.inf
+        self.max = -np.inf
+
+    def add(self, values: Any, decision: Any) -> None:
+        import numpy as np
+
+        finite = np.isfinite(values)
+        for k, d in enumerate(DECISIONS):
+            sel = finite & (decision == d)
+            hist, _ = np.histogram(np.clip(values[sel], 0.0, 1.0), bins=self.edges)
+            self.counts[k] += hist
+        present = values[finite]
+        self.n_missing += int((~finite).sum())
+        if not present.size:
+            return
+        self.n_outside += int(((present < 0) | (present > 1)).sum())
+        self.n_present += int(present.size)
+        self.total += float(present.sum())
+        self.min = min(self.min, float(present.min()))
+        self.max = max(self.max, float(present.max()))
+        bins = np.clip((present * FINE_BINS).astype(np.int64), 0, FINE_BINS - 1)
+        self.fine += np.bincount(bins, minlength=FINE_BINS)
+        if self.values is not None:
+            uniq, tally = np.unique(present, return_counts=True)
+            self.values.update(dict(zip(uniq.tolist(), tally.tolist(), strict=True)))
+            if len(self.values) > MAX_EXACT_VALUES:
+                self.values = None
+
+    def merge(self, other: "_Distribution") -> None:
+        self.counts += other.counts
+        self.fine += other.fine
+        if self.values is None or other.values is None:
+            self.values = None
+        else:
+            self.values.update(other.values)
+            if len(self.values) > MAX_EXACT_VALUES:
+                self.values = None
+        self.n_missing += other.n_missing
+        self.n_outside += other.n_outside
+        self.n_present += other.n_present
+        self.total += other.total
+        self.min = min(self.min, other.min)
+        self.max = max(self.max, other.max)
+
+    def _quantile(self, q: float) -> float:
+        import numpy as np
+
+        n = self.n_present
+        rank = q * (n - 1)
+        lo, hi = int(np.floor(rank)), int(np.ceil(rank))
+        if self.values is not None:
+            keys = sorted(self.values)
+            cum = np.cumsum([self.values[k] for k in keys])
+            a = keys[int(np.searchsorted(cum, lo, side="right"))]
+            b = keys[int(np.searchsorted(cum, hi, side="right"))]
+            # numpy's own interpolation between the two order statistics.
+            return float(np.quantile(np.array([a, b]), rank - lo))
+        cum = np.cumsum(self.fine)
+        b = int(np.searchsorted(cum, rank, side="right"))
+        before = cum[b - 1] if b else 0
+        inside = (rank - before + 0.5) / max(int(self.fine[b]), 1)
+        value = (b + min(max(inside, 0.0), 1.0)) / FINE_BINS
+        return float(min(max(value, self.min), self.max))
+
+    def to_dict(self, column: str) -> dict[str, Any]:
+        summary = None
+        if self.n_present:
+            summary = {
+                "min": self.min,
+                "q25": self._quantile(0.25),
+                "median": self._quantile(0.5),
+                "q75": self._quantile(0.75),
+                "max": self.max,
+                "mean": self.total / self.n_present,
+            }
+        return {
+            "column": column,
+            "bin_edges": [round(float(e), 12) for e in self.edges],
+            "counts": {
+                d: [int(c) for c in self.counts[k]] for k, d in enumerate(DECISIONS)
+            },
+            "n_missing": self.n_missing,
+            "n_outside_unit_interval": self.n_outside,
+            "summary": summary,
+        }
+
+
+class AuditSummary:
+    """Everything ``report.json`` needs from an audit, gathered batch by batch.
+
+    Parameters
+    ----------
+    id_column : str, default=None
+        Column identifying rows; ``None`` uses the audit's index.
+    n_suspects : int, default=50
+        Most suspects listed.
+    n_examples : int, default=5
+        Example rows listed per decision.
+    n_bins : int, default=20
+        Histogram bins over [0, 1].
+    max_example_columns : int, default=12
+        Most user columns shown in example rows.
+
+    Attributes
+    ----------
+    n_rows : int
+        Rows added so far.
+    decisions : dict of str to int
+        Rows per decision so far.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> from labelclean.report import AuditSummary, build_report
+    >>> audit = pd.DataFrame({
+    ...     "decision": ["kept", "corrected", "discarded"],
+    ...     "reason": ["ok", "relabelled", "low_confidence"],
+    ...     "observed_label": ["a", "a", "b"],
+    ...     "cleaned_label": ["a", "b", None],
+    ... })
+    >>> summary = AuditSummary()
+    >>> summary.add(audit.iloc[:2])
+    >>> summary.add(audit.iloc[2:])
+    >>> summary.report() == build_report(audit)
+    True
+    """
+
+    def __init__(
+        self,
+        *,
+        id_column: str | None = None,
+        n_suspects: int = 50,
+        n_examples: int = 5,
+        n_bins: int = 20,
+        max_example_columns: int = 12,
+    ) -> None:
+        self.id_column = id_column
+        self.n_suspects = n_suspects
+        self.n_examples = n_examples
+        self.n_bins = n_bins
+        self.max_example_columns = max_example_columns
+        self.n_rows = 0
+        self.columns: list[str] | None = None
+        self._labels: dict[Any, Any] = {}  # label -> value shown (observed first)
+        self._observed_labels: set = set()
+        self._triples: Counter = Counter()  # (observed, cleaned, decision) -> n
+        self._reasons: Counter = Counter()  # (decision, reason) -> n
+        self._dists: dict[str, _Distribution] = {}
+        self._rounds: Counter = Counter()
+        self._rounds_missing = 0
+        self._suspects: Any = None
+        self._examples: Any = None
+
+    @property
+    def decisions(self) -> dict[str, int]:
+        out = dict.fromkeys(DECISIONS, 0)
+        for (_, _, d), n in self._triples.items():
+            out[d] += n
+        return out
+
+    # ------------------------------------------------------------------
+    def add(self, audit: Any, positions: Any = None) -> None:
+        """Add a batch of the audit.
+
+        Parameters
+        ----------
+        audit : pandas.DataFrame
+            Consecutive or scattered rows of the audit (user columns plus the
+            audit columns), every batch with the same columns.
+        positions : array-like of int, default=None
+            Each row's position in the whole input, which orders suspects of
+            equal suspicion and example rows; ``None`` continues from the rows
+            added so far (batches added in input order).
+        """
+        import numpy as np
+        import pandas as pd
+
+        check_audit_frame(audit)
+        n = len(audit)
+        if positions is None:
+            positions = np.arange(self.n_rows, self.n_rows + n, dtype=np.int64)
+        positions = np.asarray(positions, dtype=np.int64)
+        if self.columns is None:
+            self.columns = [str(c) for c in audit.columns]
+        self.n_rows += n
+        if not n:
+            return
+        decision = audit["decision"].to_numpy(dtype=object)
+        observed = audit["observed_label"].astype(object)
+        cleaned = audit["cleaned_label"].astype(object)
+        for value in pd.unique(observed.dropna()):
+            if value not in self._observed_labels:
+                self._labels[value] = value  # observed spelling wins
+                self._observed_labels.add(value)
+        for value in pd.unique(cleaned.dropna()):
+            self._labels.setdefault(value, value)
+        triples = pd.DataFrame(
+            {
+                "o": observed.where(observed.notna(), None).to_numpy(),
+                "c": cleaned.where(cleaned.notna(), None).to_numpy(),
+                "d": decision,
+            }
+        ).value_counts(dropna=False, sort=False)
+        for (o, c, d), count in triples.items():
+            o = None if _is_na(o) else o
+            c = None if _is_na(c) else c
+            self._triples[(o, c, d)] += int(count)
+        reason = audit["reason"].astype(object).where(audit["reason"].notna(), "")
+        tally = pd.DataFrame(
+            {"d": decision, "r": reason.astype(str).to_numpy()}
+        ).value_counts(sort=False)
+        for (d, r), count in tally.items():
+            self._reasons[(str(d), str(r))] += int(count)
+        for column in PROBABILITY_COLUMNS:
+            if column in audit.columns:
+                values = pd.to_numeric(audit[column], errors="coerce").to_numpy(
+                    dtype=np.float64, na_value=np.nan
+                )
+                dist = self._dists.setdefault(column, _Distribution(self.n_bins))
+                dist.add(values, decision)
+        if "spl_zero_round" in audit.columns:
+            rounds = audit["spl_zero_round"]
+            present = rounds.dropna().to_numpy(dtype=np.int64)
+            self._rounds.update(Counter(present.tolist()))
+            self._rounds_missing += int(rounds.isna().sum())
+        self._add_suspects(audit, positions, decision)
+        self._add_examples(audit, positions, decision)
+
+    def _add_suspects(self, audit: Any, positions: Any, decision: Any) -> None:
+        import numpy as np
+        import pandas as pd
+
+        suspicion = _suspicion(audit)
+        flagged = decision != "kept"
+        sort_suspicion = np.where(np.isfinite(suspicion), -suspicion, np.inf)
+        order = np.lexsort((positions, sort_suspicion, ~flagged))[: self.n_suspects]
+        keep = [c for c in self._suspect_columns(audit) if c in audit.columns]
+        top = audit.iloc[order][keep].copy()
+        top["__suspicion"] = suspicion[order]
+        top["__sort"] = sort_suspicion[order]
+        top["__unflagged"] = ~flagged[order]
+        top[_POSITION] = positions[order]
+        if self._suspects is not None:
+            top = pd.concat([self._suspects, top])
+        order = np.lexsort(
+            (
+                top[_POSITION].to_numpy(),
+                top["__sort"].to_numpy(),
+                top["__unflagged"].to_numpy(),
+            )
+        )
+        self._suspects = top.iloc[order[: self.n_suspects]]
+
+    def _add_examples(self, audit: Any, positions: Any, decision: Any) -> None:
+        import numpy as np
+        import pandas as pd
+
+        keep = [c for c in self._example_columns(audit) if c in audit.columns]
+        picked = []
+        for d in DECISIONS:
+            rows = np.flatnonzero(decision == d)
+            rows = rows[np.argsort(positions[rows], kind="stable")][: self.n_examples]
+            picked.append(rows)
+        rows = np.concatenate(picked)
+        part = audit.iloc[rows][keep].copy()
+        part[_POSITION] = positions[rows]
+        if self._examples is not None:
+            part = pd.concat([self._examples, part])
+        part = part.sort_values(_POSITION, kind="stable")
+        self._examples = part.groupby("decision", sort=False, group_keys=False).head(
+            self.n_examples
+        )
+
+    def _user_columns(self, columns: Any) -> list[str]:
+        return [c for c in columns if c not in AUDIT_COLUMNS]
+
+    def _suspect_columns(self, audit: Any) -> list[str]:
+        present = [c for c in EVIDENCE_COLUMNS if c in audit.columns]
+        extra = [self.id_column] if self.id_column in audit.columns else []
+        return [*extra, "decision", "reason", "observed_label", "cleaned_label"] + [
+            c for c in present if c not in extra
+        ]
+
+    def _example_columns(self, audit: Any) -> list[str]:
+        user = self._user_columns(audit.columns)
+        shown = [c for c in user if self.id_column is None or c != self.id_column][
+            : self.max_example_columns
+        ]
+        extra = [self.id_column] if self.id_column in audit.columns else []
+        return [*extra, "decision", "reason", "observed_label", "cleaned_label"] + [
+            c for c in shown if c not in extra
+        ]
+
+    # ------------------------------------------------------------------
+    def merge(self, other: "AuditSummary") -> "AuditSummary":
+        """Fold ``other`` (e.g. another partition's summary) into this one.
+
+        Rows must have been added with their global ``positions``; the result
+        does not depend on the order of merging.
+
+        Returns
+        -------
+        self : AuditSummary
+        """
+        import numpy as np
+        import pandas as pd
+
+        if other.columns is None:
+            return self
+        if self.columns is None:
+            self.columns = list(other.columns)
+        self.n_rows += other.n_rows
+        for value in other._labels:
+            if value in other._observed_labels and value not in self._observed_labels:
+                self._labels[value] = other._labels[value]
+                self._observed_labels.add(value)
+            else:
+                self._labels.setdefault(value, other._labels[value])
+        self._triples.update(other._triples)
+        self._reasons.update(other._reasons)
+        for column, dist in other._dists.items():
+            if column in self._dists:
+                self._dists[column].merge(dist)
+            else:
+                self._dists[column] = dist
+        self._rounds.update(other._rounds)
+        self._rounds_missing += other._rounds_missing
+        parts = [p for p in (self._suspects, other._suspects) if p is not None]
+        if parts:
+            top = pd.concat(parts)
+            order = np.lexsort(
+                (
+                    top[_POSITION].to_numpy(),
+                    top["__sort"].to_numpy(),
+                    top["__unflagged"].to_numpy(),
+                )
+            )
+            self._suspects = top.iloc[order[: self.n_suspects]]
+        parts = [p for p in (self._examples, other._examples) if p is not None]
+        if parts:
+            part = pd.concat(parts).sort_values(_POSITION, kind="stable")
+            self._examples = part.groupby(
+                "decision", sort=False, group_keys=False
+            ).head(self.n_examples)
+        return self
+
+    # ------------------------------------------------------------------
+    def class_counts(self) -> dict[Any, dict[str, int]]:
+        """Per observed label: rows, discarded rows, and rows left after cleaning."""
+        out: dict[Any, dict[str, int]] = {}
+        for (o, _, d), n in self._triples.items():
+            if o is not None:
+                row = out.setdefault(o, {"n_observed": 0, "discarded": 0})
+                row["n_observed"] += n
+                if d == "discarded":
+                    row["discarded"] += n
+        return out
+
+    def cleaned_labels(self) -> set:
+        """Labels with at least one row in the cleaned output."""
+        return {c for (_, c, d), n in self._triples.items() if d != "discarded" and n}
+
+    def report(
+        self,
+        *,
+        label: str | None = None,
+        run: Any = None,
+        validation: Any = None,
+        reason_descriptions: Any = None,
+    ) -> dict[str, Any]:
+        """The ``report.json`` dict, as :func:`~labelclean.report.build_report`.
+
+        Parameters
+        ----------
+        label, run, validation, reason_descriptions
+            As for :func:`~labelclean.report.build_report`.
+
+        Returns
+        -------
+        report : dict
+        """
+        from collections.abc import Mapping
+
+        columns = self.columns or list(AUDIT_COLUMNS[:4])
+        n_rows = self.n_rows
+        counts = self.decisions
+        shares = {d: (counts[d] / n_rows if n_rows else 0.0) for d in DECISIONS}
+        evidence_present = [c for c in EVIDENCE_COLUMNS if c in columns]
+        evidence_missing = [c for c in EVIDENCE_COLUMNS if c not in columns]
+        user_columns = self._user_columns(columns)
+
+        labels = list(self._labels)
+        order = sorted(range(len(labels)), key=lambda j: _sort_key(labels[j]))
+        rank_of = {labels[j]: r for r, j in enumerate(order)}
+        stats = {
+            v: dict.fromkeys(
+                (
+                    "n_observed",
+                    "kept",
+                    "corrected_away",
+                    "corrected_into",
+                    "discarded",
+                    "n_cleaned",
+                ),
+                0,
+            )
+            for v in labels
+        }
+        pairs: Counter = Counter()
+        for (o, c, d), n in self._triples.items():
+            if o is not None:
+                stats[o]["n_observed"] += n
+                key = {"kept": "kept", "corrected": "corrected_away"}.get(
+                    d, "discarded"
+                )
+                stats[o][key] += n
+            if d == "corrected":
+                if c is not None:
+                    stats[c]["corrected_into"] += n
+                pairs[(o, c)] += n
+            if d != "discarded" and c is not None:
+                stats[c]["n_cleaned"] += n
+        classes = []
+        for j in order:
+            value = labels[j]
+            s = stats[value]
+            n_obs = s["n_observed"]
+            classes.append(
+                {
+                    "label": to_jsonable(self._labels[value]),
+                    **s,
+                    "share_discarded": float(s["discarded"] / n_obs) if n_obs else 0.0,
+                    "share_corrected": (
+                        float(s["corrected_away"] / n_obs) if n_obs else 0.0
+                    ),
+                }
+            )
+        corrections = [
+            {
+                "from": None if a is None else to_jsonable(self._labels[a]),
+                "to": None if b is None else to_jsonable(self._labels[b]),
+                "count": int(n),
+            }
+            for (a, b), n in sorted(
+                pairs.items(),
+                key=lambda item: (
+                    -item[1],
+                    rank_of.get(item[0][0], -1),
+                    rank_of.get(item[0][1], -1),
+                ),
+            )
+        ]
+        explain = dict(reason_descriptions or {})
+        reasons = [
+            {
+                "decision": d,
+                "reason": r,
+                "count": -negative,
+                "description": str(explain[r]) if r in explain else None,
+            }
+            for _, negative, r, d in sorted(
+                (DECISIONS.index(d), -n, r, d) for (d, r), n in self._reasons.items()
+            )
+        ]
+        distributions: dict[str, Any] = {
+            column: self._dists[column].to_dict(column)
+            for column in PROBABILITY_COLUMNS
+            if column in self._dists
+        }
+        if "spl_zero_round" in columns:
+            values = sorted(self._rounds)
+            distributions["spl_zero_round"] = {
+                "column": "spl_zero_round",
+                "values": [int(v) for v in values],
+                "counts": [int(self._rounds[v]) for v in values],
+                "n_missing": self._rounds_missing,
+            }
+        suspects = []
+        top = self._suspects
+        if top is not None:
+            suspect_columns = [
+                "decision",
+                "reason",
+                "observed_label",
+                "cleaned_label",
+                *evidence_present,
+            ]
+            for position in range(len(top)):
+                record = {
+                    "rank": position + 1,
+                    "row_id": _row_id(top, self.id_column, position),
+                }
+                record["suspicion"] = to_jsonable(top["__suspicion"].iat[position])
+                record.update(_row_record(top, position, suspect_columns))
+                suspects.append(record)
+        shown_user = [
+            c for c in user_columns if self.id_column is None or c != self.id_column
+        ][: self.max_example_columns]
+        example_columns = [
+            "decision",
+            "reason",
+            "observed_label",
+            "cleaned_label",
+            *shown_user,
+        ]
+        examples: dict[str, list] = {d: [] for d in DECISIONS}
+        if self._examples is not None:
+            ex = self._examples
+            for position in range(len(ex)):
+                d = ex["decision"].iat[position]
+                examples[d].append(
+                    {
+                        "row_id": _row_id(ex, self.id_column, position),
+                        **_row_record(ex, position, example_columns),
+                    }
+                )
+        if validation is None:
+            validation_list = []
+        elif isinstance(validation, Mapping):
+            validation_list = [to_jsonable(validation)]
+        else:
+            validation_list = [to_jsonable(v) for v in validation]
+        validation_success = (
+            all(bool(v.get("success", True)) for v in validation_list)
+            if validation_list
+            else None
+        )
+        n_classes_observed = sum(1 for v in labels if stats[v]["n_observed"] > 0)
+        return {
+            "format": REPORT_FORMAT,
+            "version": REPORT_VERSION,
+            "run": to_jsonable(dict(run or {})),
+            "input": {
+                "n_rows": n_rows,
+                "label_column": label,
+                "id_column": self.id_column,
+                "user_columns": [str(c) for c in user_columns],
+                "n_classes_observed": n_classes_observed,
+            },
+            "summary": {
+                "n_rows": n_rows,
+                "decisions": counts,
+                "shares": shares,
+                "n_flagged": counts["corrected"] + counts["discarded"],
+                "n_cleaned_rows": counts["kept"] + counts["corrected"],
+                "validation_success": validation_success,
+            },
+            "classes": classes,
+            "corrections": corrections,
+            "reasons": reasons,
+            "distributions": distributions,
+            "suspects": {
+                "ranking": (
+                    "corrected and discarded rows first, then by suspicion = 1 - mean "
+                    "of the available evidence among "
+                    + ", ".join(_SUSPECT_EVIDENCE)
+                    + " (each in [0, 1], higher = observed label more likely right), "
+                    "highest first; ties by input order"
+                ),
+                "n_listed": len(suspects),
+                "rows": suspects,
+            },
+            "examples": {"columns": [str(c) for c in example_columns], **examples},
+            "validation": validation_list,
+            "evidence": {"present": evidence_present, "missing": evidence_missing},
+        }
+
+
+def _is_na(value: Any) -> bool:
+    import pandas as pd
+
+    try:
+        return bool(pd.isna(value))
+    except (TypeError, ValueError):
+        return False
