@@ -390,6 +390,7 @@ class LabelCleaner(BaseEstimator):
                 self._fit_model(model, Z, codes, soft, rows)
                 oof[test] = self._proba_in_classes(model, Z[test])
         missing = np.isnan(oof).any(axis=1)
+        soft_model = None
         if missing.any() or self.final_fit == "soft":
             soft_model = self._make_model(n_classes, model_seed)
             self._fit_model(soft_model, Z, codes, soft, train_rows)
@@ -414,7 +415,19 @@ class LabelCleaner(BaseEstimator):
         )
         self.sample_indices_ = np.flatnonzero(decision != "discarded")
         self.cleaned_labels_ = self.classes_[new_codes[self.sample_indices_]]
-        if self.final_fit == "cleaned":
+        kept_classes = np.unique(new_codes[self.sample_indices_]).shape[0]
+        if self.final_fit == "cleaned" and kept_classes < 2:
+            warnings.warn(
+                "the cleaned rows hold fewer than two classes; the final model is "
+                "the one fitted on the rows SPLBoost kept.",
+                UserWarning,
+                stacklevel=2,
+            )
+            if soft_model is None:
+                soft_model = self._make_model(n_classes, model_seed)
+                self._fit_model(soft_model, Z, codes, soft, train_rows)
+            self.model_ = soft_model
+        elif self.final_fit == "cleaned":
             self.model_ = self._make_model(n_classes, model_seed)
             hard = np.eye(n_classes)[new_codes[self.sample_indices_]]
             cleaned_codes = new_codes.copy()

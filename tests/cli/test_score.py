@@ -9,10 +9,9 @@ import pytest
 from typer.testing import CliRunner
 
 from labelclean.cli.main import app
+from labelclean.datasets import example_path
 
-EXAMPLE = (
-    Path(__file__).resolve().parents[2] / "examples" / "data" / "wine_noisy.parquet"
-)
+EXAMPLE = Path(example_path("wine_noisy"))
 runner = CliRunner()
 
 

@@ -38,6 +38,7 @@ def audit():
             "spl_weight": [1.0, 1.0, 1.0, 1.0, 0.9, 0.5, 0.0, 0.0, 0.0, 0.0],
             "spl_zero_round": pd.array([None] * 6 + [2, 3, 3, 5], dtype="Int64"),
             "model_probability": [0.9, 0.9, 0.9, 0.8, 0.8, 0.7, 0.1, 0.1, 0.4, 0.6],
+            "model_label": ["a", "a", "b", "b", "c", "c", "a", "a", "a", "c"],
             "neighbor_label_counts": [json.dumps({"a": 4, "b": 1})] * 9 + [None],
         },
         index=pd.Index([f"r{i}" for i in range(10)], name="id"),
