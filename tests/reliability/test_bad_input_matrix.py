@@ -475,6 +475,7 @@ CASES = [
      ["'--correct-threshold'", "less than or equal"], False),
 ]  # fmt: skip
 
+
 def _build(builder, tmp: Path, request: pytest.FixtureRequest) -> Job:
     if getattr(builder, "needs_model", False):
         return builder(tmp, request.getfixturevalue("fitted_model"))
@@ -652,8 +653,10 @@ def _fast_cleaner() -> LabelCleaner:
 def test_estimators_bad_input(make, pattern, estimator):
     X, y = _api_case(make)
     X_before, y_before = X.copy(), y.copy()
-    est = KNNConfidence(n_neighbors=5) if estimator == "KNNConfidence" else (
-        _fast_cleaner()
+    est = (
+        KNNConfidence(n_neighbors=5)
+        if estimator == "KNNConfidence"
+        else (_fast_cleaner())
     )
     # NaN, inf and zero rows at KNNConfidence are scikit-learn's own
     # ValueErrors (the estimator contract); everything else is labelclean's.
@@ -667,8 +670,8 @@ def test_estimators_bad_input(make, pattern, estimator):
 
 
 def test_fast_pipeline_is_valid():
-    from labelclean.pipeline import parse_pipeline
-
     import tomllib
+
+    from labelclean.pipeline import parse_pipeline
 
     parse_pipeline(tomllib.loads(FAST_PIPELINE))
