@@ -372,9 +372,7 @@ class BayesConfidence(BaseConfidence):
         norm = logsumexp(log_joint, axis=1, keepdims=True)
         unexplained = ~np.isfinite(norm[:, 0])
         posterior = np.empty_like(log_joint)
-        posterior[~unexplained] = np.exp(
-            log_joint[~unexplained] - norm[~unexplained]
-        )
+        posterior[~unexplained] = np.exp(log_joint[~unexplained] - norm[~unexplained])
         # A row outside the support of every class density (a degenerate
         # Gaussian, or a kernel density that underflows) carries no evidence:
         # its posterior is the corrected prior, not 0/0.
