@@ -554,21 +554,25 @@ def test_the_matrix_is_large_and_distinct():
 # Cases labelclean accepts by design
 # --------------------------------------------------------------------------
 
+
+def _every_supported_kind(tmp: Path) -> Job:
+    frame = make_frame()
+    n = len(frame)
+    frame["colour"] = [f"c{i % 3}" for i in range(n)]
+    frame["size"] = pd.Categorical([f"s{i % 4}" for i in range(n)])
+    frame["flag"] = np.arange(n) % 3 == 0
+    frame["count"] = pd.array(range(n), "Int64")
+    frame["small"] = np.arange(n, dtype=np.int8)
+    frame["when"] = pd.date_range("2024", periods=n)
+    frame["when_tz"] = pd.date_range("2024", periods=n, tz="Europe/Paris")
+    frame["took"] = pd.to_timedelta(np.arange(n), unit="s")
+    frame["ratio"] = np.linspace(0, 1, n).astype(np.float32)
+    return _base(tmp, frame)
+
+
 ACCEPTED = [
-    ("feature-strings", _with("colour", lambda n: [f"c{i % 3}" for i in range(n)]),
-     None),
-    ("feature-categorical",
-     _with("colour", lambda n: pd.Categorical([f"c{i % 3}" for i in range(n)])), None),
-    ("feature-boolean", _with("flag", lambda n: np.arange(n) % 3 == 0), None),
-    ("feature-nullable-int", _with("count", lambda n: pd.array(range(n), "Int64")),
-     None),
-    ("feature-datetime", _with("when", lambda n: pd.date_range("2024", periods=n)),
-     None),
-    ("feature-datetime-tz",
-     _with("when", lambda n: pd.date_range("2024", periods=n, tz="Europe/Paris")),
-     None),
-    ("feature-duration",
-     _with("took", lambda n: pd.to_timedelta(np.arange(n), unit="s")), None),
+    ("strings-categoricals-booleans-ints-datetimes-durations",
+     _every_supported_kind, None),
     ("class-with-one-row",
      _with("label", lambda n: ["c", *(["a", "b"] * n)[: n - 1]]),
      "class(es) ['c'] have a single row"),

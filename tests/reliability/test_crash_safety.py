@@ -50,7 +50,7 @@ FINAL_NAMES = {
 @pytest.fixture(scope="module")
 def workspace(tmp_path_factory):
     folder = tmp_path_factory.mktemp("crash")
-    make_frame(n=300, seed=3).to_parquet(folder / "input.parquet")
+    make_frame(n=150, seed=3).to_parquet(folder / "input.parquet")
     write_pipeline(folder)
     return folder
 
@@ -98,7 +98,7 @@ def _assert_complete(out: Path) -> None:
     assert present == listed == FINAL_NAMES
     for name, info in marker["files"].items():
         assert file_sha256(out / name) == info["sha256"], name
-    assert len(pd.read_parquet(out / "audit.parquet")) == 300
+    assert len(pd.read_parquet(out / "audit.parquet")) == 150
 
 
 @pytest.fixture(scope="module")
