@@ -210,9 +210,12 @@ class BaseWeightBoosting(ClassifierMixin, BaseEstimator, metaclass=ABCMeta):
                 break
         if not self.estimators_:
             raise DataValidationError(
-                f"{type(self).__name__}: the first weak learner is no better than "
-                "chance on the weighted data, so no ensemble can be fit; use a "
-                "stronger weak learner or check the labels."
+                f"{type(self).__name__} could not fit a single weak learner: either "
+                "every row had zero weight in the first round, or the first weak "
+                "learner was no better than chance on the weighted data. Check the "
+                "labels and the parameters (e.g. a larger age for SPLBoost, or more "
+                "informative confidences for CB-AdaBoost), or use a stronger weak "
+                "learner."
             )
         self.estimator_weights_ = np.asarray(weights, dtype=np.float64)
         self.estimator_errors_ = np.asarray(errors, dtype=np.float64)
