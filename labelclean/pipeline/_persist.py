@@ -25,11 +25,14 @@ def allowed_types() -> list[str]:
     """Fully qualified names of the labelclean types a model file may hold."""
     from labelclean.confidence import _neighbors
     from labelclean.pipeline._cleaner import LabelCleaner
+    from labelclean.pipeline._decisions import Evidence
     from labelclean.utils import _features
     from labelclean.utils.discovery import all_estimators
 
     names = {f"{cls.__module__}.{cls.__qualname__}" for _, cls in all_estimators()}
     names.add(f"{LabelCleaner.__module__}.{LabelCleaner.__qualname__}")
+    # The fitted cleaner keeps its evidence (arrays) for re-deciding.
+    names.add(f"{Evidence.__module__}.{Evidence.__qualname__}")
     names.add(f"{_neighbors.NeighborIndex.__module__}.NeighborIndex")
     names.add(f"{_features.__name__}._as_string")
     names.add(f"{_features.__name__}._to_seconds")
