@@ -13,24 +13,7 @@ import sys
 import textwrap
 
 import pytest
-from reliability_utils import make_frame, python_env, write_pipeline
-
-#: Audit events that mean network activity (PEP 578 / the audit events table).
-NETWORK_EVENTS = (
-    "socket.connect",
-    "socket.bind",
-    "socket.getaddrinfo",
-    "socket.gethostbyname",
-    "socket.gethostbyaddr",
-    "socket.sendto",
-    "socket.sendmsg",
-    "urllib.Request",
-    "http.client.connect",
-    "http.client.send",
-    "ftplib.connect",
-    "smtplib.connect",
-    "webbrowser.open",
-)
+from reliability_utils import NETWORK_EVENTS, make_frame, python_env, write_pipeline
 
 _AUDITED_MAIN = """
 import json, sys

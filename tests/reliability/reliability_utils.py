@@ -33,6 +33,23 @@ kind = "cb_adaboost"
 params = { n_estimators = 20 }
 """
 
+#: Audit events that mean network activity (PEP 578 / the audit events table).
+NETWORK_EVENTS = (
+    "socket.connect",
+    "socket.bind",
+    "socket.getaddrinfo",
+    "socket.gethostbyname",
+    "socket.gethostbyaddr",
+    "socket.sendto",
+    "socket.sendmsg",
+    "urllib.Request",
+    "http.client.connect",
+    "http.client.send",
+    "ftplib.connect",
+    "smtplib.connect",
+    "webbrowser.open",
+)
+
 #: Exit codes of the command-line interface, by class of error.
 EXIT_USAGE = 2
 EXIT_DATA = 3

@@ -14,8 +14,13 @@ import pickle
 from pathlib import Path
 
 import pytest
-from conftest import NETWORK_EVENTS
-from reliability_utils import EXIT_DEFINITION, make_frame, tree_digest, write_pipeline
+from reliability_utils import (
+    EXIT_DEFINITION,
+    NETWORK_EVENTS,
+    make_frame,
+    tree_digest,
+    write_pipeline,
+)
 from typer.testing import CliRunner
 
 from labelclean.cli.main import app
