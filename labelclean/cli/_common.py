@@ -2,6 +2,8 @@
 
 import contextlib
 import logging
+import sys
+import warnings
 from collections.abc import Iterator
 from typing import Any
 
@@ -12,15 +14,97 @@ from labelclean.exceptions import LabelcleanError
 __all__ = ["progress_note", "summarise", "user_errors"]
 
 
+class _CurrentStderrHandler(logging.StreamHandler):  # type: ignore[type-arg]
+    """Log to whatever ``sys.stderr`` is at the time of the record.
+
+    A handler bound to the stream of the first command would write to a
+    closed stream when the app is invoked again in one process (tests,
+    notebooks) after that stream was replaced.
+    """
+
+    @property  # type: ignore[override]
+    def stream(self) -> Any:
+        return sys.stderr
+
+    @stream.setter
+    def stream(self, value: Any) -> None:
+        pass
+
+
+class _Once(logging.Filter):
+    """Drop a record whose text was already shown during this command."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.seen: set[str] = set()
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        text = record.getMessage()
+        if text in self.seen:
+            return False
+        self.seen.add(text)
+        return True
+
+
+def _configure_logging() -> _Once:
+    root = logging.getLogger()
+    for handler in root.handlers:
+        if isinstance(handler, _CurrentStderrHandler):
+            break
+    else:
+        handler = _CurrentStderrHandler()
+        handler.setFormatter(logging.Formatter("%(levelname)s: %(message)s"))
+        handler.addFilter(_Once())
+        root.addHandler(handler)
+        if root.level == logging.NOTSET or root.level > logging.WARNING:
+            root.setLevel(logging.WARNING)
+    once = next(f for f in handler.filters if isinstance(f, _Once))
+    once.seen.clear()
+    return once
+
+
+def _format_warning(
+    message: Any, category: Any, filename: Any, lineno: Any, line: Any = None
+) -> str:
+    # The warning's own text (it says what happened and what to try), without
+    # the file, line and source code of wherever it was raised.
+    return str(message)
+
+
+def _show_warning(
+    message: Any,
+    category: Any,
+    filename: Any,
+    lineno: Any,
+    file: Any = None,
+    line: Any = None,
+) -> None:
+    logging.getLogger("py.warnings").warning("%s", message)
+
+
+@contextlib.contextmanager
+def _plain_warnings() -> Iterator[None]:
+    """Show each distinct warning once, as one ``WARNING: text`` line."""
+    saved = warnings.formatwarning
+    with warnings.catch_warnings():
+        warnings.formatwarning = _format_warning
+        warnings.showwarning = _show_warning
+        try:
+            yield
+        finally:
+            warnings.formatwarning = saved
+
+
 @contextlib.contextmanager
 def user_errors() -> Iterator[None]:
     """Print a labelclean error as one line on stderr and exit with its code.
 
     Anything else is a bug and keeps its traceback.
     """
-    logging.basicConfig(level=logging.WARNING, format="%(levelname)s: %(message)s")
+    _configure_logging()
     try:
-        yield
+        with _plain_warnings():
+            yield
     except LabelcleanError as exc:
         typer.echo(f"error: {exc}", err=True)
         raise typer.Exit(code=exc.exit_code) from None

@@ -20,7 +20,11 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 from labelclean.exceptions import DataValidationError
 from labelclean.utils._features import check_feature_frame, make_feature_encoder
 from labelclean.utils._sklearn import HasMethods, Interval, StrOptions
-from labelclean.utils._validation import is_dataframe, non_numeric_columns
+from labelclean.utils._validation import (
+    check_unique_columns,
+    is_dataframe,
+    non_numeric_columns,
+)
 
 __all__ = ["BaseConfidence", "FeatureSpaceMixin"]
 
@@ -34,6 +38,7 @@ class FeatureSpaceMixin:
     # -- features ---------------------------------------------------------
     def _encode_features(self, X: ArrayLike, *, reset: bool) -> np.ndarray:
         """Validate ``X`` and map it to the encoded distance space."""
+        check_unique_columns(X)
         mixed = is_dataframe(X) and bool(non_numeric_columns(X))
         if not reset:
             check_is_fitted(self)

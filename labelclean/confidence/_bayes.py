@@ -214,6 +214,10 @@ class BayesConfidence(BaseConfidence):
     conditioned by the shrinkage. A class with a single row in L_red uses
     the pooled covariance of L_red.
 
+    A row that every class density gives zero density (possible when a
+    class's rows all coincide in some direction, or far in the tail of a
+    kernel density) gets the corrected priors as its posterior.
+
     References
     ----------
     .. [1] B. Yang, Y. Zhou and Y. Ling, "Robust and Efficient Boosting Method
@@ -363,8 +367,17 @@ class BayesConfidence(BaseConfidence):
         return np.column_stack(columns)
 
     def _posterior(self, log_density: np.ndarray) -> np.ndarray:
-        log_joint = log_density + np.log(self.class_priors_)
-        return np.exp(log_joint - logsumexp(log_joint, axis=1, keepdims=True))
+        with np.errstate(divide="ignore"):
+            log_joint = log_density + np.log(self.class_priors_)
+        norm = logsumexp(log_joint, axis=1, keepdims=True)
+        unexplained = ~np.isfinite(norm[:, 0])
+        posterior = np.empty_like(log_joint)
+        posterior[~unexplained] = np.exp(log_joint[~unexplained] - norm[~unexplained])
+        # A row outside the support of every class density (a degenerate
+        # Gaussian, or a kernel density that underflows) carries no evidence:
+        # its posterior is the corrected prior, not 0/0.
+        posterior[unexplained] = self.class_priors_
+        return posterior
 
     def _class_probabilities(self, Z: np.ndarray) -> np.ndarray:
         check_is_fitted(self)

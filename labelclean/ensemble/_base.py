@@ -33,6 +33,7 @@ from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from labelclean.ensemble._binned import BinnedTreeClassifier, _BinMapper
+from labelclean.exceptions import DataValidationError
 from labelclean.utils._sklearn import HasMethods, Interval, check_sample_weight
 
 __all__ = ["BaseWeightBoosting", "BoostStep", "TrainingData"]
@@ -208,7 +209,7 @@ class BaseWeightBoosting(ClassifierMixin, BaseEstimator, metaclass=ABCMeta):
             if step.stop:
                 break
         if not self.estimators_:
-            raise ValueError(
+            raise DataValidationError(
                 f"{type(self).__name__} could not fit a single weak learner: either "
                 "every row had zero weight in the first round, or the first weak "
                 "learner was no better than chance on the weighted data. Check the "

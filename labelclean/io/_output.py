@@ -203,19 +203,21 @@ def check_output_location(
         entries = sorted(p.name for p in target.iterdir())
         if entries:
             foreign = _foreign_entries(target)
-            if not overwrite:
-                shown = ", ".join(entries[:5]) + (", ..." if len(entries) > 5 else "")
-                raise OutputError(
-                    f"the output folder {str(out)!r} already holds results ({shown}); "
-                    "pass overwrite=True (--overwrite) to replace them, or choose a "
-                    "new folder."
-                )
+            # Foreign files first: suggesting --overwrite for them would be
+            # advice that cannot work.
             if foreign:
                 shown = ", ".join(foreign[:5]) + (", ..." if len(foreign) > 5 else "")
                 raise OutputError(
                     f"the output folder {str(out)!r} holds files labelclean did not "
                     f"write ({shown}); labelclean replaces only its own results, so "
                     "choose a new or empty folder."
+                )
+            if not overwrite:
+                shown = ", ".join(entries[:5]) + (", ..." if len(entries) > 5 else "")
+                raise OutputError(
+                    f"the output folder {str(out)!r} already holds results ({shown}); "
+                    "pass overwrite=True (--overwrite) to replace them, or choose a "
+                    "new folder."
                 )
     parent = target.parent
     while not parent.exists() and parent != parent.parent:

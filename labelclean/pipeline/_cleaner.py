@@ -40,7 +40,11 @@ from labelclean.pipeline._decisions import (
 from labelclean.report._audit import AUDIT_COLUMNS
 from labelclean.utils._features import make_feature_encoder
 from labelclean.utils._sklearn import HasMethods, Interval, StrOptions, fit_context
-from labelclean.utils._validation import check_labels, is_dataframe
+from labelclean.utils._validation import (
+    check_labels,
+    check_unique_columns,
+    is_dataframe,
+)
 
 logger = logging.getLogger(__name__)
 
@@ -264,6 +268,7 @@ class LabelCleaner(BaseEstimator):
         """Validate ``X`` and return (frame-or-array for confidence, Z)."""
         from sklearn.utils.validation import validate_data
 
+        check_unique_columns(X)
         if is_dataframe(X):
             if X.shape[0] == 0:
                 raise DataValidationError("X has 0 rows; pass at least one row.")

@@ -25,11 +25,14 @@ def allowed_types() -> list[str]:
     """Fully qualified names of the labelclean types a model file may hold."""
     from labelclean.confidence import _neighbors
     from labelclean.pipeline._cleaner import LabelCleaner
+    from labelclean.pipeline._decisions import Evidence
     from labelclean.utils import _features
     from labelclean.utils.discovery import all_estimators
 
     names = {f"{cls.__module__}.{cls.__qualname__}" for _, cls in all_estimators()}
     names.add(f"{LabelCleaner.__module__}.{LabelCleaner.__qualname__}")
+    # The fitted cleaner keeps its evidence (arrays) for re-deciding.
+    names.add(f"{Evidence.__module__}.{Evidence.__qualname__}")
     names.add(f"{_neighbors.NeighborIndex.__module__}.NeighborIndex")
     names.add(f"{_features.__name__}._as_string")
     names.add(f"{_features.__name__}._to_seconds")
@@ -57,7 +60,45 @@ def dumps_cleaner(cleaner: Any, *, metadata: dict[str, Any] | None = None) -> by
         "metadata": metadata or {},
         "cleaner": model,
     }
-    return sio.dumps(payload)
+    return _canonical_archive(sio.dumps(payload))
+
+
+def _canonical_archive(data: bytes) -> bytes:
+    """The same skops archive, byte-identical for the same content.
+
+    skops names array files and object references by memory address and
+    stamps zip entries with the current time; both are replaced (by order of
+    first appearance, and by a fixed date) so that the same fit gives the same
+    bytes in any process.
+    """
+    import io
+    import re
+    import zipfile
+
+    numbers: dict[str, str] = {}
+
+    def renumber(match: re.Match[str]) -> str:
+        new = numbers.setdefault(match.group(2), str(len(numbers) + 1))
+        return match.group(1) + new + match.group(3)
+
+    out = io.BytesIO()
+    with zipfile.ZipFile(io.BytesIO(data)) as source:
+        schema = source.read("schema.json").decode("utf-8")
+        schema = re.sub(r'("__id__": )(\d+)()', renumber, schema)
+        schema = re.sub(r'("file": ")(\d+)(\.npy")', renumber, schema)
+        with zipfile.ZipFile(out, "w") as target:
+            for item in source.infolist():
+                content = source.read(item.filename)
+                name = item.filename
+                if name == "schema.json":
+                    content = schema.encode("utf-8")
+                elif match := re.fullmatch(r"(\d+)\.npy", name):
+                    name = numbers.get(match.group(1), match.group(1)) + ".npy"
+                info = zipfile.ZipInfo(name, date_time=(1980, 1, 1, 0, 0, 0))
+                info.compress_type = item.compress_type
+                info.external_attr = item.external_attr
+                target.writestr(info, content)
+    return out.getvalue()
 
 
 def loads_cleaner(data: bytes, *, source: str = "<bytes>") -> tuple[Any, dict]:

@@ -95,8 +95,15 @@ def _resolve_columns(
 def _input_failures_message(result: Any) -> str:
     parts = []
     for check in result.failures:
-        parts.append(check.message if getattr(check, "message", None) else check.name)
-    return "; ".join(parts)
+        text = check.message if getattr(check, "message", None) else check.name
+        parts.append(text.rstrip(". "))
+    return "; ".join(parts) + "."
+
+
+def _log_input_warnings(result: Any) -> None:
+    for check in result.checks:
+        if not check.success and check.severity == "warning" and check.message:
+            logger.warning("%s", check.message)
 
 
 def _cleaned_frame(frame: pd.DataFrame, audit: pd.DataFrame, label: str):
@@ -307,6 +314,7 @@ def run_pipeline(
             raise DataValidationError(
                 "the input failed validation: " + _input_failures_message(input_result)
             )
+        _log_input_warnings(input_result)
         columns = _resolve_columns(frame, label, id_column, features, exclude)
         cleaner = build_cleaner(definition, random_state=seed, overrides=decisions)
         cleaner.fit(frame[columns], frame[label])

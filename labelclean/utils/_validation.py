@@ -7,12 +7,35 @@ import pandas as pd
 
 from labelclean.exceptions import DataValidationError
 
-__all__ = ["check_labels", "is_dataframe", "non_numeric_columns"]
+__all__ = [
+    "check_labels",
+    "check_unique_columns",
+    "is_dataframe",
+    "non_numeric_columns",
+]
 
 
 def is_dataframe(X: object) -> bool:
     """Return True when ``X`` is a pandas DataFrame."""
     return isinstance(X, pd.DataFrame)
+
+
+def check_unique_columns(X: object) -> None:
+    """Refuse a DataFrame that names two columns alike.
+
+    Raises
+    ------
+    DataValidationError
+        If ``X`` is a DataFrame with duplicate column names (a feature would
+        be ambiguous; scikit-learn's own check raises a foreign error).
+    """
+    if is_dataframe(X) and X.columns.has_duplicates:  # type: ignore[attr-defined]
+        columns = X.columns  # type: ignore[attr-defined]
+        dupes = sorted({str(c) for c in columns[columns.duplicated()]})
+        raise DataValidationError(
+            f"X has duplicate column names {dupes}; rename them so each feature "
+            "is named once."
+        )
 
 
 def non_numeric_columns(X: pd.DataFrame) -> list[str]:

@@ -124,7 +124,8 @@ def validate_input(
         ``no_reserved_column_names``, ``id_column_present``, ``id_unique``,
         ``feature_columns_present``, ``has_features``, ``feature_usable``
         (one per unusable column), ``feature_not_constant`` (warning, one
-        per constant column), ``label_not_null``, ``label_in_domain``,
+        per constant column), ``features_vary`` (only when every feature is
+        constant), ``label_not_null``, ``label_in_domain``,
         ``at_least_two_classes``, ``no_single_row_class`` (warning).
     """
     import pandas as pd
@@ -285,6 +286,7 @@ def validate_input(
     if feature_list:
         from labelclean.utils._features import check_feature_frame
 
+        constant = []
         for name in feature_list:
             try:
                 _check_not_nested(frame[name], name)
@@ -316,6 +318,7 @@ def validate_input(
                 )
                 continue
             if n > 1 and frame[name].nunique(dropna=False) <= 1:
+                constant.append(name)
                 checks.append(
                     CheckResult(
                         name="feature_not_constant",
@@ -328,6 +331,20 @@ def validate_input(
                         "information; consider excluding it.",
                     )
                 )
+        if constant and len(constant) == len(feature_list):
+            checks.append(
+                CheckResult(
+                    name="features_vary",
+                    description="at least one feature column varies",
+                    success=False,
+                    engine="pandas",
+                    unexpected_count=len(constant),
+                    examples=[str(c) for c in constant[:max_examples]],
+                    message="every feature column is constant, so rows cannot be "
+                    "told apart and no label can be checked; give feature columns "
+                    "that vary.",
+                )
+            )
 
     # Labels -------------------------------------------------------------------
     if has_label:
@@ -367,14 +384,24 @@ def validate_input(
             )
         )
         if label_domain is not None:
+            domain = [_plain(v) for v in label_domain]
+            allowed = set(domain)
+            outside = [
+                _plain(v)
+                for v in frame[label].dropna().unique()
+                if _plain(v) not in allowed
+            ][:5]
+            detail = f" ({outside!r}; expected one of {domain!r})".replace(
+                "{", "{{"
+            ).replace("}", "}}")
             checks.append(
                 ge_check(
                     outcomes.get("label_in_domain"),
                     name="label_in_domain",
                     column=label,
-                    description=f"labels lie in {[_plain(v) for v in label_domain]}",
+                    description=f"labels lie in {domain}",
                     fail_message="{count} row(s) have a label outside the expected "
-                    "domain; fix them or widen the domain.",
+                    "domain" + detail + "; fix them or widen the domain.",
                     pass_message="every label lies in the expected domain.",
                 )
             )

@@ -38,6 +38,17 @@ def run_expectations(
     import great_expectations as gx
     from great_expectations.data_context.types.base import ProgressBarsConfig
 
+    # Some great-expectations modules set their own logger to INFO on import
+    # (e.g. "Created temporary directory ... for ephemeral docs site"), which
+    # would put noise next to the CLI's one-line messages on stderr.
+    for name, item in logging.root.manager.loggerDict.items():
+        if (
+            name.startswith("great_expectations.")
+            and isinstance(item, logging.Logger)
+            and logging.NOTSET < item.level < logging.WARNING
+        ):
+            item.setLevel(logging.WARNING)
+
     context = gx.get_context(mode="ephemeral")
     context.variables.progress_bars = ProgressBarsConfig(globally=False)
     batch_definition = (
