@@ -162,7 +162,9 @@ class InputChecks:
             bad = pd.unique(labels[outside])[:5].tolist()
             raise DataValidationError(
                 f"the input failed validation: {int(outside.sum())} row(s) have a "
-                f"label outside the fitted classes {self.classes!r}, e.g. {bad!r}."
+                f"label outside the fitted classes {self.classes!r}, e.g. {bad!r}; "
+                "relabel those rows, or fit a new model on data that has them "
+                "(labelclean run)."
             )
         for value, n in labels.value_counts(sort=False).items():
             self.class_counts[value] = self.class_counts.get(value, 0) + int(n)
