@@ -21,6 +21,19 @@ def _seeds(spec: str) -> list[int]:
     return [int(spec)]
 
 
+@pytest.fixture(autouse=True, scope="session")
+def _one_blas_thread():
+    """Run the suite with single-threaded BLAS/OpenMP.
+
+    On a small shared machine, threaded BLAS made tiny matrix products up to
+    100 times slower; results do not depend on the thread count.
+    """
+    from threadpoolctl import threadpool_limits
+
+    with threadpool_limits(limits=1):
+        yield
+
+
 @pytest.fixture(params=_seeds(_SEED_SPEC))
 def global_random_seed(request: pytest.FixtureRequest) -> int:
     """A seed for tests whose assertions must hold for any seed."""

@@ -159,9 +159,9 @@ class BayesConfidence(BaseConfidence):
     algorithm : {'auto', 'exact', 'approximate'}, default='auto'
         Neighbour search backend of the filter.
 
-        - 'exact': scikit-learn's exact search; best below about 1e5 rows.
+        - 'exact': scikit-learn's exact search; best below about 2e5 rows.
         - 'approximate': pynndescent's graph search, for large data.
-        - 'auto': 'approximate' from 100,000 rows on, else 'exact'.
+        - 'auto': 'approximate' from 200,000 rows on, else 'exact'.
     max_categories : int, default=32
         Most one-hot columns per categorical feature.
     random_state : int, RandomState instance or None, default=None
@@ -220,9 +220,9 @@ class BayesConfidence(BaseConfidence):
 
     References
     ----------
-    .. [1] B. Yang, Y. Zhou and Y. Ling, "Robust and Efficient Boosting Method
-       using the Conditional Risk", IEEE Transactions on Neural Networks and
-       Learning Systems, §III-E.
+    .. [1] Z. Xiao, Z. Luo, B. Zhong and X. Dang, "Robust and Efficient
+       Boosting Method using the Conditional Risk", IEEE Transactions on
+       Neural Networks and Learning Systems, §III-E.
     .. [2] O. Ledoit and M. Wolf, "A well-conditioned estimator for
        large-dimensional covariance matrices", Journal of Multivariate
        Analysis, 88(2), 2004.

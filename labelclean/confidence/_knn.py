@@ -70,10 +70,10 @@ class KNNFilter(FeatureSpaceMixin, BaseEstimator):
     algorithm : {'auto', 'exact', 'approximate'}, default='auto'
         Neighbour search backend.
 
-        - 'exact': scikit-learn's exact search; best below about 1e5 rows.
+        - 'exact': scikit-learn's exact search; best below about 2e5 rows.
         - 'approximate': pynndescent's graph search; near-linear, for large
           data (pays about 25 s of compilation once per process).
-        - 'auto': 'approximate' from 100,000 rows on, else 'exact'.
+        - 'auto': 'approximate' from 200,000 rows on, else 'exact'.
     max_categories : int, default=32
         Most one-hot columns per categorical feature.
     random_state : int, RandomState instance or None, default=None
@@ -121,9 +121,9 @@ class KNNFilter(FeatureSpaceMixin, BaseEstimator):
 
     References
     ----------
-    .. [1] B. Yang, Y. Zhou and Y. Ling, "Robust and Efficient Boosting Method
-       using the Conditional Risk", IEEE Transactions on Neural Networks and
-       Learning Systems, §III-E.
+    .. [1] Z. Xiao, Z. Luo, B. Zhong and X. Dang, "Robust and Efficient
+       Boosting Method using the Conditional Risk", IEEE Transactions on
+       Neural Networks and Learning Systems, §III-E.
 
     Examples
     --------
@@ -301,10 +301,10 @@ class KNNConfidence(BaseConfidence):
     algorithm : {'auto', 'exact', 'approximate'}, default='auto'
         Neighbour search backend.
 
-        - 'exact': scikit-learn's exact search; best below about 1e5 rows.
+        - 'exact': scikit-learn's exact search; best below about 2e5 rows.
         - 'approximate': pynndescent's graph search; near-linear, for large
           data (pays about 25 s of compilation once per process).
-        - 'auto': 'approximate' from 100,000 rows on, else 'exact'.
+        - 'auto': 'approximate' from 200,000 rows on, else 'exact'.
     max_categories : int, default=32
         Most one-hot columns per categorical feature.
     random_state : int, RandomState instance or None, default=None
@@ -354,9 +354,9 @@ class KNNConfidence(BaseConfidence):
 
     References
     ----------
-    .. [1] B. Yang, Y. Zhou and Y. Ling, "Robust and Efficient Boosting Method
-       using the Conditional Risk", IEEE Transactions on Neural Networks and
-       Learning Systems, §III-E, eq. (III.14).
+    .. [1] Z. Xiao, Z. Luo, B. Zhong and X. Dang, "Robust and Efficient
+       Boosting Method using the Conditional Risk", IEEE Transactions on
+       Neural Networks and Learning Systems, §III-E, eq. (III.14).
 
     Examples
     --------

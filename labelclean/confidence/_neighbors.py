@@ -36,7 +36,11 @@ logger = logging.getLogger(__name__)
 __all__ = ["APPROXIMATE_MIN_SAMPLES", "NeighborIndex", "resolve_algorithm"]
 
 #: From this many rows on, ``algorithm='auto'`` uses the approximate backend.
-APPROXIMATE_MIN_SAMPLES = 100_000
+#: Measured (benchmarks/RESULTS.md, section ``confidence-speed``): at 1e5 rows
+#: x 20 features the exact search takes 13 s and the approximate one 29 s in a
+#: fresh process (compilation included); the exact one grows faster than
+#: linearly, so the crossover lies near 2e5 rows.
+APPROXIMATE_MIN_SAMPLES = 200_000
 
 #: Up to this many queries outside the candidate graph are searched exactly.
 _BRUTE_FORCE_MAX_QUERIES = 2_000
