@@ -397,7 +397,7 @@ CASES = [
     ("apply-no-label", _apply(lambda f: f.drop(columns="label")), EXIT_DATA,
      ["no label column 'label'"], True),
     ("apply-unknown-class", _apply(lambda f: f.assign(label=f.label.replace("b", "z"))),
-     EXIT_DATA, ["outside the fitted classes ['a', 'b'], e.g. ['z']", "fit a new model"],
+     EXIT_DATA, ["fitted classes ['a', 'b'], e.g. ['z']", "fit a new model"],
      True),
     # -- input files (4) ---------------------------------------------------------
     ("zero-byte-file", _zero_byte, EXIT_INPUT,
