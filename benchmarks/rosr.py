@@ -27,7 +27,6 @@ import itertools
 import logging
 
 import numpy as np
-from sklearn.base import clone
 from sklearn.datasets import (
     load_breast_cancer,
     load_digits,

@@ -1,3 +1,5 @@
 """labelclean.ensemble."""
 
-__all__: list[str] = []
+from labelclean.ensemble._spbl import SPBLClassifier
+
+__all__: list[str] = ["SPBLClassifier"]

@@ -9,10 +9,19 @@ from sklearn.datasets import load_iris, load_wine
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.linear_model import LogisticRegression
 from sklearn.preprocessing import StandardScaler
+from threadpoolctl import threadpool_limits
 
 from labelclean.linear_model import RoSRClassifier
 from labelclean.linear_model._rosr import _spl_weights, _threshold
 from labelclean.noise import flip_labels
+
+
+@pytest.fixture(autouse=True, scope="module")
+def _one_blas_thread():
+    # Small matrices: threaded BLAS only adds overhead, and on a loaded
+    # machine it slows these tests down by an order of magnitude.
+    with threadpool_limits(1):
+        yield
 
 
 @pytest.fixture(scope="module")
