@@ -462,8 +462,9 @@ class SPBLClassifier(ClassifierMixin, BaseEstimator):
                     )
                 train, val = np.sort(train), np.sort(val)
 
-        mean = X[train].mean(axis=0)
-        scale = X[train].std(axis=0)
+        # Weighted, so that integer weights and repeated rows agree.
+        mean = np.average(X[train], axis=0, weights=s[train])
+        scale = np.sqrt(np.average((X[train] - mean) ** 2, axis=0, weights=s[train]))
         scale[scale == 0] = 1.0
         Xs = (X - mean) / scale
         units = _LogisticUnits(mean, scale, n_features)
@@ -474,9 +475,8 @@ class SPBLClassifier(ClassifierMixin, BaseEstimator):
         H = np.empty((train.size, 0))
         H_val = np.empty((val.size, 0))
         W = np.empty((0, n_classes))
-        history: list[tuple[np.ndarray, np.ndarray, np.ndarray]] = []
+        history: list[tuple[np.ndarray, np.ndarray, np.ndarray, bool]] = []
         val_errors: list[float] = []
-        failed = False
         lam = np.full(n_classes, np.inf)
 
         for t in range(self.n_estimators):
@@ -506,7 +506,6 @@ class SPBLClassifier(ClassifierMixin, BaseEstimator):
             W = np.vstack([W, np.zeros((1, n_classes))])
             # Fully corrective update of W (eq. 9) under the current v.
             W, ok = _solve_w(H, W, c_tr, base * v, self.nu, self.max_iter, self.tol)
-            failed = failed or not ok
             # SPL: new v (eq. 8) from the new W, threshold annealed by share.
             losses, _ = _margins_loss(H, W, c_tr)
             if self.weighting == "mixture":
@@ -524,7 +523,7 @@ class SPBLClassifier(ClassifierMixin, BaseEstimator):
                     lam = np.full(n_classes, _share_threshold(losses, s_tr, share))
                 lam_rows = lam[c_tr]
                 v = _mixture_weights(losses, lam_rows, self.zeta_ratio * lam_rows)
-            history.append((W.copy(), v.copy(), lam))
+            history.append((W.copy(), v.copy(), lam, ok))
             if val.size:
                 pred = np.argmax(H_val @ W, axis=1)
                 err = float(np.average(pred != codes[val], weights=s[val]))
@@ -535,11 +534,14 @@ class SPBLClassifier(ClassifierMixin, BaseEstimator):
 
         n_iter = len(history)
         best = int(np.argmin(val_errors)) if val_errors else n_iter - 1
-        W, v, lam = history[best]
-        if failed:
+        W, v, lam, ok = history[best]
+        if not ok:
+            # Earlier W updates are warm starts for later ones; only the kept
+            # one has to be converged.
             warnings.warn(
-                f"The W update did not converge within max_iter={self.max_iter} "
-                f"iterations (tol={self.tol}) at least once; increase max_iter or tol.",
+                f"The update of W for the kept ensemble did not converge within "
+                f"max_iter={self.max_iter} iterations (tol={self.tol}); increase "
+                "max_iter or tol.",
                 ConvergenceWarning,
                 stacklevel=2,
             )

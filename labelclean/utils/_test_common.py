@@ -13,10 +13,21 @@ from labelclean.utils.discovery import all_estimators
 __all__ = ["FAST_PARAMS", "EXPECTED_FAILED_CHECKS", "expected_failed_checks", "instances"]
 
 # Per-class keyword arguments that keep the checks quick.
-FAST_PARAMS: dict[str, dict[str, Any]] = {}
+FAST_PARAMS: dict[str, dict[str, Any]] = {
+    "SPBLClassifier": {"n_estimators": 10},
+}
 
 # Per-class {check name: reason}.
-EXPECTED_FAILED_CHECKS: dict[str, dict[str, str]] = {}
+EXPECTED_FAILED_CHECKS: dict[str, dict[str, str]] = {
+    "SPBLClassifier": {
+        "check_sample_weight_equivalence_on_dense_data": (
+            "early stopping holds out a random share of the rows, not of the "
+            "weight: a repeated row can land on both sides of the split, so "
+            "integer weights and repeated rows give different splits (with "
+            "early_stopping=False the check passes)."
+        ),
+    },
+}
 
 
 def instances() -> list[BaseEstimator]:

@@ -3,6 +3,7 @@
 import numpy as np
 import pytest
 from sklearn.datasets import load_digits, load_iris
+from sklearn.exceptions import ConvergenceWarning
 from sklearn.model_selection import train_test_split
 from threadpoolctl import threadpool_limits
 
@@ -158,3 +159,9 @@ def test_two_classes():
     proba = clf.predict_proba(X)
     np.testing.assert_allclose(proba[:, 1], 1.0 / (1.0 + np.exp(-scores)))
     assert clf.score(X, y) > 0.9
+
+
+def test_convergence_warning(digits_small):
+    X_tr, _, y_tr, _ = digits_small
+    with pytest.warns(ConvergenceWarning, match="max_iter=1 "):
+        SPBLClassifier(n_estimators=3, max_iter=1, tol=0.0).fit(X_tr, y_tr)
