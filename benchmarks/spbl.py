@@ -92,6 +92,7 @@ def main() -> None:
                         t.seconds,
                     )
 
+    plain = METHODS[1]
     lines = [
         "## SPBL under label noise (digits)",
         "",
@@ -126,7 +127,7 @@ def main() -> None:
         "",
         "SPBL minus its v = 1 variant, mean error difference: "
         + ", ".join(
-            f"{s:.0%}: {np.mean(errors['SPBL', s]) - np.mean(errors[METHODS[1], s]):+.4f}"
+            f"{s:.0%}: {np.mean(errors['SPBL', s]) - np.mean(errors[plain, s]):+.4f}"
             for s in noise_levels
         )
         + ".",
