@@ -28,7 +28,6 @@ from labelclean.ensemble import SPBLClassifier
 from labelclean.noise import flip_labels
 
 NOISE = [0.0, 0.05, 0.10, 0.15]
-EXTRA = {}
 METHODS = ["SPBL", "SPBL v=1 (MultiBoost)", "AdaBoost SAMME"]
 
 # spbl.md Table 2 error rates (Corel10k, 100 classes; other data sets in the paper)
@@ -41,7 +40,7 @@ PAPER_COREL = {
 
 def make_model(method: str, seed: int):
     if method == "SPBL":
-        return SPBLClassifier(random_state=seed, **EXTRA)
+        return SPBLClassifier(random_state=seed)
     if method.startswith("SPBL v=1"):
         return SPBLClassifier(weighting="none", random_state=seed)
     return AdaBoostClassifier(

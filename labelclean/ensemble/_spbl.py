@@ -338,7 +338,7 @@ class SPBLClassifier(ClassifierMixin, BaseEstimator):
     >>> from sklearn.datasets import load_iris
     >>> from labelclean.ensemble import SPBLClassifier
     >>> X, y = load_iris(return_X_y=True)
-    >>> clf = SPBLClassifier(n_estimators=20, random_state=0).fit(X, y)
+    >>> clf = SPBLClassifier(n_estimators=10, random_state=0).fit(X, y)
     >>> clf.score(X, y) > 0.9
     True
     """

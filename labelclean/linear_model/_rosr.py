@@ -314,10 +314,10 @@ class RoSRClassifier(ClassifierMixin, BaseEstimator):
     >>> from labelclean.linear_model import RoSRClassifier
     >>> X, y = load_iris(return_X_y=True)
     >>> clf = RoSRClassifier(mu=1e-3).fit(X, y)
-    >>> round(clf.score(X, y), 2)
-    0.98
-    >>> clf.spl_weight_.shape
-    (150,)
+    >>> clf.score(X, y) > 0.95
+    True
+    >>> clf.spl_weight_.shape, clf.n_rounds_
+    ((150,), 6)
     """
 
     _parameter_constraints: ClassVar[dict] = {
