@@ -431,8 +431,11 @@ class RoSRClassifier(ClassifierMixin, BaseEstimator):
                 "the model cannot learn them; drop those labels or give their rows "
                 "a positive weight."
             )
-        X_a, codes_a, s_a = X[active], codes[active], s[active]
-        Q_a = None if Q is None else Q[active]
+        if active.all():  # no copy of X in the common case
+            X_a, codes_a, s_a, Q_a = X, codes, s, Q
+        else:
+            X_a, codes_a, s_a = X[active], codes[active], s[active]
+            Q_a = None if Q is None else Q[active]
         total = float(s_a.sum())
         # Loss and weights are scaled by the total initial weight (mean loss).
         base = s_a / total
