@@ -276,3 +276,18 @@ def test_two_classes_match_softmax_probabilities():
     np.testing.assert_array_equal(clf.predict(X), clf.classes_[proba.argmax(axis=1)])
     np.testing.assert_allclose(np.exp(clf.predict_log_proba(X)), proba)
     assert clf.score(X, y) > 0.9
+
+
+def test_class_mass_keep_preserves_the_class_priors(wine, global_random_seed):
+    # Non-regression: with a strong penalty the paper's per-class weights
+    # ('free') shift the class priors until the model predicts one or two
+    # classes; 'keep' holds each class at its share of the weight.
+    X, y = wine
+    y_noisy, _ = flip_labels(y, 0.2, random_state=global_random_seed)
+    keep = RoSRClassifier(mu=1.0, class_mass="keep").fit(X, y_noisy)
+    shares = np.bincount(y_noisy, minlength=3) / y.size
+    predicted = np.bincount(keep.predict(X), minlength=3) / y.size
+    np.testing.assert_allclose(predicted, shares, atol=0.06)
+    assert keep.score(X, y) > 0.9
+    free = RoSRClassifier(mu=1.0, class_mass="free").fit(X, y_noisy)
+    assert free.score(X, y) < keep.score(X, y)
