@@ -9,8 +9,8 @@ each addition every weight in ``W`` is re-optimised (fully corrective), then
 ``v`` is updated and the self-paced threshold annealed; a held-out validation
 split picks the number of weak learners.
 
-The module is self-contained: the weak learners (:class:`_LogisticUnits`), the
-l2,1 solver for ``W`` (:func:`_solve_w`) and the self-paced weights
+The module is self-contained: the weak-learner fit (:func:`_fit_candidates`),
+the l2,1 solver for ``W`` (:func:`_solve_w`) and the self-paced weights
 (:func:`_mixture_weights`, :func:`_share_threshold`) live here.
 """
 
@@ -76,29 +76,6 @@ def _share_threshold(losses: np.ndarray, weights: np.ndarray, share: float) -> f
 
 
 # --- weak learners -------------------------------------------------------------
-
-
-class _LogisticUnits:
-    """A bank of logistic units ``h(x) = sigmoid(theta^T x + b)`` (spbl.md eq. 13).
-
-    Each unit is stored as a row of ``coef`` and ``intercept``; features are
-    standardised with the training mean and scale before the units see them.
-    """
-
-    def __init__(self, mean: np.ndarray, scale: np.ndarray, n_features: int) -> None:
-        self.mean = mean
-        self.scale = scale
-        self.coef = np.empty((0, n_features))
-        self.intercept = np.empty(0)
-
-    def add(self, theta: np.ndarray, b: float) -> None:
-        self.coef = np.vstack([self.coef, theta[None, :]])
-        self.intercept = np.append(self.intercept, b)
-
-    def transform_std(self, Xs: np.ndarray, k: int | None = None) -> np.ndarray:
-        """Responses of the first ``k`` units on standardised data."""
-        k = self.coef.shape[0] if k is None else k
-        return expit(Xs @ self.coef[:k].T + self.intercept[:k])
 
 
 def _fit_candidates(
@@ -467,7 +444,8 @@ class SPBLClassifier(ClassifierMixin, BaseEstimator):
         scale = np.sqrt(np.average((X[train] - mean) ** 2, axis=0, weights=s[train]))
         scale[scale == 0] = 1.0
         Xs = (X - mean) / scale
-        units = _LogisticUnits(mean, scale, n_features)
+        unit_coef: list[np.ndarray] = []
+        unit_intercept: list[float] = []
 
         X_tr, c_tr, s_tr = Xs[train], codes[train], s[train]
         base = s_tr / s_tr.sum()
@@ -497,7 +475,8 @@ class SPBLClassifier(ClassifierMixin, BaseEstimator):
             if t > 0 and annealed and scores[r_hat] < self.nu + self.tol:
                 logger.debug("SPBL: no violated constraint left at iteration %d", t)
                 break
-            units.add(theta[r_hat], b[r_hat])
+            unit_coef.append(theta[r_hat])
+            unit_intercept.append(float(b[r_hat]))
             H = np.column_stack([H, responses[:, r_hat]])
             if val.size:
                 H_val = np.column_stack(
@@ -547,8 +526,8 @@ class SPBLClassifier(ClassifierMixin, BaseEstimator):
             )
 
         self.coef_ = W
-        self.estimator_coef_ = units.coef[: best + 1]
-        self.estimator_intercept_ = units.intercept[: best + 1]
+        self.estimator_coef_ = np.asarray(unit_coef[: best + 1]).reshape(-1, n_features)
+        self.estimator_intercept_ = np.asarray(unit_intercept[: best + 1])
         self._mean, self._scale = mean, scale
         self.n_estimators_ = best + 1
         self.n_iter_ = n_iter
