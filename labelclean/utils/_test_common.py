@@ -14,7 +14,7 @@ __all__ = ["FAST_PARAMS", "EXPECTED_FAILED_CHECKS", "expected_failed_checks", "i
 
 # Per-class keyword arguments that keep the checks quick.
 FAST_PARAMS: dict[str, dict[str, Any]] = {
-    "SPBLClassifier": {"n_estimators": 10},
+    "SPBLClassifier": {"n_estimators": 5, "weak_max_iter": 20},
 }
 
 # Per-class {check name: reason}.
