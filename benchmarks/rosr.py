@@ -231,13 +231,13 @@ def run_speed(args) -> str:
                 rosr_times.append(t_rosr.seconds)
                 ratios.append(t_rosr.seconds / t_lr.seconds)
                 iters.append((int(lr.n_iter_[0]), rosr.n_iter_))
+
+        def runs(values: list[float]) -> str:
+            return f"{np.median(values):.2f} ({', '.join(f'{x:.2f}' for x in values)})"
+
         rows.append(
-            f"| {threads or 'default'} | {np.median(lr_times):.2f} "
-            f"({', '.join(f'{x:.2f}' for x in lr_times)}) | "
-            f"{np.median(rosr_times):.2f} "
-            f"({', '.join(f'{x:.2f}' for x in rosr_times)}) | "
-            f"{np.median(ratios):.2f} ({', '.join(f'{x:.2f}' for x in ratios)}) | "
-            f"{iters[0][0]} / {iters[0][1]} |"
+            f"| {threads or 'default'} | {runs(lr_times)} | {runs(rosr_times)} | "
+            f"{runs(ratios)} | {iters[0][0]} / {iters[0][1]} |"
         )
         logging.info("speed threads=%s ratios=%s", threads, ratios)
     lines = [

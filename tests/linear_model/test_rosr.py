@@ -9,10 +9,19 @@ from sklearn.datasets import load_iris, load_wine
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.linear_model import LogisticRegression
 from sklearn.preprocessing import StandardScaler
+from threadpoolctl import threadpool_limits
 
 from labelclean.linear_model import RoSRClassifier
 from labelclean.linear_model._rosr import _spl_weights, _threshold
 from labelclean.noise import flip_labels
+
+
+@pytest.fixture(autouse=True, scope="module")
+def _one_blas_thread():
+    # Small matrices: threaded BLAS only adds overhead, and on a loaded
+    # machine it slows these tests down by an order of magnitude.
+    with threadpool_limits(1):
+        yield
 
 
 @pytest.fixture(scope="module")
@@ -267,3 +276,18 @@ def test_two_classes_match_softmax_probabilities():
     np.testing.assert_array_equal(clf.predict(X), clf.classes_[proba.argmax(axis=1)])
     np.testing.assert_allclose(np.exp(clf.predict_log_proba(X)), proba)
     assert clf.score(X, y) > 0.9
+
+
+def test_class_mass_keep_preserves_the_class_priors(wine, global_random_seed):
+    # Non-regression: with a strong penalty the paper's per-class weights
+    # ('free') shift the class priors until the model predicts one or two
+    # classes; 'keep' holds each class at its share of the weight.
+    X, y = wine
+    y_noisy, _ = flip_labels(y, 0.2, random_state=global_random_seed)
+    keep = RoSRClassifier(mu=1.0, class_mass="keep").fit(X, y_noisy)
+    shares = np.bincount(y_noisy, minlength=3) / y.size
+    predicted = np.bincount(keep.predict(X), minlength=3) / y.size
+    np.testing.assert_allclose(predicted, shares, atol=0.06)
+    assert keep.score(X, y) > 0.9
+    free = RoSRClassifier(mu=1.0, class_mass="free").fit(X, y_noisy)
+    assert free.score(X, y) < keep.score(X, y)
