@@ -165,6 +165,7 @@ def main() -> None:
     ]
     verdicts = []
     timings = defaultdict(list)
+    section = "peers" + (f"-{args.data}" if args.data else "")
     for data_name in datasets:
         X, y = DATASETS[data_name]()
         for noise in (0.0, 0.1, 0.2, 0.3):
@@ -208,6 +209,8 @@ def main() -> None:
                     f"{best_acc:.3f} | {'yes' if ours_acc >= best_acc else 'no'} |"
                 )
             print(data_name, noise, "done", flush=True)
+            partial = [*lines, "", f"(partial: written after {data_name} {noise:.0%})"]
+            write_section(section, "\n".join(partial))
     lines += [
         "",
         "Against the better cleanlab variant, per cell (flag F1 and test accuracy):",
@@ -221,7 +224,7 @@ def main() -> None:
         + ", ".join(f"{k} {np.mean(v):.1f}" for k, v in timings.items())
         + ".",
     ]
-    write_section("peers" + (f"-{args.data}" if args.data else ""), "\n".join(lines))
+    write_section(section, "\n".join(lines))
 
 
 if __name__ == "__main__":
