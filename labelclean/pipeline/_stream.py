@@ -261,6 +261,7 @@ def output_checks(
     -------
     result : ValidationResult
     """
+    from labelclean.validation._expectations import all_classes_present_check
     from labelclean.validation._results import CheckResult, ValidationResult, _plain
 
     if max_discarded_share_per_class is None:
@@ -361,29 +362,11 @@ def output_checks(
             },
         )
     )
-    present = summary.cleaned_labels()
-    absent = [c for c in per_class if c not in present]
-    try:
-        absent = sorted(absent)
-    except TypeError:
-        absent = sorted(absent, key=str)
     checks.append(
-        CheckResult(
-            name="all_classes_present",
-            description="every class still has rows in the cleaned output",
-            success=not absent,
-            severity="error" if require_all_classes else "warning",
-            column="cleaned_label",
-            engine="pandas",
-            unexpected_count=len(absent),
-            examples=[_plain(v) for v in absent[:10]],
-            message=(
-                f"class(es) {[_plain(v) for v in absent[:5]]} have no row left in the "
-                "cleaned output; check the thresholds."
-                if absent
-                else "every class is still present."
-            ),
-            details={"classes": [_plain(v) for v in per_class]},
+        all_classes_present_check(
+            list(per_class),
+            summary.cleaned_labels(),
+            require_all_classes=require_all_classes,
         )
     )
     return ValidationResult("labelclean_output", checks)

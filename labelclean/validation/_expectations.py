@@ -663,28 +663,60 @@ def validate_output(
     )
     kept_labels = frame.loc[~discarded, "cleaned_label"]
     present = set(kept_labels.dropna().tolist())
-    absent = [c for c in required_classes if c not in present]
+    checks.append(
+        all_classes_present_check(
+            required_classes,
+            present,
+            require_all_classes=require_all_classes,
+            max_examples=max_examples,
+        )
+    )
+    return ValidationResult("labelclean_output", checks)
+
+
+def all_classes_present_check(
+    required: Sequence[Any],
+    present: Any,
+    *,
+    require_all_classes: bool = True,
+    max_examples: int = 10,
+) -> CheckResult:
+    """The ``all_classes_present`` guardrail: every class keeps a cleaned row.
+
+    Parameters
+    ----------
+    required : sequence
+        Classes that must survive cleaning.
+    present : container
+        Labels present in the cleaned output.
+    require_all_classes : bool, default=True
+        A missing class is an error (else a warning).
+    max_examples : int, default=10
+        Most missing classes listed as examples.
+
+    Returns
+    -------
+    check : CheckResult
+    """
+    absent = [c for c in required if c not in present]
     try:
         absent = sorted(absent)
     except TypeError:
         absent = sorted(absent, key=str)
-    checks.append(
-        CheckResult(
-            name="all_classes_present",
-            description="every class still has rows in the cleaned output",
-            success=not absent,
-            severity="error" if require_all_classes else "warning",
-            column="cleaned_label",
-            engine="pandas",
-            unexpected_count=len(absent),
-            examples=[_plain(v) for v in absent[:max_examples]],
-            message=(
-                f"class(es) {[_plain(v) for v in absent[:5]]} have no row left in the "
-                "cleaned output; check the thresholds."
-                if absent
-                else "every class is still present."
-            ),
-            details={"classes": [_plain(v) for v in required_classes]},
-        )
+    return CheckResult(
+        name="all_classes_present",
+        description="every class still has rows in the cleaned output",
+        success=not absent,
+        severity="error" if require_all_classes else "warning",
+        column="cleaned_label",
+        engine="pandas",
+        unexpected_count=len(absent),
+        examples=[_plain(v) for v in absent[:max_examples]],
+        message=(
+            f"class(es) {[_plain(v) for v in absent[:5]]} have no row left in the "
+            "cleaned output; check the thresholds."
+            if absent
+            else "every class is still present."
+        ),
+        details={"classes": [_plain(v) for v in required]},
     )
-    return ValidationResult("labelclean_output", checks)
