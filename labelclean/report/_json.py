@@ -452,7 +452,55 @@ def build_report(
             for p in positions
         ]
 
-    # Validation -------------------------------------------------------------------
+    return assemble_report(
+        run=run,
+        validation=validation,
+        n_rows=n_rows,
+        label=label,
+        id_column=id_column,
+        user_columns=user_columns,
+        n_classes_observed=int((n_observed > 0).sum()),
+        counts=counts,
+        shares=shares,
+        classes=classes,
+        corrections=corrections,
+        reasons=reasons,
+        distributions=distributions,
+        suspects=suspects,
+        example_columns=example_columns,
+        examples=examples,
+        evidence_present=evidence_present,
+        evidence_missing=evidence_missing,
+    )
+
+
+def assemble_report(
+    *,
+    run: Mapping[str, Any] | None,
+    validation: Sequence[Mapping[str, Any]] | Mapping[str, Any] | None,
+    n_rows: int,
+    label: str | None,
+    id_column: str | None,
+    user_columns: Sequence[Any],
+    n_classes_observed: int,
+    counts: dict[str, int],
+    shares: dict[str, Any],
+    classes: list[Any],
+    corrections: list[Any],
+    reasons: list[Any],
+    distributions: dict[str, Any],
+    suspects: list[Any],
+    example_columns: Sequence[Any],
+    examples: dict[str, Any],
+    evidence_present: list[str],
+    evidence_missing: list[str],
+) -> dict[str, Any]:
+    """The ``report.json`` dict from its computed parts.
+
+    Shared by :func:`build_report` (a whole audit frame) and
+    :class:`~labelclean.report.AuditSummary` (merged batch summaries), so the
+    report's shape is defined once.
+    """
     if validation is None:
         validation_list = []
     elif isinstance(validation, Mapping):
@@ -464,8 +512,7 @@ def build_report(
         if validation_list
         else None
     )
-
-    report: dict[str, Any] = {
+    return {
         "format": REPORT_FORMAT,
         "version": REPORT_VERSION,
         "run": to_jsonable(dict(run or {})),
@@ -474,7 +521,7 @@ def build_report(
             "label_column": label,
             "id_column": id_column,
             "user_columns": [str(c) for c in user_columns],
-            "n_classes_observed": int((n_observed > 0).sum()),
+            "n_classes_observed": n_classes_observed,
         },
         "summary": {
             "n_rows": n_rows,
@@ -503,4 +550,3 @@ def build_report(
         "validation": validation_list,
         "evidence": {"present": evidence_present, "missing": evidence_missing},
     }
-    return report

@@ -30,13 +30,11 @@ from labelclean.report._audit import (
     check_audit_frame,
 )
 from labelclean.report._json import (
-    _SUSPECT_EVIDENCE,
-    REPORT_FORMAT,
-    REPORT_VERSION,
     _row_id,
     _row_record,
     _sort_key,
     _suspicion,
+    assemble_report,
     to_jsonable,
 )
 
@@ -447,7 +445,6 @@ class AuditSummary:
         -------
         report : dict
         """
-        from collections.abc import Mapping
 
         columns = self.columns or list(AUDIT_COLUMNS[:4])
         n_rows = self.n_rows
@@ -582,56 +579,26 @@ class AuditSummary:
                         **_row_record(ex, position, example_columns),
                     }
                 )
-        if validation is None:
-            validation_list = []
-        elif isinstance(validation, Mapping):
-            validation_list = [to_jsonable(validation)]
-        else:
-            validation_list = [to_jsonable(v) for v in validation]
-        validation_success = (
-            all(bool(v.get("success", True)) for v in validation_list)
-            if validation_list
-            else None
+        return assemble_report(
+            run=run,
+            validation=validation,
+            n_rows=n_rows,
+            label=label,
+            id_column=self.id_column,
+            user_columns=user_columns,
+            n_classes_observed=sum(1 for v in labels if stats[v]["n_observed"] > 0),
+            counts=counts,
+            shares=shares,
+            classes=classes,
+            corrections=corrections,
+            reasons=reasons,
+            distributions=distributions,
+            suspects=suspects,
+            example_columns=example_columns,
+            examples=examples,
+            evidence_present=evidence_present,
+            evidence_missing=evidence_missing,
         )
-        n_classes_observed = sum(1 for v in labels if stats[v]["n_observed"] > 0)
-        return {
-            "format": REPORT_FORMAT,
-            "version": REPORT_VERSION,
-            "run": to_jsonable(dict(run or {})),
-            "input": {
-                "n_rows": n_rows,
-                "label_column": label,
-                "id_column": self.id_column,
-                "user_columns": [str(c) for c in user_columns],
-                "n_classes_observed": n_classes_observed,
-            },
-            "summary": {
-                "n_rows": n_rows,
-                "decisions": counts,
-                "shares": shares,
-                "n_flagged": counts["corrected"] + counts["discarded"],
-                "n_cleaned_rows": counts["kept"] + counts["corrected"],
-                "validation_success": validation_success,
-            },
-            "classes": classes,
-            "corrections": corrections,
-            "reasons": reasons,
-            "distributions": distributions,
-            "suspects": {
-                "ranking": (
-                    "corrected and discarded rows first, then by suspicion = 1 - mean "
-                    "of the available evidence among "
-                    + ", ".join(_SUSPECT_EVIDENCE)
-                    + " (each in [0, 1], higher = observed label more likely right), "
-                    "highest first; ties by input order"
-                ),
-                "n_listed": len(suspects),
-                "rows": suspects,
-            },
-            "examples": {"columns": [str(c) for c in example_columns], **examples},
-            "validation": validation_list,
-            "evidence": {"present": evidence_present, "missing": evidence_missing},
-        }
 
 
 def _is_na(value: Any) -> bool:
