@@ -40,6 +40,13 @@ Overwrite = Annotated[
 Seed = Annotated[
     int, typer.Option("--seed", help="Random seed (same seed, same bytes).")
 ]
+Jobs = Annotated[
+    int,
+    typer.Option(
+        "--jobs",
+        help="Threads for fitting (-1: every processor). Outputs do not depend on it.",
+    ),
+]
 BatchSize = Annotated[
     int | None,
     typer.Option("--batch-size", min=1, help="Rows per streamed batch."),

@@ -14,6 +14,7 @@ from labelclean.cli._options import (
     Exclude,
     Feature,
     IdColumn,
+    Jobs,
     Label,
     Out,
     Overwrite,
@@ -68,6 +69,7 @@ def run(
     batch_size: BatchSize = None,
     engine: EngineOption = Engine.local,
     scheduler: Scheduler = None,
+    jobs: Jobs = -1,
 ) -> None:
     """Find, correct and discard wrong labels; write cleaned data, audit and report."""
     from labelclean.pipeline import run_pipeline
@@ -97,5 +99,6 @@ def run(
             batch_size=batch_size,
             engine=engine.value,
             scheduler=scheduler,
+            n_jobs=jobs,
         )
     summarise(result)

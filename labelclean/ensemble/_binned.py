@@ -80,7 +80,7 @@ class _BinMapper:
         return _transform(np.asarray(X, dtype=np.float64), flat, self.n_bins_ - 1)
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def _transform(X, edges, n_edges):
     """Number of the first ``n_edges[j]`` edges of feature j below ``X[i, j]``."""
     n_samples, n_features = X.shape
@@ -99,7 +99,7 @@ def _transform(X, edges, n_edges):
     return out
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def _histograms(X_binned, y, weight, node_of_row, n_nodes, n_bins, n_classes):
     """Weighted class histograms ``hist[node, feature, bin, class]``.
 
@@ -132,7 +132,7 @@ def histograms_numpy(X_binned, y, weight, node_of_row, n_nodes, n_bins, n_classe
     return hist.reshape(n_nodes, n_features, n_bins, n_classes)
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def _weighted_impurity(counts, total, criterion):
     """``total * impurity`` of a node with class weights ``counts`` summing to
     ``total``."""
@@ -150,7 +150,7 @@ def _weighted_impurity(counts, total, criterion):
     return ent
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def _best_splits(hist, n_bins_per_feature, criterion):
     """Best split of every node: feature, bin, gain, and the child class weights."""
     n_nodes, n_features, _, n_classes = hist.shape
@@ -205,7 +205,7 @@ def _best_splits(hist, n_bins_per_feature, criterion):
     return feature, split_bin, gain, left_value, right_value
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def _route(X_binned, node_of_row, feature, split_bin, child_of):
     """Send each row of a split node to its child's index on the next level."""
     for i in range(X_binned.shape[0]):
@@ -221,7 +221,7 @@ def _route(X_binned, node_of_row, feature, split_bin, child_of):
             node_of_row[i] = child_of[node, 1]
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def _predict_codes(X_binned, feature, split_bin, children_left, children_right, label):
     out = np.empty(X_binned.shape[0], dtype=np.intp)
     for i in range(X_binned.shape[0]):
@@ -235,7 +235,7 @@ def _predict_codes(X_binned, feature, split_bin, children_left, children_right, 
     return out
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def _apply_raw(X, feature, threshold, children_left, children_right):
     out = np.empty(X.shape[0], dtype=np.intp)
     for i in range(X.shape[0]):

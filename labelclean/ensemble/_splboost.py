@@ -159,6 +159,10 @@ class SPLBoostClassifier(BaseWeightBoosting):
         Folds for ``age="auto"``: an int is the number of stratified, shuffled
         folds (seeded by ``random_state``); anything else is passed to
         :func:`sklearn.model_selection.check_cv`.
+    age_cv_max_samples : int or None, default=50_000
+        With ``age="auto"`` and an integer ``cv``, the age is chosen on a
+        stratified, seeded sample of at most this many rows (the final fit
+        still uses every row). None searches on every row.
     regularizer : {"hard", "linear", "polynomial", "mixture", "mixture_log"}, \
             default="hard"
         Self-paced regularizer; see :func:`spl_weights`.
@@ -198,7 +202,7 @@ class SPLBoostClassifier(BaseWeightBoosting):
         The age used (given or chosen).
     cv_results_ : dict or None
         With ``age="auto"``: ``{"age": grid, "mean_error": ...,
-        "std_error": ...}``; otherwise None.
+        "std_error": ..., "n_samples": rows searched on}``; otherwise None.
     spl_weights_ : ndarray of shape (n_samples,)
         Final self-paced weight ``v`` of each training row.
     suspects_ : ndarray of shape (n_samples,), dtype=bool
@@ -266,6 +270,7 @@ class SPLBoostClassifier(BaseWeightBoosting):
         "age": [Interval(Real, 0, None, closed="right"), StrOptions({"auto"})],
         "age_grid": ["array-like", None],
         "cv": ["cv_object"],
+        "age_cv_max_samples": [Interval(Integral, 2, None, closed="left"), None],
         "regularizer": [StrOptions(set(REGULARIZERS))],
         "t": [Interval(Real, 1, None, closed="neither")],
         "zeta": [Interval(Real, 0, None, closed="neither"), None],
@@ -282,6 +287,7 @@ class SPLBoostClassifier(BaseWeightBoosting):
         age="auto",
         age_grid=None,
         cv=3,
+        age_cv_max_samples=50_000,
         regularizer="hard",
         t=4.0,
         zeta=None,
@@ -298,6 +304,7 @@ class SPLBoostClassifier(BaseWeightBoosting):
         self.age = age
         self.age_grid = age_grid
         self.cv = cv
+        self.age_cv_max_samples = age_cv_max_samples
         self.regularizer = regularizer
         self.t = t
         self.zeta = zeta
@@ -403,10 +410,13 @@ class SPLBoostClassifier(BaseWeightBoosting):
                 return float(np.median(grid)), None
             seed = data.rng.randint(np.iinfo(np.int32).max)
             folds = StratifiedKFold(n_splits, shuffle=True, random_state=seed)
+            rows = self._age_search_rows(data.codes, n_splits, seed)
         else:
             folds = check_cv(self.cv, data.codes, classifier=True)
-        X, codes = data.X, data.codes
-        weight = data.sample_weight
+            rows = None
+        X, codes, weight = data.X, data.codes, data.sample_weight
+        if rows is not None:
+            X, codes, weight = X[rows], codes[rows], weight[rows]
         splits = list(folds.split(X, codes))
         errors = np.zeros((grid.shape[0], len(splits)))
         for f, (train, test) in enumerate(splits):
@@ -417,5 +427,31 @@ class SPLBoostClassifier(BaseWeightBoosting):
                 errors[g, f] = np.average(wrong, weights=weight[test] + 1e-300)
         mean = errors.mean(axis=1)
         best = int(np.flatnonzero(mean <= mean.min() + 1e-12).max())
-        results = {"age": grid, "mean_error": mean, "std_error": errors.std(axis=1)}
+        results = {
+            "age": grid,
+            "mean_error": mean,
+            "std_error": errors.std(axis=1),
+            "n_samples": int(codes.shape[0]),
+        }
         return float(grid[best]), results
+
+    def _age_search_rows(
+        self, codes: np.ndarray, n_splits: int, seed: int
+    ) -> np.ndarray | None:
+        """Rows of the age search: a stratified sample when there are too many.
+
+        Each class keeps its share of ``age_cv_max_samples`` rows, and at least
+        ``n_splits`` rows so that every fold sees it.
+        """
+        limit = self.age_cv_max_samples
+        n_samples = codes.shape[0]
+        if limit is None or n_samples <= limit:
+            return None
+        rng = np.random.RandomState(seed)
+        picked = []
+        for rows in np.split(
+            np.argsort(codes, kind="stable"), np.cumsum(np.bincount(codes))[:-1]
+        ):
+            quota = max(n_splits, round(rows.shape[0] * limit / n_samples))
+            picked.append(rng.permutation(rows)[: min(quota, rows.shape[0])])
+        return np.sort(np.concatenate(picked))

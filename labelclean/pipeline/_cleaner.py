@@ -29,6 +29,7 @@ from numpy.typing import ArrayLike
 from sklearn.base import BaseEstimator, clone
 from sklearn.model_selection import StratifiedKFold
 from sklearn.utils import check_random_state
+from sklearn.utils.parallel import Parallel, delayed
 from sklearn.utils.validation import check_is_fitted
 
 from labelclean.exceptions import DataValidationError
@@ -123,6 +124,10 @@ class LabelCleaner(BaseEstimator):
         confidence).
     random_state : int, RandomState instance or None, default=None
         Seed of every random choice (neighbour search, folds, models).
+    n_jobs : int or None, default=None
+        Threads fitting the out-of-fold models (and cross-fitted confidence
+        stages) at once; None means 1, -1 all processors (joblib's rules).
+        The results do not depend on it.
 
     Attributes
     ----------
@@ -190,6 +195,7 @@ class LabelCleaner(BaseEstimator):
         "final_fit": [StrOptions({"cleaned", "soft"})],
         "cv": [Interval(Integral, 2, None, closed="left")],
         "random_state": ["random_state"],
+        "n_jobs": [Integral, None],
     }
 
     def __init__(
@@ -205,6 +211,7 @@ class LabelCleaner(BaseEstimator):
         final_fit: str = "cleaned",
         cv: int = 5,
         random_state=None,
+        n_jobs: int | None = None,
     ) -> None:
         self.confidence = confidence
         self.suspects = suspects
@@ -216,6 +223,7 @@ class LabelCleaner(BaseEstimator):
         self.final_fit = final_fit
         self.cv = cv
         self.random_state = random_state
+        self.n_jobs = n_jobs
 
     # ------------------------------------------------------------------
     # stage construction
@@ -285,7 +293,7 @@ class LabelCleaner(BaseEstimator):
             Z = self.feature_encoder_.transform(raw)
         return raw, np.asarray(Z, dtype=np.float64)
 
-    def _fit_model(self, model, Z, codes, soft, rows):
+    def _fit_model(self, model, Z, codes, soft, rows, *, quiet=True):
         """Fit ``model`` on ``rows`` with labels ``classes_[codes]``.
 
         Soft labels go to models whose ``fit`` takes them: CB-AdaBoost's
@@ -300,10 +308,40 @@ class LabelCleaner(BaseEstimator):
             kwargs["gamma"] = soft[rows] if all_present else soft[rows, codes[rows]]
         elif _fit_accepts(model, "soft_labels") and all_present:
             kwargs["soft_labels"] = soft[rows]
+        if not quiet:  # the caller silences warnings (threads share filters)
+            model.fit(Z[rows], y, **kwargs)
+            return model
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", UserWarning)
             model.fit(Z[rows], y, **kwargs)
         return model
+
+    def _out_of_fold(self, folds, in_train, Z, codes, soft, n_classes, seed):
+        """Out-of-fold class probabilities of the final model (NaN: no model).
+
+        The folds' models are independent, so they are fitted on ``n_jobs``
+        threads (the boosting kernels release the GIL); each fold writes its
+        own rows, so the result does not depend on the number of threads.
+        """
+        oof = np.full((codes.shape[0], n_classes), np.nan)
+
+        def fit_fold(train, test):
+            rows = train[in_train[train]]
+            if np.unique(codes[rows]).shape[0] < 2:
+                return None
+            model = self._make_model(n_classes, seed)
+            self._fit_model(model, Z, codes, soft, rows, quiet=False)
+            return self._proba_in_classes(model, Z[test])
+
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", UserWarning)
+            parts = Parallel(n_jobs=self.n_jobs, prefer="threads")(
+                delayed(fit_fold)(train, test) for train, test in folds
+            )
+        for (_, test), proba in zip(folds, parts, strict=True):
+            if proba is not None:
+                oof[test] = proba
+        return oof
 
     def _proba_in_classes(self, model, Z) -> np.ndarray:
         """``model.predict_proba`` with columns aligned to ``classes_``."""
@@ -378,7 +416,6 @@ class LabelCleaner(BaseEstimator):
 
         # 3. final model: out of fold, then on every kept row ------------
         model_seed = _seed(rng)
-        oof = np.full((n_samples, n_classes), np.nan)
         if folds is None:
             warnings.warn(
                 "a class has a single row: the final model's probabilities are "
@@ -386,14 +423,11 @@ class LabelCleaner(BaseEstimator):
                 UserWarning,
                 stacklevel=2,
             )
+            oof = np.full((n_samples, n_classes), np.nan)
         else:
-            for train, test in folds:
-                rows = train[in_train[train]]
-                if np.unique(codes[rows]).shape[0] < 2:
-                    continue
-                model = self._make_model(n_classes, model_seed)
-                self._fit_model(model, Z, codes, soft, rows)
-                oof[test] = self._proba_in_classes(model, Z[test])
+            oof = self._out_of_fold(
+                folds, in_train, Z, codes, soft, n_classes, model_seed
+            )
         missing = np.isnan(oof).any(axis=1)
         soft_model = None
         if missing.any() or self.final_fit == "soft":

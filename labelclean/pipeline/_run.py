@@ -210,6 +210,7 @@ def run_pipeline(
     batch_size: int | None = None,
     engine: str = "local",
     scheduler: str | None = None,
+    n_jobs: int | None = None,
 ) -> RunResult:
     """Clean a parquet file or folder with a pipeline definition.
 
@@ -259,6 +260,9 @@ def run_pipeline(
     scheduler : str, default=None
         Dask scheduler address; default ``DASK_SCHEDULER_ADDRESS``, else a
         local cluster.
+    n_jobs : int, default=None
+        Threads for fitting (:class:`LabelCleaner`'s ``n_jobs``); the outputs
+        do not depend on it.
 
     Returns
     -------
@@ -316,7 +320,9 @@ def run_pipeline(
             )
         _log_input_warnings(input_result)
         columns = _resolve_columns(frame, label, id_column, features, exclude)
-        cleaner = build_cleaner(definition, random_state=seed, overrides=decisions)
+        cleaner = build_cleaner(
+            definition, random_state=seed, overrides=decisions, n_jobs=n_jobs
+        )
         cleaner.fit(frame[columns], frame[label])
         files = [
             {"path": str(p), "rows": int(r), "sha256": file_sha256(p)}
@@ -429,8 +435,12 @@ def _finish(folder, n_rows, counts, output_result, fail_on) -> RunResult:
 
 
 def _jsonable_params(cleaner: Any) -> dict[str, Any]:
+    """The cleaner's parameters for the report, without ``n_jobs`` (how the
+    run was computed, not what it computed)."""
     out = {}
     for key, value in cleaner.get_params(deep=False).items():
+        if key == "n_jobs":
+            continue
         if hasattr(value, "get_params"):
             out[key] = {
                 "estimator": type(value).__name__,

@@ -83,6 +83,7 @@ def build_cleaner(
     *,
     random_state: int | None = 0,
     overrides: Mapping[str, Any] | None = None,
+    n_jobs: int | None = None,
 ) -> LabelCleaner:
     """A :class:`LabelCleaner` configured by a validated pipeline definition.
 
@@ -94,6 +95,8 @@ def build_cleaner(
         Seed of the run (passed to every stage that takes one).
     overrides : dict, default=None
         Decision thresholds that replace the definition's (e.g. from the CLI).
+    n_jobs : int, default=None
+        The cleaner's ``n_jobs`` (threads for the out-of-fold models).
 
     Returns
     -------
@@ -139,4 +142,5 @@ def build_cleaner(
         model_threshold=decisions["model_threshold"],
         require_agreement=decisions["require_agreement"],
         random_state=random_state,
+        n_jobs=n_jobs,
     )

@@ -248,3 +248,31 @@ def test_clear_errors():
     # Every loss starts at 1: an age of 1 without warm-up leaves no row.
     with pytest.raises(ValueError, match="could not fit a single weak learner"):
         SPLBoostClassifier(age=1.0, n_warmup_rounds=0, n_estimators=5).fit(X, y)
+
+
+def test_age_search_on_a_stratified_sample(global_random_seed):
+    X, y = make_classification(
+        n_samples=300,
+        n_classes=3,
+        n_informative=4,
+        weights=[0.6, 0.39, 0.01],
+        flip_y=0,
+        random_state=global_random_seed,
+    )
+    assert 2 <= np.bincount(y).min() < 10
+    params = dict(n_estimators=20, age_grid=[2.0, 4.0], cv=2)
+    clf = SPLBoostClassifier(
+        age_cv_max_samples=60, random_state=global_random_seed, **params
+    ).fit(X, y)
+    # 60 rows in the classes' proportions, the rare class with >= 2 (the folds).
+    n_rare = np.bincount(y).min()
+    assert 60 - 2 <= clf.cv_results_["n_samples"] <= 60 + max(2, n_rare)
+    assert clf.spl_weights_.shape == (300,)  # the final fit uses every row
+    again = SPLBoostClassifier(
+        age_cv_max_samples=60, random_state=global_random_seed, **params
+    ).fit(X, y)
+    np.testing.assert_array_equal(again.spl_weights_, clf.spl_weights_)
+    full = SPLBoostClassifier(
+        age_cv_max_samples=None, random_state=global_random_seed, **params
+    ).fit(X, y)
+    assert full.cv_results_["n_samples"] == 300

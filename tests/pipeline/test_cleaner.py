@@ -129,6 +129,18 @@ def test_same_seed_same_audit():
     pd.testing.assert_frame_equal(a, b)
 
 
+@pytest.mark.parametrize("model", ["cb_adaboost", "rosr"])
+def test_threads_do_not_change_the_result(model):
+    X, y = make_blobs(300, centers=3, random_state=4)
+    y_noisy, _ = flip_labels(y, 0.2, random_state=4)
+    params = {"suspects": FAST["suspects"], "model": model, "random_state": 1}
+    one = LabelCleaner(**params, n_jobs=1).fit(X, y_noisy)
+    two = LabelCleaner(**params, n_jobs=2).fit(X, y_noisy)
+    pd.testing.assert_frame_equal(one.audit_, two.audit_)
+    np.testing.assert_array_equal(one.evidence_.model_proba, two.evidence_.model_proba)
+    np.testing.assert_array_equal(one.predict_proba(X), two.predict_proba(X))
+
+
 def test_confidence_estimator_instance_is_cloned():
     conf = KNNConfidence(n_neighbors=7)
     X, y = make_blobs(120, centers=2, random_state=0)
