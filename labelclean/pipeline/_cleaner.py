@@ -20,6 +20,7 @@ training rows, :meth:`LabelCleaner.audit` for new labelled rows).
 
 import inspect
 import logging
+import time
 import warnings
 from numbers import Integral, Real
 
@@ -62,6 +63,19 @@ PIPELINE_AGE_GRID = (1.0, 1.5, 2.0, 3.0, 4.0, 6.0)
 
 def _seed(rng: np.random.RandomState) -> int:
     return int(rng.randint(np.iinfo(np.int32).max))
+
+
+class _StageClock:
+    """Wall seconds of consecutive stages (``lap(name)`` ends one)."""
+
+    def __init__(self) -> None:
+        self.times: dict[str, float] = {}
+        self._last = time.perf_counter()
+
+    def lap(self, name: str) -> None:
+        now = time.perf_counter()
+        self.times[name] = now - self._last
+        self._last = now
 
 
 def _fit_accepts(estimator, name: str) -> bool:
@@ -154,6 +168,10 @@ class LabelCleaner(BaseEstimator):
         Positions of the rows kept in the cleaned data (kept or corrected).
     cleaned_labels_ : ndarray of shape (n_kept,)
         Labels of those rows after correction.
+    stage_times_ : dict of str to float
+        Wall seconds of each stage of the last fit (features, confidence,
+        suspects, model_out_of_fold, decisions, final_model); also logged at
+        INFO level. Not saved with the model.
     n_features_in_ : int
         Number of features seen during fit.
     feature_names_in_ : ndarray of shape (n_features_in_,)
@@ -370,6 +388,7 @@ class LabelCleaner(BaseEstimator):
             Fitted pipeline.
         """
         rng = check_random_state(self.random_state)
+        clock = _StageClock()
         raw, Z = self._check_X(X, reset=True)
         self.classes_, codes = check_labels(y, n_samples=Z.shape[0])
         n_samples, n_classes = codes.shape[0], self.classes_.shape[0]
@@ -381,6 +400,7 @@ class LabelCleaner(BaseEstimator):
             splitter = StratifiedKFold(n_folds, shuffle=True, random_state=_seed(rng))
             folds = list(splitter.split(Z, codes))
 
+        clock.lap("features")
         # 1. label confidence --------------------------------------------
         conf_seed = _seed(rng)
         self.confidence_estimator_ = self._make_confidence(conf_seed).fit(raw, y)
@@ -390,6 +410,7 @@ class LabelCleaner(BaseEstimator):
         else:
             soft = self._cross_fitted_confidence(raw, y, folds, conf_seed)
         neighbor_counts = getattr(conf, "neighbor_counts_", None)
+        clock.lap("confidence")
 
         # 2. suspects ----------------------------------------------------
         self.suspect_estimator_ = self._make_suspects(_seed(rng))
@@ -413,6 +434,7 @@ class LabelCleaner(BaseEstimator):
                 )
         in_train = np.zeros(n_samples, dtype=bool)
         in_train[train_rows] = True
+        clock.lap("suspects")
 
         # 3. final model: out of fold, then on every kept row ------------
         model_seed = _seed(rng)
@@ -437,6 +459,7 @@ class LabelCleaner(BaseEstimator):
                 oof[missing] = self._proba_in_classes(soft_model, Z[missing])
             self.model_ = soft_model
 
+        clock.lap("model_out_of_fold")
         # 4. decisions -----------------------------------------------------
         evidence = Evidence(codes, soft, oof, spl_weight)
         self.evidence_ = evidence
@@ -452,6 +475,7 @@ class LabelCleaner(BaseEstimator):
             neighbor_counts,
             zero_round,
         )
+        clock.lap("decisions")
         self.sample_indices_ = np.flatnonzero(decision != "discarded")
         self.cleaned_labels_ = self.classes_[new_codes[self.sample_indices_]]
         kept_classes = np.unique(new_codes[self.sample_indices_]).shape[0]
@@ -475,6 +499,12 @@ class LabelCleaner(BaseEstimator):
             self._fit_model(
                 self.model_, Z, cleaned_codes, cleaned_soft, self.sample_indices_
             )
+        clock.lap("final_model")
+        self.stage_times_ = clock.times
+        logger.info(
+            "stage times (s): %s",
+            ", ".join(f"{k} {v:.1f}" for k, v in clock.times.items()),
+        )
         return self
 
     def _cross_fitted_confidence(self, raw, y, folds, seed) -> np.ndarray:

@@ -54,6 +54,7 @@ def dumps_cleaner(cleaner: Any, *, metadata: dict[str, Any] | None = None) -> by
     # with the training set (Evidence is also not a type skops may load).
     model.__dict__.pop("audit_", None)
     model.__dict__.pop("evidence_", None)
+    model.__dict__.pop("stage_times_", None)
     payload = {
         "format": MODEL_FORMAT,
         "version": MODEL_VERSION,

@@ -24,7 +24,7 @@ import pandas as pd
 
 from labelclean import __version__
 from labelclean.exceptions import DataValidationError, LabelcleanError
-from labelclean.pipeline._cleaner import AUDIT_EVIDENCE_COLUMNS
+from labelclean.pipeline._cleaner import AUDIT_EVIDENCE_COLUMNS, _StageClock
 from labelclean.pipeline._decisions import DECISION_REASONS
 
 logger = logging.getLogger(__name__)
@@ -297,6 +297,7 @@ def run_pipeline(
     source = inspect_parquet(input_path)
     sampled = max_fit_rows is not None and source.num_rows > max_fit_rows
     inputs = [Path(input_path), *([definition.source] if definition.source else [])]
+    clock = _StageClock()
     with OutputFolder(out, inputs=inputs, overwrite=overwrite) as folder:
         if sampled:
             positions = stratified_sample_positions(
@@ -305,6 +306,7 @@ def run_pipeline(
             frame = read_rows(source, positions, batch_size)
         else:
             frame = read_parquet(source)
+        clock.lap("read")
         input_result = validate_input(
             frame,
             label=label,
@@ -323,7 +325,9 @@ def run_pipeline(
         cleaner = build_cleaner(
             definition, random_state=seed, overrides=decisions, n_jobs=n_jobs
         )
+        clock.lap("validate_input")
         cleaner.fit(frame[columns], frame[label])
+        clock.lap("fit")
         files = [
             {"path": str(p), "rows": int(r), "sha256": file_sha256(p)}
             for p, r in zip(source.files, source.file_rows, strict=True)
@@ -407,6 +411,10 @@ def run_pipeline(
                 model_bytes=dumps_cleaner(cleaner, metadata=model_meta),
                 manifest=manifest,
             )
+    clock.lap("outputs")
+    logger.info(
+        "run times (s): %s", ", ".join(f"{k} {v:.1f}" for k, v in clock.times.items())
+    )
     return _finish(
         folder,
         int(source.num_rows),
