@@ -70,6 +70,14 @@ def run(
     engine: EngineOption = Engine.local,
     scheduler: Scheduler = None,
     jobs: Jobs = -1,
+    memory_budget: Annotated[
+        float | None,
+        typer.Option(
+            min=0.1,
+            help="GB the fit may use; larger inputs are fitted on a stratified "
+            "seeded sample (default: half the machine's memory).",
+        ),
+    ] = None,
 ) -> None:
     """Find, correct and discard wrong labels; write cleaned data, audit and report."""
     from labelclean.pipeline import run_pipeline
@@ -100,5 +108,6 @@ def run(
             engine=engine.value,
             scheduler=scheduler,
             n_jobs=jobs,
+            memory_budget=None if memory_budget is None else memory_budget * 1e9,
         )
     summarise(result)

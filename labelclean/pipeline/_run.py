@@ -193,6 +193,24 @@ def _write_outputs(
     return output_result, decisions
 
 
+def fit_bytes_per_row(n_columns: int) -> float:
+    """Estimated peak bytes per row of fitting a pipeline on ``n_columns``.
+
+    Measured on 1e6 rows x 20 float32 features (``benchmarks/RESULTS.md``,
+    section ``scale``) with a margin: the input frame, float64 copies for
+    the stages, the neighbour graph and the boosting arrays.
+    """
+    return 1_024.0 + 96.0 * n_columns
+
+
+def default_memory_budget() -> float:
+    """Half the machine's physical memory, in bytes (8 GB if unknown)."""
+    try:
+        return 0.5 * os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
+    except (ValueError, OSError, AttributeError):  # pragma: no cover
+        return 8e9
+
+
 def run_pipeline(
     input_path: str | os.PathLike[str],
     out: str | os.PathLike[str],
@@ -211,6 +229,7 @@ def run_pipeline(
     engine: str = "local",
     scheduler: str | None = None,
     n_jobs: int | None = None,
+    memory_budget: float | None = None,
 ) -> RunResult:
     """Clean a parquet file or folder with a pipeline definition.
 
@@ -249,7 +268,8 @@ def run_pipeline(
         Raise :class:`GuardrailError` (after writing) when an output guardrail
         fails; default from the definition's ``[validation] fail_on``.
     max_fit_rows : int, default=None
-        Most rows to fit on; ``None`` fits on every row.
+        Most rows to fit on; ``None`` fits on every row that the memory
+        budget allows.
     batch_size : int, default=None
         Rows per batch when streaming (default
         :data:`~labelclean.pipeline._stream.DEFAULT_BATCH_SIZE`).
@@ -263,6 +283,11 @@ def run_pipeline(
     n_jobs : int, default=None
         Threads for fitting (:class:`LabelCleaner`'s ``n_jobs``); the outputs
         do not depend on it.
+    memory_budget : float, default=None
+        Bytes the fit may use. Without ``max_fit_rows``, an input whose fit
+        would need more (:func:`fit_bytes_per_row` per row) is fitted on a
+        stratified, seeded sample that fits. None means
+        :func:`default_memory_budget` (half the machine's memory).
 
     Returns
     -------
@@ -295,6 +320,21 @@ def run_pipeline(
         raise ValueError(f"max_fit_rows must be at least 2, got {max_fit_rows!r}.")
     batch_size = batch_size or DEFAULT_BATCH_SIZE
     source = inspect_parquet(input_path)
+    sample_reason = "max_fit_rows"
+    if max_fit_rows is None:
+        budget = default_memory_budget() if memory_budget is None else memory_budget
+        per_row = fit_bytes_per_row(len(source.schema.names))
+        if source.num_rows * per_row > budget:
+            max_fit_rows = max(2, int(budget // per_row))
+            sample_reason = "memory_budget"
+            logger.info(
+                "fitting on a sample of %d rows: %d rows need about %.1f GB to "
+                "fit, over the memory budget of %.1f GB",
+                max_fit_rows,
+                source.num_rows,
+                source.num_rows * per_row / 1e9,
+                budget / 1e9,
+            )
     sampled = max_fit_rows is not None and source.num_rows > max_fit_rows
     inputs = [Path(input_path), *([definition.source] if definition.source else [])]
     clock = _StageClock()
@@ -345,6 +385,7 @@ def run_pipeline(
                 "rows": len(frame),
                 "input_rows": int(source.num_rows),
                 "sampled": sampled,
+                "reason": sample_reason if sampled else None,
                 "sample": (
                     "stratified by label, seeded; sampled rows keep their "
                     "fit-time decisions, the others are decided by the fitted "
@@ -513,7 +554,9 @@ def apply_model(
     from labelclean.pipeline._persist import load_cleaner
     from labelclean.pipeline._stream import DEFAULT_BATCH_SIZE
 
+    clock = _StageClock()
     cleaner, meta = load_cleaner(model_path)
+    clock.lap("load_model")
     label, id_column = meta["label"], meta.get("id_column")
     source = inspect_parquet(input_path)
     _check_source_schema(source, meta, label)
@@ -558,7 +601,14 @@ def apply_model(
             engine=engine,
             scheduler=scheduler,
         )
-    return _finish(folder, sum(counts.values()), counts, output_result, fail_on)
+    clock.lap("decide_and_write")
+    n_rows = sum(counts.values())
+    logger.info(
+        "apply times (s): %s; %.0f rows/s while deciding and writing",
+        ", ".join(f"{k} {v:.1f}" for k, v in clock.times.items()),
+        n_rows / max(clock.times["decide_and_write"], 1e-9),
+    )
+    return _finish(folder, n_rows, counts, output_result, fail_on)
 
 
 def _check_source_schema(source: Any, meta: dict[str, Any], label: str) -> None:

@@ -252,3 +252,33 @@ def test_demo(tmp_path):
     audit = pd.read_parquet(out / "audit.parquet")
     assert len(audit) == 178
     assert (out / "report.html").stat().st_size > 10_000
+
+
+def test_memory_budget_fits_on_a_sample_and_says_so(noisy_data, tmp_path):
+    from labelclean.pipeline import run_pipeline
+    from labelclean.pipeline._run import fit_bytes_per_row
+
+    per_row = fit_bytes_per_row(5)  # row_id, f1, f2, shop, label
+    out = tmp_path / "out"
+    run_pipeline(
+        noisy_data["train"],
+        out,
+        pipeline=noisy_data["pipeline"],
+        memory_budget=250 * per_row,
+    )
+    report = json.loads((out / "report.json").read_text())
+    fitted = report["run"]["fitted_on"]
+    assert fitted["sampled"] is True and fitted["reason"] == "memory_budget"
+    assert fitted["rows"] == 250 and fitted["input_rows"] == 600
+    audit = pd.read_parquet(out / "audit.parquet")
+    assert sorted(audit["row_id"]) == list(range(10_000, 10_600))
+    html = (out / "report.html").read_text()
+    assert "sample of 250 of the 600 input rows (the memory budget)" in html
+    # a budget the input fits in: every row is fitted
+    whole = tmp_path / "whole"
+    run_pipeline(
+        noisy_data["train"], whole, pipeline=noisy_data["pipeline"], memory_budget=1e9
+    )
+    fitted = json.loads((whole / "report.json").read_text())["run"]["fitted_on"]
+    assert fitted["sampled"] is False and fitted["rows"] == 600
+    assert "fitted on all 600 input rows" in (whole / "report.html").read_text()
