@@ -32,7 +32,11 @@ from sklearn.utils import check_random_state
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, validate_data
 
-from labelclean.ensemble._binned import BinnedTreeClassifier, _BinMapper
+from labelclean.ensemble._binned import (
+    BinnedTreeClassifier,
+    _BinMapper,
+    ensemble_scores,
+)
 from labelclean.exceptions import DataValidationError
 from labelclean.utils._sklearn import HasMethods, Interval, check_sample_weight
 
@@ -305,6 +309,15 @@ class BaseWeightBoosting(ClassifierMixin, BaseEstimator, metaclass=ABCMeta):
             yield scores
 
     def _scores(self, X):
+        if self._bin_mapper is not None and self.estimators_:
+            # One compiled pass over the rows for all binned trees.
+            X = self._check_X(X)
+            return ensemble_scores(
+                self.estimators_,
+                self.estimator_weights_,
+                self._bin_mapper.transform(X),
+                self.n_classes_,
+            )
         *_, scores = self._staged_scores(X)
         return scores
 

@@ -236,6 +236,53 @@ def _predict_codes(X_binned, feature, split_bin, children_left, children_right, 
 
 
 @njit(cache=True, nogil=True)
+def _ensemble_scores(X_binned, feature, split_bin, left, right, label, weight, out):
+    """Add ``weight[m]`` to ``out[i, label of tree m's leaf for row i]``.
+
+    Trees are the rows of the node arrays; per row the trees are added in
+    order, so the sums equal adding the trees' predictions one at a time.
+    """
+    for i in range(X_binned.shape[0]):
+        for m in range(feature.shape[0]):
+            node = 0
+            while left[m, node] >= 0:
+                if X_binned[i, feature[m, node]] <= split_bin[m, node]:
+                    node = left[m, node]
+                else:
+                    node = right[m, node]
+            out[i, label[m, node]] += weight[m]
+
+
+def ensemble_scores(trees, weights, X_binned, n_classes):
+    """SAMME scores of binned trees (fitted by ``_fit_binned``) in one pass."""
+    n_nodes = max(t.tree_feature_.shape[0] for t in trees)
+    shape = (len(trees), n_nodes)
+    feature = np.zeros(shape, dtype=np.intp)
+    split_bin = np.zeros(shape, dtype=np.intp)
+    left = np.full(shape, -1, dtype=np.intp)
+    right = np.full(shape, -1, dtype=np.intp)
+    label = np.zeros(shape, dtype=np.intp)
+    for m, tree in enumerate(trees):
+        k = tree.tree_feature_.shape[0]
+        feature[m, :k] = np.maximum(tree.tree_feature_, 0)
+        split_bin[m, :k] = tree._split_bin
+        left[m, :k], right[m, :k] = tree._children
+        label[m, :k] = np.argmax(tree.tree_value_, axis=1)
+    out = np.zeros((X_binned.shape[0], n_classes))
+    _ensemble_scores(
+        np.ascontiguousarray(X_binned),
+        feature,
+        split_bin,
+        left,
+        right,
+        label,
+        np.asarray(weights, dtype=np.float64),
+        out,
+    )
+    return out
+
+
+@njit(cache=True, nogil=True)
 def _apply_raw(X, feature, threshold, children_left, children_right):
     out = np.empty(X.shape[0], dtype=np.intp)
     for i in range(X.shape[0]):

@@ -12,7 +12,11 @@ from sklearn.pipeline import make_pipeline
 from sklearn.preprocessing import StandardScaler
 from sklearn.tree import DecisionTreeClassifier
 
-from labelclean.ensemble import BinnedTreeClassifier, CBAdaBoostClassifier
+from labelclean.ensemble import (
+    BinnedTreeClassifier,
+    CBAdaBoostClassifier,
+    SPLBoostClassifier,
+)
 from labelclean.noise import flip_labels
 
 
@@ -226,3 +230,22 @@ def test_bad_gamma_is_rejected():
         clf.fit(X, y, gamma=np.full(50, 1.5))
     with pytest.raises(ValueError, match="summing to 1"):
         clf.fit(X, y, gamma=np.ones((50, 2)))
+
+
+@pytest.mark.parametrize("n_classes", [2, 4])
+def test_one_pass_scores_equal_the_staged_scores(n_classes, global_random_seed):
+    X, y = make_classification(
+        600,
+        n_features=8,
+        n_informative=5,
+        n_classes=n_classes,
+        random_state=global_random_seed,
+    )
+    for est in (
+        CBAdaBoostClassifier(n_estimators=40, random_state=global_random_seed),
+        SPLBoostClassifier(n_estimators=40, age=3.0, random_state=global_random_seed),
+    ):
+        est.fit(X, y)
+        *_, staged = est.staged_predict_proba(X)
+        # bit for bit: the compiled pass adds the trees in the same order
+        np.testing.assert_array_equal(est.predict_proba(X), staged)
