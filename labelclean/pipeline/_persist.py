@@ -50,11 +50,19 @@ def dumps_cleaner(cleaner: Any, *, metadata: dict[str, Any] | None = None) -> by
     import skops.io as sio
 
     model = copy.copy(cleaner)
-    # Per-training-row tables: not needed to decide new rows, and they grow
-    # with the training set (Evidence is also not a type skops may load).
-    model.__dict__.pop("audit_", None)
-    model.__dict__.pop("evidence_", None)
-    model.__dict__.pop("stage_times_", None)
+    # Per-training-row results: not needed to decide new rows, and they grow
+    # with the training set (Evidence is also not a type skops may load; an
+    # object array such as decisions_ would be stored element by element in
+    # the archive's JSON schema, minutes at a million rows).
+    for name in (
+        "audit_",
+        "evidence_",
+        "decisions_",
+        "sample_indices_",
+        "cleaned_labels_",
+        "stage_times_",
+    ):
+        model.__dict__.pop(name, None)
     payload = {
         "format": MODEL_FORMAT,
         "version": MODEL_VERSION,

@@ -167,3 +167,24 @@ def test_audit_summary_binned_quantiles_are_close(global_random_seed):
         assert abs(got["summary"][key] - expected["summary"][key]) < 1e-4
     for key in ("min", "max"):
         assert got["summary"][key] == expected["summary"][key]
+
+
+def test_model_file_holds_no_per_training_row_results(fitted):
+    import io
+    import zipfile
+
+    from labelclean.pipeline._persist import loads_cleaner
+
+    cleaner, path, new, _ = fitted
+    loaded, _ = loads_cleaner(path.read_bytes())
+    for name in ("audit_", "evidence_", "decisions_", "sample_indices_"):
+        assert hasattr(cleaner, name) and not hasattr(loaded, name), name
+    # no element-by-element object arrays in the archive's schema
+    with zipfile.ZipFile(io.BytesIO(path.read_bytes())) as archive:
+        schema = archive.read("schema.json").decode()
+    assert '"kept"' not in schema and '"discarded"' not in schema
+    # the loaded pipeline still decides new rows as the fitted one does
+    pd.testing.assert_frame_equal(
+        loaded.audit(new[FEATURES], new["label"]),
+        cleaner.audit(new[FEATURES], new["label"]),
+    )
