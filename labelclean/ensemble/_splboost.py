@@ -15,6 +15,7 @@ from typing import ClassVar
 import numpy as np
 from sklearn.base import clone
 from sklearn.model_selection import StratifiedKFold, check_cv
+from sklearn.utils.validation import column_or_1d
 
 from labelclean.ensemble._base import (
     BaseWeightBoosting,
@@ -342,6 +343,46 @@ class SPLBoostClassifier(BaseWeightBoosting):
         self.objective_ = np.asarray(self._objective)
         del self._v, self._zero_round, self._objective
         return self
+
+    def self_paced_weights(self, X, y):
+        """Self-paced weight ``v`` of labelled rows under the fitted ensemble.
+
+        The weight the regularizer gives a row's exponential loss for label
+        ``y`` under the final ensemble, at the age of the last round: the
+        weight SPLBoost would end with for that row. For the training rows it
+        equals ``spl_weights_``; for new rows it tells whether the ensemble
+        would have left them out as suspects (``v = 0``).
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            Rows to weigh.
+        y : array-like of shape (n_samples,)
+            Their labels, among ``classes_``.
+
+        Returns
+        -------
+        v : ndarray of shape (n_samples,)
+            Self-paced weights in [0, 1].
+        """
+        scores = self._scores(X)
+        y = column_or_1d(y, warn=True)
+        if y.shape[0] != scores.shape[0]:
+            raise ValueError(
+                f"X has {scores.shape[0]} rows but y has {y.shape[0]}; pass one "
+                "label per row."
+            )
+        codes = np.searchsorted(self.classes_, y)
+        codes = np.minimum(codes, self.classes_.shape[0] - 1)
+        unknown = self.classes_[codes] != y
+        if unknown.any():
+            raise ValueError(
+                f"y holds label(s) {np.unique(y[unknown]).tolist()!r} not seen in "
+                f"fit; the classes are {self.classes_.tolist()!r}."
+            )
+        rows = np.arange(codes.shape[0])
+        log_loss = scores.mean(axis=1) - scores[rows, codes]
+        return self._weights(log_loss, self._age_at(len(self.estimators_)))
 
     def _age_at(self, iboost: int) -> float:
         return WARMUP_AGE if iboost < self.n_warmup_rounds else self.age_
