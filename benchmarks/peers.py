@@ -6,7 +6,8 @@ digits data, each split half train / half test (stratified, seeded), with
 one process:
 
 * labelclean: ``LabelCleaner`` with its defaults (KNN confidence, SPLBoost
-  suspects, CB-AdaBoost for two classes / RoSR-L for more); flagged rows =
+  suspects, final model ``'auto'``: RoSR-L, or for two classes CB-AdaBoost
+  when it is clearly better out of fold); flagged rows =
   corrected ∪ discarded; its final model predicts the test set;
 * cleanlab ``find_label_issues`` on 5-fold cross-validated probabilities of
   LogisticRegression and of HistGradientBoostingClassifier, and

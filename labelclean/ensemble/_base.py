@@ -309,6 +309,7 @@ class BaseWeightBoosting(ClassifierMixin, BaseEstimator, metaclass=ABCMeta):
             yield scores
 
     def _scores(self, X):
+        check_is_fitted(self)
         if self._bin_mapper is not None and self.estimators_:
             # One compiled pass over the rows for all binned trees.
             X = self._check_X(X)

@@ -15,6 +15,7 @@ from typing import ClassVar
 import numpy as np
 from sklearn.base import clone
 from sklearn.model_selection import StratifiedKFold, check_cv
+from sklearn.utils.validation import column_or_1d
 
 from labelclean.ensemble._base import (
     BaseWeightBoosting,
@@ -23,6 +24,7 @@ from labelclean.ensemble._base import (
     normalised_exp,
     samme_weight,
 )
+from labelclean.utils._sampling import stratified_rows
 from labelclean.utils._sklearn import Interval, StrOptions, fit_context
 
 __all__ = ["SPLBoostClassifier", "latent_loss", "spl_weights"]
@@ -350,6 +352,46 @@ class SPLBoostClassifier(BaseWeightBoosting):
         del self._v, self._zero_round, self._objective
         return self
 
+    def self_paced_weights(self, X, y):
+        """Self-paced weight ``v`` of labelled rows under the fitted ensemble.
+
+        The weight the regularizer gives a row's exponential loss for label
+        ``y`` under the final ensemble, at the age of the last round: the
+        weight SPLBoost would end with for that row. For the training rows it
+        equals ``spl_weights_``; for new rows it tells whether the ensemble
+        would have left them out as suspects (``v = 0``).
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            Rows to weigh.
+        y : array-like of shape (n_samples,)
+            Their labels, among ``classes_``.
+
+        Returns
+        -------
+        v : ndarray of shape (n_samples,)
+            Self-paced weights in [0, 1].
+        """
+        scores = self._scores(X)
+        y = column_or_1d(y, warn=True)
+        if y.shape[0] != scores.shape[0]:
+            raise ValueError(
+                f"X has {scores.shape[0]} rows but y has {y.shape[0]}; pass one "
+                "label per row."
+            )
+        codes = np.searchsorted(self.classes_, y)
+        codes = np.minimum(codes, self.classes_.shape[0] - 1)
+        unknown = self.classes_[codes] != y
+        if unknown.any():
+            raise ValueError(
+                f"y holds label(s) {np.unique(y[unknown]).tolist()!r} not seen in "
+                f"fit; the classes are {self.classes_.tolist()!r}."
+            )
+        rows = np.arange(codes.shape[0])
+        log_loss = scores.mean(axis=1) - scores[rows, codes]
+        return self._weights(log_loss, self._age_at(len(self.estimators_)))
+
     def _age_at(self, iboost: int) -> float:
         return WARMUP_AGE if iboost < self.n_warmup_rounds else self.age_
 
@@ -410,7 +452,13 @@ class SPLBoostClassifier(BaseWeightBoosting):
                 return float(np.median(grid)), None
             seed = data.rng.randint(np.iinfo(np.int32).max)
             folds = StratifiedKFold(n_splits, shuffle=True, random_state=seed)
-            rows = self._age_search_rows(data.codes, n_splits, seed)
+            # The age is chosen on a stratified sample of a large input.
+            rows = stratified_rows(
+                data.codes,
+                self.age_cv_max_samples,
+                min_per_class=n_splits,
+                seed=seed,
+            )
         else:
             folds = check_cv(self.cv, data.codes, classifier=True)
             rows = None
@@ -434,24 +482,3 @@ class SPLBoostClassifier(BaseWeightBoosting):
             "n_samples": int(codes.shape[0]),
         }
         return float(grid[best]), results
-
-    def _age_search_rows(
-        self, codes: np.ndarray, n_splits: int, seed: int
-    ) -> np.ndarray | None:
-        """Rows of the age search: a stratified sample when there are too many.
-
-        Each class keeps its share of ``age_cv_max_samples`` rows, and at least
-        ``n_splits`` rows so that every fold sees it.
-        """
-        limit = self.age_cv_max_samples
-        n_samples = codes.shape[0]
-        if limit is None or n_samples <= limit:
-            return None
-        rng = np.random.RandomState(seed)
-        picked = []
-        for rows in np.split(
-            np.argsort(codes, kind="stable"), np.cumsum(np.bincount(codes))[:-1]
-        ):
-            quota = max(n_splits, round(rows.shape[0] * limit / n_samples))
-            picked.append(rng.permutation(rows)[: min(quota, rows.shape[0])])
-        return np.sort(np.concatenate(picked))

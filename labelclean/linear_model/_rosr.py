@@ -12,6 +12,7 @@ self-paced weight formulas (:func:`_spl_weights`) and the per-class threshold
 schedule (:func:`_thresholds`).
 """
 
+import functools
 import logging
 import warnings
 from numbers import Integral, Real
@@ -27,6 +28,7 @@ from sklearn.utils import Tags
 from sklearn.utils.extmath import softmax
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, validate_data
+from threadpoolctl import ThreadpoolController
 
 from labelclean.utils._sklearn import (
     Interval,
@@ -43,6 +45,12 @@ logger = logging.getLogger(__name__)
 # Relative margin that puts a threshold just above the loss of the last row
 # selected in a round, so that this row is selected (v > 0).
 _LAMBDA_MARGIN = 1e-6
+
+
+@functools.cache
+def _blas_controller() -> ThreadpoolController:
+    """The BLAS libraries loaded with numpy and scipy (found once)."""
+    return ThreadpoolController()
 
 
 def _softmax_loss_grad(
@@ -301,6 +309,9 @@ class RoSRClassifier(ClassifierMixin, BaseEstimator):
       shares. ``soft_labels`` in :meth:`fit` replace the one-hot targets of
       the cross-entropy; the per-class groups of RoSR-L stay the observed
       labels.
+    - Each L-BFGS solve runs with BLAS limited to one thread: the solver's
+      own steps are tiny BLAS calls that multi-threaded OpenBLAS slows many
+      times over on a loaded machine (``docs/rosr.md``, "Speed").
 
     References
     ----------
@@ -591,19 +602,23 @@ class RoSRClassifier(ClassifierMixin, BaseEstimator):
             target, Qt = codes * n_rows + np.arange(n_rows), None
         else:
             target, Qt = codes, np.ascontiguousarray(Q.T)
-        result = optimize.minimize(
-            _softmax_loss_grad,
-            params,
-            method="L-BFGS-B",
-            jac=True,
-            args=(X, Qt, target, a, float(self.mu), n_classes, self.fit_intercept),
-            options={
-                "maxiter": max_iter,
-                "maxls": 50,
-                "gtol": self.tol,
-                "ftol": 64 * np.finfo(float).eps,
-            },
-        )
+        # One BLAS thread: L-BFGS-B's own steps are tiny BLAS/LAPACK calls,
+        # which multi-threaded OpenBLAS slows by 10-70x when other processes
+        # load the cores; the loss and gradient lose little (docs/rosr.md).
+        with _blas_controller().limit(limits=1, user_api="blas"):
+            result = optimize.minimize(
+                _softmax_loss_grad,
+                params,
+                method="L-BFGS-B",
+                jac=True,
+                args=(X, Qt, target, a, float(self.mu), n_classes, self.fit_intercept),
+                options={
+                    "maxiter": max_iter,
+                    "maxls": 50,
+                    "gtol": self.tol,
+                    "ftol": 64 * np.finfo(float).eps,
+                },
+            )
         hit_limit = result.status == 1 and result.nit >= max_iter
         return result.x, int(result.nit), bool(hit_limit)
 

@@ -8,9 +8,10 @@ data's way through"):
    :class:`~labelclean.confidence.BayesConfidence`), scores that never saw
    the row's own label (leave-one-out neighbours, or cross-fitting);
 3. SPLBoost suspects (rows whose self-paced weight ends at zero);
-4. the final model (CB-AdaBoost for two classes, RoSR-L for more), fitted on
-   the rows SPLBoost kept with the confidence stage's soft labels, evaluated
-   out of fold for every row and refitted on all kept rows for new data;
+4. the final model (RoSR-L, or CB-AdaBoost for two classes when it is
+   clearly better out of fold), fitted on the rows SPLBoost kept with the
+   confidence stage's soft labels, evaluated out of fold for every row and
+   refitted on the cleaned rows for new data;
 5. one decision per row (:mod:`labelclean.pipeline._decisions`).
 
 It is an estimator (``fit``/``predict``/``predict_proba``), a sampler
@@ -38,11 +39,13 @@ from sklearn.utils.validation import check_is_fitted
 from labelclean.exceptions import DataValidationError
 from labelclean.pipeline._decisions import (
     Evidence,
+    argmax_keep_observed,
     decide,
     neighbor_counts_json,
 )
 from labelclean.report._audit import AUDIT_COLUMNS
 from labelclean.utils._features import make_feature_encoder
+from labelclean.utils._sampling import stratified_rows
 from labelclean.utils._sklearn import HasMethods, Interval, StrOptions, fit_context
 from labelclean.utils._validation import (
     check_labels,
@@ -52,7 +55,7 @@ from labelclean.utils._validation import (
 
 logger = logging.getLogger(__name__)
 
-__all__ = ["AUDIT_EVIDENCE_COLUMNS", "LabelCleaner"]
+__all__ = ["AUDIT_EVIDENCE_COLUMNS", "LabelCleaner", "final_model_info"]
 
 #: Columns the audit adds to the user's columns, in order (docs/audit.md).
 AUDIT_EVIDENCE_COLUMNS = AUDIT_COLUMNS
@@ -61,6 +64,88 @@ AUDIT_EVIDENCE_COLUMNS = AUDIT_COLUMNS
 #: SPLBoost's λ grid inside the pipeline: six ages spanning the paper's
 #: [1, 6] instead of its 51 (a sixth of the cross-validation cost).
 PIPELINE_AGE_GRID = (1.0, 1.5, 2.0, 3.0, 4.0, 6.0)
+
+
+#: Above this many rows, ``model='auto'`` compares its candidates on a
+#: stratified sample of this many rows (then evaluates only the chosen one on
+#: every row): the comparison's standard error is already below 0.3 points.
+MODEL_SELECTION_MAX_SAMPLES = 50_000
+
+#: The final models ``model='auto'`` compares for two classes; the first is
+#: kept unless the second is clearly better out of fold (:func:`_choose_model`).
+AUTO_CANDIDATES = ("rosr", "cb_adaboost")
+
+#: The rule of :func:`_choose_model`, in words (``model_selection_['rule']``).
+AUTO_RULE = (
+    "out-of-fold error rate against the observed labels over every row decided "
+    "out of fold; CB-AdaBoost replaces RoSR-L only if its error rate is lower by "
+    "more than one standard error of the paired per-row difference"
+)
+
+
+def _choose_model(oofs: dict, codes: np.ndarray) -> tuple[str, dict]:
+    """Pick the final model from the out-of-fold probabilities of candidates.
+
+    With one candidate, that one. With two (``model='auto'``, two classes), the
+    first (RoSR-L) unless the second's error rate is lower by more than one
+    standard error of the paired per-row difference (the one-standard-error
+    rule, leaning to the linear model). Rows without out-of-fold
+    probabilities for some candidate are left out of the comparison; with
+    fewer than two rows left, the first candidate is kept.
+    """
+    names = list(oofs)
+    decided = np.ones(codes.shape[0], dtype=bool)
+    for proba in oofs.values():
+        decided &= ~np.isnan(proba).any(axis=1)
+    n_rows = int(decided.sum())
+    errors = {}
+    for name, proba in oofs.items():
+        if n_rows == 0:
+            errors[name] = None
+            continue
+        p = proba[decided]
+        label = argmax_keep_observed(p, codes[decided])
+        errors[name] = (label != codes[decided]).astype(np.float64)
+    selection = {
+        "rule": AUTO_RULE if len(names) > 1 else "the configured final model",
+        "candidates": {
+            name: {
+                "error_rate": None if e is None else float(e.mean()),
+                "rows": n_rows,
+            }
+            for name, e in errors.items()
+        },
+    }
+    chosen = names[0]
+    if len(names) == 2:
+        diff = se = None
+        if n_rows >= 2:
+            d = errors[names[0]] - errors[names[1]]
+            diff = float(d.mean())
+            se = float(d.std(ddof=1) / np.sqrt(n_rows))
+            if diff > se:
+                chosen = names[1]
+        selection["difference"] = diff
+        selection["standard_error"] = se
+    selection["chosen"] = chosen
+    return chosen, selection
+
+
+def final_model_info(cleaner) -> dict | None:
+    """The fitted cleaner's final model and how it was chosen, as JSON types.
+
+    ``{"name": model_name_, "estimator": class name, "selection":
+    model_selection_}``; None for an object without ``model_name_`` (e.g. a
+    model file written before the attribute existed).
+    """
+    name = getattr(cleaner, "model_name_", None)
+    if name is None:
+        return None
+    return {
+        "name": name,
+        "estimator": type(cleaner.model_).__name__,
+        "selection": getattr(cleaner, "model_selection_", None),
+    }
 
 
 def _seed(rng: np.random.RandomState) -> int:
@@ -117,18 +202,23 @@ class LabelCleaner(BaseEstimator):
     model : {'auto', 'cb_adaboost', 'rosr', 'spbl'} or classifier, default='auto'
         The final model.
 
-        - 'auto': CB-AdaBoost for two classes, RoSR-L for more.
+        - 'auto': RoSR-L for more than two classes. For two classes, both
+          RoSR-L and CB-AdaBoost are evaluated out of fold, and CB-AdaBoost
+          is chosen only when its out-of-fold error rate against the observed
+          labels is lower than RoSR-L's by more than one standard error of
+          the paired difference (otherwise RoSR-L); see ``model_name_``,
+          ``model_selection_`` and ``docs/decisions.md``.
         - 'cb_adaboost', 'rosr', 'spbl': that labelclean classifier.
         - a classifier: used as given (cloned); soft labels are passed when
           its ``fit`` takes ``gamma`` or ``soft_labels``.
-    correct_threshold : float, default=0.8
+    correct_threshold : float, default=0.9
         Probability both the confidence stage and the final model must give
         another label for a row to be corrected. The defaults of the three
         thresholds were chosen with ``benchmarks/decision_thresholds.py``
         (``docs/decisions.md``).
     suspect_confidence : float, default=0.3
         γ below which a row is a suspect (if the model agrees).
-    model_threshold : float, default=0.5
+    model_threshold : float, default=0.4
         A suspect needs the final model's out-of-sample probability of its
         observed label below this.
     require_agreement : bool, default=True
@@ -164,7 +254,21 @@ class LabelCleaner(BaseEstimator):
     suspect_estimator_ : estimator or None
         The fitted suspect stage.
     model_ : classifier
-        The final model fitted on every row SPLBoost kept.
+        The final model (by default fitted on the cleaned rows, see
+        ``final_fit``).
+    model_name_ : str
+        Which final model was used: 'rosr', 'cb_adaboost' or 'spbl' when
+        ``model`` is a string ('auto' resolved), otherwise the class name of
+        the given estimator.
+    model_selection_ : dict
+        How the final model was chosen: ``rule`` (in words), ``chosen``,
+        ``candidates`` (per candidate its out-of-fold ``error_rate`` against
+        the observed labels and the number of ``rows`` compared; ``None``
+        when there was nothing to compare), and for two candidates
+        ``difference`` (RoSR-L's error rate minus CB-AdaBoost's) and its
+        ``standard_error``; ``sampled_rows`` when the comparison ran on a
+        stratified sample (more than :data:`MODEL_SELECTION_MAX_SAMPLES`
+        rows).
     feature_encoder_ : object
         Fitted feature preparation for the suspect stage and final model.
     audit_ : DataFrame
@@ -234,9 +338,9 @@ class LabelCleaner(BaseEstimator):
         suspects="splboost",
         model="auto",
         *,
-        correct_threshold: float = 0.8,
+        correct_threshold: float = 0.9,
         suspect_confidence: float = 0.3,
-        model_threshold: float = 0.5,
+        model_threshold: float = 0.4,
         require_agreement: bool = True,
         final_fit: str = "cleaned",
         cv: int = 5,
@@ -280,16 +384,23 @@ class LabelCleaner(BaseEstimator):
             est.set_params(random_state=seed)
         return est
 
-    def _make_model(self, n_classes: int, seed: int):
+    def _model_candidates(self, n_classes: int) -> list[str]:
+        """Names of the final models to evaluate; the first is the default."""
+        if not isinstance(self.model, str):
+            return [type(self.model).__name__]
+        if self.model == "auto":
+            return list(AUTO_CANDIDATES) if n_classes == 2 else ["rosr"]
+        return [self.model]
+
+    def _make_model(self, name: str, seed: int):
+        """A fresh final model: ``name`` from :meth:`_model_candidates`."""
         choice = self.model
         if isinstance(choice, str):
-            if choice == "auto":
-                choice = "cb_adaboost" if n_classes == 2 else "rosr"
-            if choice == "cb_adaboost":
+            if name == "cb_adaboost":
                 from labelclean.ensemble import CBAdaBoostClassifier
 
                 return CBAdaBoostClassifier(random_state=seed)
-            if choice == "spbl":
+            if name == "spbl":
                 from labelclean.ensemble import SPBLClassifier
 
                 return SPBLClassifier(random_state=seed)
@@ -345,33 +456,6 @@ class LabelCleaner(BaseEstimator):
             warnings.simplefilter("ignore", UserWarning)
             model.fit(Z[rows], y, **kwargs)
         return model
-
-    def _out_of_fold(self, folds, in_train, Z, codes, soft, n_classes, seed):
-        """Out-of-fold class probabilities of the final model (NaN: no model).
-
-        The folds' models are independent, so they are fitted on ``n_jobs``
-        threads (the boosting kernels release the GIL); each fold writes its
-        own rows, so the result does not depend on the number of threads.
-        """
-        oof = np.full((codes.shape[0], n_classes), np.nan)
-
-        def fit_fold(train, test):
-            rows = train[in_train[train]]
-            if np.unique(codes[rows]).shape[0] < 2:
-                return None
-            model = self._make_model(n_classes, seed)
-            self._fit_model(model, Z, codes, soft, rows, quiet=False)
-            return self._proba_in_classes(model, Z[test])
-
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore", UserWarning)
-            parts = Parallel(n_jobs=self.n_jobs, prefer="threads")(
-                delayed(fit_fold)(train, test) for train, test in folds
-            )
-        for (_, test), proba in zip(folds, parts, strict=True):
-            if proba is not None:
-                oof[test] = proba
-        return oof
 
     def _proba_in_classes(self, model, Z) -> np.ndarray:
         """``model.predict_proba`` with columns aligned to ``classes_``."""
@@ -458,7 +542,8 @@ class LabelCleaner(BaseEstimator):
         in_train[train_rows] = True
         clock.lap("suspects")
 
-        # 3. final model: out of fold, then on every kept row ------------
+        # 3. final model: out of fold (for each candidate, then choose one),
+        #    then on the cleaned rows ----------------------------------------
         model_seed = _seed(rng)
         if folds is None:
             warnings.warn(
@@ -467,15 +552,17 @@ class LabelCleaner(BaseEstimator):
                 UserWarning,
                 stacklevel=2,
             )
-            oof = np.full((n_samples, n_classes), np.nan)
-        else:
-            oof = self._out_of_fold(
-                folds, in_train, Z, codes, soft, n_classes, model_seed
-            )
+        candidates = self._model_candidates(n_classes)
+        oofs, self.model_selection_ = self._select_model(
+            candidates, model_seed, Z, codes, soft, folds, in_train
+        )
+        self.model_name_ = self.model_selection_["chosen"]
+        oof = oofs[self.model_name_]
+        name = self.model_name_
         missing = np.isnan(oof).any(axis=1)
         soft_model = None
         if missing.any() or self.final_fit == "soft":
-            soft_model = self._make_model(n_classes, model_seed)
+            soft_model = self._make_model(name, model_seed)
             self._fit_model(soft_model, Z, codes, soft, train_rows)
             if missing.any():
                 oof[missing] = self._proba_in_classes(soft_model, Z[missing])
@@ -509,11 +596,11 @@ class LabelCleaner(BaseEstimator):
                 stacklevel=2,
             )
             if soft_model is None:
-                soft_model = self._make_model(n_classes, model_seed)
+                soft_model = self._make_model(name, model_seed)
                 self._fit_model(soft_model, Z, codes, soft, train_rows)
             self.model_ = soft_model
         elif self.final_fit == "cleaned":
-            self.model_ = self._make_model(n_classes, model_seed)
+            self.model_ = self._make_model(name, model_seed)
             hard = np.eye(n_classes)[new_codes[self.sample_indices_]]
             cleaned_codes = new_codes.copy()
             cleaned_soft = np.zeros_like(soft)
@@ -528,6 +615,74 @@ class LabelCleaner(BaseEstimator):
             ", ".join(f"{k} {v:.1f}" for k, v in clock.times.items()),
         )
         return self
+
+    def _select_model(self, names, seed, Z, codes, soft, folds, in_train):
+        """Out-of-fold probabilities of the chosen final model, and the choice.
+
+        With several candidates, each is evaluated out of fold and
+        :func:`_choose_model` picks one. On more than
+        :data:`MODEL_SELECTION_MAX_SAMPLES` rows the comparison runs on a
+        stratified, seeded sample of that many rows (with its own folds), and
+        only the chosen model is then evaluated out of fold on every row.
+        """
+        if len(names) < 2 or folds is None:
+            oofs = self._out_of_fold(names, seed, Z, codes, soft, folds, in_train)
+            return oofs, _choose_model(oofs, codes)[1]
+        rows = stratified_rows(
+            codes, MODEL_SELECTION_MAX_SAMPLES, min_per_class=len(folds), seed=seed
+        )
+        if rows is None:
+            oofs = self._out_of_fold(names, seed, Z, codes, soft, folds, in_train)
+            return oofs, _choose_model(oofs, codes)[1]
+        splitter = StratifiedKFold(len(folds), shuffle=True, random_state=seed)
+        sub_folds = list(splitter.split(rows, codes[rows]))
+        sub_oofs = self._out_of_fold(
+            names,
+            seed,
+            Z[rows],
+            codes[rows],
+            soft[rows],
+            sub_folds,
+            in_train[rows],
+        )
+        chosen, selection = _choose_model(sub_oofs, codes[rows])
+        selection["sampled_rows"] = int(rows.shape[0])
+        oofs = self._out_of_fold([chosen], seed, Z, codes, soft, folds, in_train)
+        return oofs, selection
+
+    def _out_of_fold(self, names, seed, Z, codes, soft, folds, in_train):
+        """Out-of-fold class probabilities of each final model in ``names``.
+
+        For each fold, the model is fitted on the other folds' rows that
+        SPLBoost kept and asked about the fold's rows. Rows of a fold whose
+        training part holds a single class (or every row, without folds) are
+        NaN. The (model, fold) fits are independent, so they run on
+        ``n_jobs`` threads (the boosting kernels release the GIL); each writes
+        its own rows, so the result does not depend on the number of threads.
+        """
+        oofs = {
+            name: np.full((Z.shape[0], self.classes_.shape[0]), np.nan)
+            for name in names
+        }
+        tasks = [(name, train, test) for name in names for train, test in folds or ()]
+
+        def fit_fold(name, train, test):
+            rows = train[in_train[train]]
+            if np.unique(codes[rows]).shape[0] < 2:
+                return None
+            model = self._make_model(name, seed)
+            self._fit_model(model, Z, codes, soft, rows, quiet=False)
+            return self._proba_in_classes(model, Z[test])
+
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", UserWarning)
+            parts = Parallel(n_jobs=self.n_jobs, prefer="threads")(
+                delayed(fit_fold)(*task) for task in tasks
+            )
+        for (name, _, test), proba in zip(tasks, parts, strict=True):
+            if proba is not None:
+                oofs[name][test] = proba
+        return oofs
 
     def _cross_fitted_confidence(self, raw, y, folds, seed) -> np.ndarray:
         """Per-class confidence of each row from a stage fitted without it."""
@@ -612,8 +767,14 @@ class LabelCleaner(BaseEstimator):
 
         The confidence of a new row comes from the fitted confidence stage
         (neighbours among the training rows of L_red, or the fitted densities),
-        its model probability from the fitted final model; SPLBoost weights
-        exist only for training rows, so new rows are judged on the other two.
+        its model probability from the fitted final model, and its SPLBoost
+        weight from the fitted SPLBoost ensemble: the self-paced weight its
+        regularizer gives the row's loss at the final age
+        (:meth:`~labelclean.ensemble.SPLBoostClassifier.self_paced_weights`),
+        i.e. whether SPLBoost would have left the row out as a suspect. A
+        suspect stage without that method gives no weights, and new rows are
+        then judged on the other two. ``spl_zero_round`` stays empty: new rows
+        took part in no round.
 
         Parameters
         ----------
@@ -644,7 +805,11 @@ class LabelCleaner(BaseEstimator):
             if hasattr(conf, "neighbor_counts"):
                 counts = conf.neighbor_counts(raw)
         model_proba = self._proba_in_classes(self.model_, Z)
-        evidence = Evidence(codes, soft, model_proba, None)
+        spl_weight = None
+        suspects = self.suspect_estimator_
+        if suspects is not None and hasattr(suspects, "self_paced_weights"):
+            spl_weight = suspects.self_paced_weights(Z, self.classes_[codes])
+        evidence = Evidence(codes, soft, model_proba, spl_weight)
         decision, reason, new_codes = self._decide(evidence)
         index = X.index if is_dataframe(X) else pd.RangeIndex(Z.shape[0])
         return self._audit_frame(
@@ -716,7 +881,9 @@ class LabelCleaner(BaseEstimator):
         Parameters
         ----------
         **kwargs
-            Passed to :func:`labelclean.report.build_report`.
+            Passed to :func:`labelclean.report.build_report`. ``run`` gains a
+            ``final_model`` entry (the final model and how it was chosen)
+            unless it has one.
 
         Returns
         -------
@@ -727,4 +894,6 @@ class LabelCleaner(BaseEstimator):
 
         check_is_fitted(self)
         kwargs.setdefault("reason_descriptions", DECISION_REASONS)
-        return build_report(self.audit_, **kwargs)
+        run = dict(kwargs.pop("run", None) or {})
+        run.setdefault("final_model", final_model_info(self))
+        return build_report(self.audit_, run=run, **kwargs)

@@ -22,7 +22,13 @@ import json
 import numpy as np
 import pandas as pd
 
-__all__ = ["DECISION_REASONS", "Evidence", "decide", "neighbor_counts_json"]
+__all__ = [
+    "DECISION_REASONS",
+    "Evidence",
+    "argmax_keep_observed",
+    "decide",
+    "neighbor_counts_json",
+]
 
 #: Every reason code with one sentence for the report.
 DECISION_REASONS = {
@@ -69,13 +75,14 @@ class Evidence:
         rows = np.arange(codes.shape[0])
         self.confidence = confidence_proba[rows, codes]
         self.model_probability = model_proba[rows, codes]
-        self.trusted = _argmax_keep_observed(confidence_proba, codes)
+        self.trusted = argmax_keep_observed(confidence_proba, codes)
         self.trusted_probability = confidence_proba[rows, self.trusted]
-        self.model_label = _argmax_keep_observed(model_proba, codes)
+        self.model_label = argmax_keep_observed(model_proba, codes)
         self.model_label_probability = model_proba[rows, self.model_label]
 
 
-def _argmax_keep_observed(proba: np.ndarray, codes: np.ndarray) -> np.ndarray:
+def argmax_keep_observed(proba: np.ndarray, codes: np.ndarray) -> np.ndarray:
+    """Most probable class per row; a tie with the observed class keeps it."""
     rows = np.arange(codes.shape[0])
     best = proba.max(axis=1)
     out = np.argmax(proba, axis=1)

@@ -24,7 +24,11 @@ import pandas as pd
 
 from labelclean import __version__
 from labelclean.exceptions import DataValidationError, LabelcleanError
-from labelclean.pipeline._cleaner import AUDIT_EVIDENCE_COLUMNS, _StageClock
+from labelclean.pipeline._cleaner import (
+    AUDIT_EVIDENCE_COLUMNS,
+    _StageClock,
+    final_model_info,
+)
 from labelclean.pipeline._decisions import DECISION_REASONS
 
 logger = logging.getLogger(__name__)
@@ -380,6 +384,7 @@ def run_pipeline(
             "id_column": id_column,
             "features": [str(c) for c in columns],
             "parameters": _jsonable_params(cleaner),
+            "final_model": final_model_info(cleaner),
             "inputs": files,
             "fitted_on": {
                 "rows": len(frame),
@@ -573,6 +578,7 @@ def apply_model(
             "seed": meta.get("seed"),
             "label": label,
             "features": meta["features"],
+            "final_model": final_model_info(cleaner),
             "inputs": files,
         }
         manifest = {

@@ -71,9 +71,9 @@ _register_estimators()
 
 #: Decision thresholds used when a definition's ``[decisions]`` omits them.
 DECISION_DEFAULTS: dict[str, Any] = {
-    "correct_threshold": 0.8,
+    "correct_threshold": 0.9,
     "suspect_confidence": 0.3,
-    "model_threshold": 0.5,
+    "model_threshold": 0.4,
     "require_agreement": True,
 }
 

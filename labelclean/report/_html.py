@@ -151,6 +151,28 @@ def _pct(value: float) -> str:
     return f"{100 * value:.1f}%"
 
 
+#: Display names of labelclean's final models (others are shown as given).
+_MODEL_NAMES = {"rosr": "RoSR-L", "cb_adaboost": "CB-AdaBoost", "spbl": "SPBL"}
+
+
+def _final_model_text(final: Mapping[str, Any]) -> str:
+    """One sentence: the final model, and the comparison that chose it."""
+    name = str(final["name"])
+    text = f"The final model was {_MODEL_NAMES.get(name, name)}"
+    selection = final.get("selection") or {}
+    rates = [
+        f"{_MODEL_NAMES.get(name, name)} {_pct(c['error_rate'])}"
+        for name, c in (selection.get("candidates") or {}).items()
+        if isinstance(c, Mapping) and c.get("error_rate") is not None
+    ]
+    if len(rates) > 1:
+        text += (
+            f", chosen by out-of-fold error rate against the observed labels "
+            f"({', '.join(rates)})"
+        )
+    return text + "."
+
+
 def _story(report: Mapping[str, Any]) -> list[str]:
     """Plain sentences telling what happened in the run."""
     summary = report["summary"]
@@ -187,6 +209,9 @@ def _story(report: Mapping[str, Any]) -> list[str]:
         f"{counts['discarded']} ({_pct(shares['discarded'])}); the cleaned output "
         f"holds {summary['n_cleaned_rows']} row(s)."
     )
+    final = (report.get("run") or {}).get("final_model")
+    if isinstance(final, Mapping) and final.get("name"):
+        story.append(_final_model_text(final))
     corrections = report.get("corrections") or []
     if corrections:
         top = corrections[0]

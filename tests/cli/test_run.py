@@ -116,6 +116,34 @@ def test_run_writes_every_output_and_accounts_for_every_row(noisy_data, tmp_path
     assert manifest["seed"] == 0
 
 
+def test_report_names_the_final_model_auto_choice(noisy_data, tmp_path):
+    # A definition without a model stage uses model='auto': for two classes it
+    # compares RoSR-L and CB-AdaBoost out of fold; the report says which won.
+    auto = tmp_path / "auto.toml"
+    auto.write_text(FAST_PIPELINE.split('[[stages]]\nname = "model"')[0])
+    out = tmp_path / "out"
+    data = {**noisy_data, "pipeline": auto}
+    result = _run(data, out)
+    assert result.exit_code == 0, result.output
+    final = json.loads((out / "report.json").read_text())["run"]["final_model"]
+    # blobs: a linear boundary, so the linear model is kept
+    assert final["name"] == "rosr"
+    assert final["estimator"] == "RoSRClassifier"
+    assert set(final["selection"]["candidates"]) == {"rosr", "cb_adaboost"}
+    assert final["selection"]["difference"] <= final["selection"]["standard_error"]
+    assert (
+        "The final model was RoSR-L, chosen by out-of-fold error rate"
+        in (out / "report.html").read_text()
+    )
+    res = _run(noisy_data, tmp_path / "fixed")
+    assert res.exit_code == 0, res.output
+    run_info = json.loads((tmp_path / "fixed" / "report.json").read_text())["run"]
+    assert run_info["final_model"]["name"] == "CBAdaBoostClassifier"
+    assert list(run_info["final_model"]["selection"]["candidates"]) == [
+        "CBAdaBoostClassifier"
+    ]
+
+
 def test_same_seed_byte_identical_outputs(noisy_data, tmp_path):
     a, b = tmp_path / "a", tmp_path / "b"
     assert _run(noisy_data, a, "--seed", "3", "--jobs", "1").exit_code == 0

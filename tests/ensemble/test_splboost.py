@@ -1,5 +1,6 @@
 """SPLBoost: AdaBoost in the limit, Theorem 1, regularizers, suspects."""
 
+import re
 from typing import ClassVar
 
 import numpy as np
@@ -276,3 +277,54 @@ def test_age_search_on_a_stratified_sample(global_random_seed):
         age_cv_max_samples=None, random_state=global_random_seed, **params
     ).fit(X, y)
     assert full.cv_results_["n_samples"] == 300
+
+
+@pytest.mark.parametrize(
+    "n_classes, regularizer, n_warmup_rounds",
+    [(2, "hard", 3), (2, "mixture", 0), (3, "linear", 3), (3, "mixture_log", 2)],
+)
+def test_self_paced_weights_reproduce_the_training_weights(
+    global_random_seed, n_classes, regularizer, n_warmup_rounds
+):
+    X, y = make_classification(
+        n_samples=300,
+        n_classes=n_classes,
+        n_informative=4,
+        random_state=global_random_seed,
+    )
+    labels = np.array(["a", "b", "c"])[y]
+    y_noisy, _ = flip_labels(labels, 0.2, random_state=global_random_seed)
+    clf = SPLBoostClassifier(
+        n_estimators=25,
+        age=2.5,
+        regularizer=regularizer,
+        n_warmup_rounds=n_warmup_rounds,
+        random_state=global_random_seed,
+    ).fit(X, y_noisy)
+    np.testing.assert_allclose(
+        clf.self_paced_weights(X, y_noisy), clf.spl_weights_, atol=1e-12
+    )
+    # a row's weight depends on its own label only
+    v = clf.self_paced_weights(X[:5], y_noisy[:5])
+    np.testing.assert_allclose(v, clf.spl_weights_[:5], atol=1e-12)
+
+
+def test_self_paced_weights_of_new_rows_flag_flipped_labels(global_random_seed):
+    X, y = gaussian_data(300, global_random_seed)
+    y_noisy, flipped = flip_labels(y, 0.2, random_state=global_random_seed)
+    clf = SPLBoostClassifier(n_estimators=40, age=2.0, random_state=0)
+    clf.fit(X[::2], y_noisy[::2])
+    v = clf.self_paced_weights(X[1::2], y_noisy[1::2])
+    zero = v == 0
+    assert zero.any()
+    # Precision at least three times the base rate of 0.2.
+    assert flipped[1::2][zero].mean() > 0.6
+
+
+def test_self_paced_weights_errors():
+    X, y = make_classification(n_samples=60, random_state=0)
+    clf = SPLBoostClassifier(n_estimators=5, age=2.0).fit(X, y)
+    with pytest.raises(ValueError, match=re.escape("label(s) [7] not seen in fit")):
+        clf.self_paced_weights(X[:3], [0, 7, 1])
+    with pytest.raises(ValueError, match="X has 3 rows but y has 2"):
+        clf.self_paced_weights(X[:3], [0, 1])

@@ -3,7 +3,7 @@
 import numpy as np
 import pandas as pd
 import pytest
-from sklearn.datasets import load_breast_cancer, make_blobs
+from sklearn.datasets import load_breast_cancer, make_blobs, make_circles
 from sklearn.linear_model import LogisticRegression
 from sklearn.metrics import f1_score
 from sklearn.pipeline import make_pipeline
@@ -11,8 +11,10 @@ from sklearn.preprocessing import StandardScaler
 
 from labelclean.confidence import KNNConfidence
 from labelclean.ensemble import CBAdaBoostClassifier, SPLBoostClassifier
+from labelclean.linear_model import RoSRClassifier
 from labelclean.noise import flip_labels
 from labelclean.pipeline import AUDIT_EVIDENCE_COLUMNS, LabelCleaner
+from labelclean.pipeline._cleaner import _choose_model
 from labelclean.pipeline._decisions import Evidence, decide
 
 FAST = {
@@ -153,3 +155,172 @@ def test_clean_data_is_mostly_kept(noise):
     X, y = load_breast_cancer(return_X_y=True)
     cleaner = LabelCleaner(**FAST, random_state=0).fit(X, y)
     assert (cleaner.decisions_ != "kept").mean() <= 0.03
+
+
+# --- the final model of model='auto' --------------------------------------
+FAST_SUSPECTS = {"suspects": SPLBoostClassifier(n_estimators=30, age=2.0)}
+
+
+def _linear_data(seed):
+    """Two classes split by a hyperplane, 10 % of the labels flipped."""
+    rng = np.random.RandomState(seed)
+    X = rng.normal(size=(300, 6))
+    y = (X @ np.array([1.0, 1.0, 1.0, 0.5, 0.0, 0.0]) > 0).astype(int)
+    return X, flip_labels(y, 0.1, random_state=seed)[0]
+
+
+def _circles_data(seed, *, with_flips=False):
+    """Two concentric circles (no linear boundary) plus two noise features."""
+    X, y = make_circles(300, noise=0.08, factor=0.5, random_state=seed)
+    X = np.c_[X, np.random.RandomState(seed).normal(size=(300, 2))]
+    y_noisy, flipped = flip_labels(y, 0.1, random_state=seed)
+    return (X, y_noisy, flipped) if with_flips else (X, y_noisy)
+
+
+def test_auto_picks_rosr_on_a_linear_boundary(global_random_seed):
+    X, y = _linear_data(global_random_seed)
+    cleaner = LabelCleaner(**FAST_SUSPECTS, random_state=global_random_seed)
+    cleaner.fit(X, y)
+    assert cleaner.model_name_ == "rosr"
+    assert isinstance(cleaner.model_, RoSRClassifier)
+    sel = cleaner.model_selection_
+    assert sel["chosen"] == "rosr"
+    assert list(sel["candidates"]) == ["rosr", "cb_adaboost"]
+    rosr, cb = sel["candidates"]["rosr"], sel["candidates"]["cb_adaboost"]
+    assert rosr["rows"] == cb["rows"] == 300
+    assert sel["difference"] == pytest.approx(rosr["error_rate"] - cb["error_rate"])
+    assert sel["difference"] <= sel["standard_error"]
+
+
+def test_auto_picks_cb_adaboost_on_circles(global_random_seed):
+    X, y, flipped = _circles_data(global_random_seed, with_flips=True)
+    cleaner = LabelCleaner(**FAST_SUSPECTS, random_state=global_random_seed)
+    cleaner.fit(X, y)
+    assert cleaner.model_name_ == "cb_adaboost"
+    assert isinstance(cleaner.model_, CBAdaBoostClassifier)
+    sel = cleaner.model_selection_
+    assert sel["difference"] > sel["standard_error"] > 0
+    # the linear model cannot separate circles: near chance out of fold
+    assert sel["candidates"]["rosr"]["error_rate"] > 0.3
+    assert sel["candidates"]["cb_adaboost"]["error_rate"] < 0.25
+    # the decisions rest on the chosen model's evidence, which finds the flips
+    # far better than the linear model's would
+    linear = LabelCleaner(
+        **FAST_SUSPECTS, model="rosr", random_state=global_random_seed
+    )
+    linear.fit(X, y)
+    f1_auto = f1_score(flipped, cleaner.decisions_ != "kept")
+    assert f1_auto > 0.5
+    assert f1_auto > f1_score(flipped, linear.decisions_ != "kept") + 0.1
+
+
+def test_auto_choice_is_deterministic():
+    X, y = _circles_data(1)
+    a = LabelCleaner(**FAST_SUSPECTS, random_state=3).fit(X, y)
+    b = LabelCleaner(**FAST_SUSPECTS, random_state=3).fit(X, y)
+    assert a.model_selection_ == b.model_selection_
+    pd.testing.assert_frame_equal(a.audit_, b.audit_)
+
+
+def test_explicit_models_and_more_classes_are_not_compared():
+    X, y = _circles_data(0)
+    for model in ("rosr", "cb_adaboost"):
+        cleaner = LabelCleaner(**FAST_SUSPECTS, model=model, random_state=0)
+        cleaner.fit(X, y)
+        assert cleaner.model_name_ == model
+        assert list(cleaner.model_selection_["candidates"]) == [model]
+        assert "difference" not in cleaner.model_selection_
+    given = LabelCleaner(
+        **FAST_SUSPECTS, model=LogisticRegression(), random_state=0
+    ).fit(X, y)
+    assert given.model_name_ == "LogisticRegression"
+    X3, y3 = make_blobs(240, centers=3, random_state=0)
+    three = LabelCleaner(**FAST_SUSPECTS, random_state=0).fit(X3, y3)
+    assert three.model_name_ == "rosr"
+    assert list(three.model_selection_["candidates"]) == ["rosr"]
+
+
+def test_choose_model_exact_small_case():
+    codes = np.array([0, 1, 1, 0, 1])
+    # rosr errs on rows 1 and 3, cb_adaboost on row 3 only; row 4 undecided
+    rosr = np.array([[0.9, 0.1], [0.6, 0.4], [0.2, 0.8], [0.3, 0.7], [np.nan] * 2])
+    cb = np.array([[0.8, 0.2], [0.1, 0.9], [0.4, 0.6], [0.4, 0.6], [0.5, 0.5]])
+    name, sel = _choose_model({"rosr": rosr, "cb_adaboost": cb}, codes)
+    # d = (0, 1, 0, 0): mean 0.25, sd 0.5, se 0.25 -> not more than one se
+    assert sel["difference"] == pytest.approx(0.25)
+    assert sel["standard_error"] == pytest.approx(0.25)
+    assert name == "rosr"
+    assert sel["candidates"]["rosr"] == {"error_rate": 0.5, "rows": 4}
+    assert sel["candidates"]["cb_adaboost"] == {"error_rate": 0.25, "rows": 4}
+    # one more row that only rosr gets wrong tips it over one standard error
+    codes = np.append(codes, 0)
+    rosr = np.vstack([rosr, [0.2, 0.8]])
+    cb = np.vstack([cb, [0.7, 0.3]])
+    name, sel = _choose_model({"rosr": rosr, "cb_adaboost": cb}, codes)
+    assert sel["difference"] == pytest.approx(0.4)
+    assert sel["standard_error"] == pytest.approx(np.sqrt(0.3 / 5))
+    assert name == "cb_adaboost"
+    # a tie with the observed label counts as right; equal errors keep rosr
+    tie = np.array([[0.5, 0.5], [0.5, 0.5]])
+    name, sel = _choose_model({"rosr": tie, "cb_adaboost": tie}, np.array([0, 1]))
+    assert name == "rosr" and sel["difference"] == 0.0
+    assert sel["candidates"]["rosr"]["error_rate"] == 0.0
+
+
+def test_report_names_the_final_model():
+    X, y = _circles_data(0)
+    cleaner = LabelCleaner(**FAST_SUSPECTS, random_state=0).fit(X, y)
+    final = cleaner.report()["run"]["final_model"]
+    assert final["name"] == "cb_adaboost"
+    assert final["estimator"] == "CBAdaBoostClassifier"
+    assert final["selection"]["chosen"] == "cb_adaboost"
+    assert cleaner.report(run={"final_model": "mine"})["run"]["final_model"] == "mine"
+
+
+# --- SPLBoost evidence for new rows ----------------------------------------
+def test_audit_weighs_new_rows_with_the_fitted_splboost(global_random_seed):
+    X, y = load_breast_cancer(return_X_y=True)
+    y_noisy, flipped = flip_labels(y, 0.2, random_state=global_random_seed)
+    train, new_rows = slice(0, 350), slice(350, None)
+    cleaner = LabelCleaner(**FAST, random_state=0).fit(X[train], y_noisy[train])
+    # on the training rows, the weights are those SPLBoost ended with
+    again = cleaner.audit(X[train], y_noisy[train])
+    np.testing.assert_array_equal(
+        again["spl_weight"], cleaner.suspect_estimator_.spl_weights_
+    )
+    assert again["spl_zero_round"].isna().all()
+    new = cleaner.audit(X[new_rows], y_noisy[new_rows])
+    assert new["spl_weight"].between(0, 1).all()
+    zero = new["spl_weight"].to_numpy() == 0
+    # zero weight marks flipped rows about as often, and as well, as in training
+    share_train = cleaner.suspect_estimator_.suspects_.mean()
+    assert 0.5 * share_train < zero.mean() < 2 * share_train
+    assert flipped[new_rows][zero].mean() > 0.6
+    assert new["reason"].isin(["spl_zero_weight", "low_confidence_and_spl_zero"]).any()
+
+
+def test_audit_without_suspect_stage_has_no_weights():
+    X, y = make_blobs(200, centers=2, random_state=0)
+    cleaner = LabelCleaner(
+        suspects=None, model=LogisticRegression(), random_state=0
+    ).fit(X, y)
+    assert cleaner.audit(X[:20], y[:20])["spl_weight"].isna().all()
+
+
+def test_model_choice_on_a_sample_of_a_large_input(monkeypatch):
+    import labelclean.pipeline._cleaner as cleaner_module
+
+    monkeypatch.setattr(cleaner_module, "MODEL_SELECTION_MAX_SAMPLES", 120)
+    X, y = make_blobs(400, centers=2, cluster_std=2.0, random_state=3)
+    y_noisy, _ = flip_labels(y, 0.2, random_state=3)
+    params = {"suspects": FAST["suspects"], "random_state": 0}
+    fitted = LabelCleaner(**params).fit(X, y_noisy)
+    selection = fitted.model_selection_
+    assert 118 <= selection["sampled_rows"] <= 122
+    assert selection["chosen"] == fitted.model_name_ in ("rosr", "cb_adaboost")
+    for candidate in selection["candidates"].values():
+        assert candidate["rows"] == selection["sampled_rows"]
+    # the chosen model's evidence is still out of fold for every row
+    assert not np.isnan(fitted.evidence_.model_proba).any()
+    threaded = LabelCleaner(**params, n_jobs=2).fit(X, y_noisy)
+    pd.testing.assert_frame_equal(fitted.audit_, threaded.audit_)

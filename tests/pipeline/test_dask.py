@@ -20,7 +20,7 @@ from labelclean.pipeline._dask import (
     dask_client,
     read_partitions,
 )
-from labelclean.pipeline._persist import dumps_cleaner
+from labelclean.pipeline._persist import dumps_cleaner, load_cleaner
 from labelclean.pipeline._run import _feature_schema
 
 FEATURES = [f"f{i}" for i in range(4)]
@@ -133,8 +133,14 @@ def test_run_sampled_dask_equals_local(client, tmp_path):
     a = read_parquet(tmp_path / "l" / "audit.parquet")
     b = read_parquet(tmp_path / "d" / "audit")
     pd.testing.assert_frame_equal(a, b, check_index_type=False)
-    # the sample keeps its fit-time evidence (SPLBoost weights), nothing else has it
-    assert a["spl_weight"].notna().sum() == 300
+    # the sample keeps its fit-time evidence (out-of-fold model probabilities),
+    # the other rows are decided by the fitted pipeline, as apply would
+    cleaner, _ = load_cleaner(tmp_path / "l" / "model.skops")
+    again = cleaner.audit(frame[FEATURES], frame["label"])
+    fit_time = (a["model_probability"] != again["model_probability"]).to_numpy()
+    assert fit_time.sum() == 300
+    assert a["spl_weight"].notna().all()
+    assert a["spl_zero_round"][~fit_time].isna().all()
     report = json.loads((tmp_path / "l" / "report.json").read_text())
     assert report["run"]["fitted_on"]["sampled"] is True
     assert report["run"]["fitted_on"]["rows"] == 300

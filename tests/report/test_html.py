@@ -131,3 +131,26 @@ def test_all_null_round_column_renders():
     )
     html = render_html(build_report(audit, label="observed_label"))
     assert "spl_zero_round" in html
+
+
+def test_story_names_the_final_model_and_its_choice(audit):
+    chosen = {
+        "name": "cb_adaboost",
+        "estimator": "CBAdaBoostClassifier",
+        "selection": {
+            "chosen": "cb_adaboost",
+            "candidates": {
+                "rosr": {"error_rate": 0.25, "rows": 10},
+                "cb_adaboost": {"error_rate": 0.125, "rows": 10},
+            },
+        },
+    }
+    html = render_html(build_report(audit, run={"final_model": chosen}))
+    assert (
+        "The final model was CB-AdaBoost, chosen by out-of-fold error rate against "
+        "the observed labels (RoSR-L 25.0%, CB-AdaBoost 12.5%)." in html
+    )
+    given = {"name": "LogisticRegression", "selection": {"candidates": {}}}
+    html = render_html(build_report(audit, run={"final_model": given}))
+    assert "The final model was LogisticRegression." in html
+    assert "The final model was" not in render_html(build_report(audit))
