@@ -189,13 +189,18 @@ def cleanlab_child(path: str) -> None:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--quick", action="store_true")
+    parser.add_argument(
+        "--runs-only",
+        action="store_true",
+        help="only the two-class `run`s (1e4-1e6 rows), into section scale-run",
+    )
     parser.add_argument("--child", nargs=2, metavar=("WHAT", "PATH"))
     args = parser.parse_args()
     if args.child:
         cleanlab_child(args.child[1])
         return
     run_sizes = [10_000, 100_000] if args.quick else [10_000, 100_000, 1_000_000]
-    cases = ["two classes"] if args.quick else list(CASES)
+    cases = ["two classes"] if args.quick or args.runs_only else list(CASES)
     load_start = os.getloadavg()
     lines = [
         "## Scale: `run` and `apply` against rows (`benchmarks/scale.py`)",
@@ -274,6 +279,14 @@ def main() -> None:
             "",
         ]
 
+        if args.runs_only:
+            lines[0] = (
+                "## Scale: `run` against rows, two classes (`scale.py --runs-only`)"
+            )
+            lines.append(_load_line(load_start))
+            write_section("scale-run", "\n".join(lines))
+            return
+
         # -- apply ------------------------------------------------------------
         apply_rows = [
             "| model fitted on | engine | input rows | wall (s) | rows/s end to end "
@@ -341,15 +354,18 @@ def main() -> None:
                 "",
             ]
             print(lines[-2], flush=True)
-    load_end = os.getloadavg()
-    lines.append(
+    lines.append(_load_line(load_start))
+    write_section("scale", "\n".join(lines))
+
+
+def _load_line(load_start) -> str:
+    return (
         "Load average (1, 5, 15 min) at start "
         + ", ".join(f"{x:.2f}" for x in load_start)
         + "; at end "
-        + ", ".join(f"{x:.2f}" for x in load_end)
+        + ", ".join(f"{x:.2f}" for x in os.getloadavg())
         + "."
     )
-    write_section("scale", "\n".join(lines))
 
 
 if __name__ == "__main__":
