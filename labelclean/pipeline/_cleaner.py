@@ -24,6 +24,7 @@ import logging
 import time
 import warnings
 from numbers import Integral, Real
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -81,7 +82,9 @@ AUTO_RULE = (
 )
 
 
-def _choose_model(oofs: dict, codes: np.ndarray) -> tuple[str, dict]:
+def _choose_model(
+    oofs: dict[str, np.ndarray], codes: np.ndarray
+) -> tuple[str, dict[str, Any]]:
     """Pick the final model from the out-of-fold probabilities of candidates.
 
     With one candidate, that one. With two (``model='auto'``, two classes), the
@@ -96,7 +99,7 @@ def _choose_model(oofs: dict, codes: np.ndarray) -> tuple[str, dict]:
     for proba in oofs.values():
         decided &= ~np.isnan(proba).any(axis=1)
     n_rows = int(decided.sum())
-    errors = {}
+    errors: dict[str, np.ndarray | None] = {}
     for name, proba in oofs.items():
         if n_rows == 0:
             errors[name] = None
@@ -104,7 +107,7 @@ def _choose_model(oofs: dict, codes: np.ndarray) -> tuple[str, dict]:
         p = proba[decided]
         label = argmax_keep_observed(p, codes[decided])
         errors[name] = (label != codes[decided]).astype(np.float64)
-    selection = {
+    selection: dict[str, Any] = {
         "rule": AUTO_RULE if len(names) > 1 else "the configured final model",
         "candidates": {
             name: {
@@ -116,9 +119,11 @@ def _choose_model(oofs: dict, codes: np.ndarray) -> tuple[str, dict]:
     }
     chosen = names[0]
     if len(names) == 2:
-        diff = se = None
-        if n_rows >= 2:
-            d = errors[names[0]] - errors[names[1]]
+        diff: float | None = None
+        se: float | None = None
+        first, second = errors[names[0]], errors[names[1]]
+        if n_rows >= 2 and first is not None and second is not None:
+            d = first - second
             diff = float(d.mean())
             se = float(d.std(ddof=1) / np.sqrt(n_rows))
             if diff > se:
@@ -129,7 +134,7 @@ def _choose_model(oofs: dict, codes: np.ndarray) -> tuple[str, dict]:
     return chosen, selection
 
 
-def final_model_info(cleaner) -> dict | None:
+def final_model_info(cleaner: Any) -> dict[str, Any] | None:
     """The fitted cleaner's final model and how it was chosen, as JSON types.
 
     ``{"name": model_name_, "estimator": class name, "selection":
