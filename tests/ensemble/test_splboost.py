@@ -261,7 +261,7 @@ def test_age_search_on_a_stratified_sample(global_random_seed):
         random_state=global_random_seed,
     )
     assert 2 <= np.bincount(y).min() < 10
-    params = dict(n_estimators=20, age_grid=[2.0, 4.0], cv=2)
+    params = {"n_estimators": 20, "age_grid": [2.0, 4.0], "cv": 2}
     clf = SPLBoostClassifier(
         age_cv_max_samples=60, random_state=global_random_seed, **params
     ).fit(X, y)
