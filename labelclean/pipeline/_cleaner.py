@@ -21,8 +21,10 @@ training rows, :meth:`LabelCleaner.audit` for new labelled rows).
 
 import inspect
 import logging
+import os
 import time
 import warnings
+from concurrent.futures import ThreadPoolExecutor
 from numbers import Integral, Real
 from typing import Any
 
@@ -168,6 +170,15 @@ class _StageClock:
         self._last = now
 
 
+def _threads(n_jobs: int | None) -> int:
+    """Threads ``n_jobs`` stands for (joblib's rules: None is 1, -1 all)."""
+    if n_jobs is None:
+        return 1
+    if n_jobs < 0:
+        return max(1, (os.cpu_count() or 1) + 1 + n_jobs)
+    return max(1, n_jobs)
+
+
 def _fit_accepts(estimator, name: str) -> bool:
     return name in inspect.signature(estimator.fit).parameters
 
@@ -234,9 +245,10 @@ class LabelCleaner(BaseEstimator):
     random_state : int, RandomState instance or None, default=None
         Seed of every random choice (neighbour search, folds, models).
     n_jobs : int or None, default=None
-        Threads fitting the out-of-fold models (every candidate model and
-        fold) at once; None means 1, -1 all processors (joblib's rules). The
-        results do not depend on it.
+        Threads: with more than one, SPLBoost is fitted while the confidence
+        stage runs, and the out-of-fold models are fitted at once; None means
+        1, -1 all processors (joblib's rules). The results do not depend on
+        it.
 
     Attributes
     ----------
@@ -490,26 +502,32 @@ class LabelCleaner(BaseEstimator):
             folds = list(splitter.split(Z, codes))
 
         clock.lap("features")
-        # 1. label confidence --------------------------------------------
+        # 1. label confidence and 2. suspects ------------------------------
+        # The two stages are independent; with n_jobs > 1 SPLBoost runs on a
+        # thread while the confidence stage runs here (its boosting kernels
+        # release the GIL, e.g. during pynndescent's compilation). The seeds
+        # are drawn first, so the results do not depend on it.
         conf_seed, suspects_seed = _seed(rng), _seed(rng)
-        self.confidence_estimator_ = self._make_confidence(conf_seed).fit(raw, y)
-        conf = self.confidence_estimator_
-        if hasattr(conf, "soft_labels_"):  # leave-one-out neighbours
-            soft = np.asarray(conf.soft_labels_, dtype=np.float64)
-        else:
-            soft = self._cross_fitted_confidence(raw, y, folds, conf_seed)
-        neighbor_counts = getattr(conf, "neighbor_counts_", None)
-        clock.lap("confidence")
-
-        # 2. suspects ----------------------------------------------------
-        # (Not overlapped with stage 1 on a thread: pynndescent's compiled
-        # NN-descent holds the GIL, so the two stages would mostly take turns;
-        # measured slower on 1e6 rows.)
         self.suspect_estimator_ = self._make_suspects(suspects_seed)
-        if self.suspect_estimator_ is not None:
-            with warnings.catch_warnings():
-                warnings.simplefilter("ignore", UserWarning)
-                self.suspect_estimator_.fit(Z, self.classes_[codes])
+        labels = self.classes_[codes]
+        with ThreadPoolExecutor(max_workers=1) as pool:
+            suspects_done = None
+            if self.suspect_estimator_ is not None and _threads(self.n_jobs) > 1:
+                suspects_done = pool.submit(self.suspect_estimator_.fit, Z, labels)
+            self.confidence_estimator_ = self._make_confidence(conf_seed).fit(raw, y)
+            conf = self.confidence_estimator_
+            if hasattr(conf, "soft_labels_"):  # leave-one-out neighbours
+                soft = np.asarray(conf.soft_labels_, dtype=np.float64)
+            else:
+                soft = self._cross_fitted_confidence(raw, y, folds, conf_seed)
+            neighbor_counts = getattr(conf, "neighbor_counts_", None)
+            clock.lap("confidence")
+            if suspects_done is not None:
+                suspects_done.result()
+            elif self.suspect_estimator_ is not None:
+                with warnings.catch_warnings():
+                    warnings.simplefilter("ignore", UserWarning)
+                    self.suspect_estimator_.fit(Z, labels)
         spl_weight = zero_round = None
         train_rows = np.arange(n_samples)
         if self.suspect_estimator_ is not None:
