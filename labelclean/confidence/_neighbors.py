@@ -104,7 +104,9 @@ class NeighborIndex:
             # kneighbors() without X excludes each row itself; keep the layout
             # of the approximate backend (self possibly included) uniform.
             cand = np.hstack([np.arange(self.n_samples)[:, None], cand])
-        self.candidates = np.asarray(cand, dtype=np.intp)
+        # int32 halves the graph's memory (and the model file) below 2**31 rows.
+        index_dtype = np.int32 if self.n_samples < 2**31 - 1 else np.intp
+        self.candidates = np.asarray(cand, dtype=index_dtype)
         self._pool_cache: dict = {}
 
     def _approximate_index(self, n_build: int, init_graph: np.ndarray | None = None):

@@ -247,8 +247,11 @@ class LabelCleaner(BaseEstimator):
     n_jobs : int or None, default=None
         Threads: with more than one, SPLBoost is fitted while the confidence
         stage runs, and the out-of-fold models are fitted at once; None means
-        1, -1 all processors (joblib's rules). The results do not depend on
-        it.
+        1, -1 all processors (joblib's rules). It is also the confidence
+        stage's ``n_jobs`` unless that stage sets its own. The results do not
+        depend on it, except with the approximate neighbour search (200,000
+        rows or more): pynndescent's graph on one thread differs from its
+        graph on several, so there the same ``n_jobs`` gives the same bytes.
 
     Attributes
     ----------
@@ -371,10 +374,15 @@ class LabelCleaner(BaseEstimator):
             from labelclean.confidence import BayesConfidence, KNNConfidence
 
             cls = KNNConfidence if self.confidence == "knn" else BayesConfidence
-            return cls(random_state=seed)
-        est = clone(self.confidence)
-        if "random_state" in est.get_params() and est.random_state is None:
-            est.set_params(random_state=seed)
+            est = cls(random_state=seed)
+        else:
+            est = clone(self.confidence)
+            if "random_state" in est.get_params() and est.random_state is None:
+                est.set_params(random_state=seed)
+        # The neighbour search may use the threads too (an estimator's own
+        # n_jobs wins).
+        if "n_jobs" in est.get_params() and est.n_jobs is None:
+            est.set_params(n_jobs=self.n_jobs)
         return est
 
     def _make_suspects(self, seed: int):
