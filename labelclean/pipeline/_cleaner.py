@@ -295,7 +295,9 @@ class LabelCleaner(BaseEstimator):
     stage_times_ : dict of str to float
         Wall seconds of each stage of the last fit (features, confidence,
         suspects, model_out_of_fold, decisions, final_model); also logged at
-        INFO level. Not saved with the model.
+        INFO level. Not saved with the model. With ``n_jobs > 1`` SPLBoost
+        runs during the confidence stage, and ``suspects`` is only the wait
+        for it after that stage.
     n_features_in_ : int
         Number of features seen during fit.
     feature_names_in_ : ndarray of shape (n_features_in_,)
