@@ -44,7 +44,9 @@ Jobs = Annotated[
     int,
     typer.Option(
         "--jobs",
-        help="Threads for fitting (-1: every processor). Outputs do not depend on it.",
+        help="Threads for fitting (-1: every processor). Outputs do not depend "
+        "on it, except with the approximate neighbour search (200,000 rows or "
+        "more).",
     ),
 ]
 BatchSize = Annotated[

@@ -286,7 +286,8 @@ def run_pipeline(
         local cluster.
     n_jobs : int, default=None
         Threads for fitting (:class:`LabelCleaner`'s ``n_jobs``); the outputs
-        do not depend on it.
+        do not depend on it, except with the approximate neighbour search
+        (200,000 rows or more), where the same ``n_jobs`` gives the same bytes.
     memory_budget : float, default=None
         Bytes the fit may use. Without ``max_fit_rows``, an input whose fit
         would need more (:func:`fit_bytes_per_row` per row) is fitted on a
