@@ -21,7 +21,6 @@ training rows, :meth:`LabelCleaner.audit` for new labelled rows).
 
 import inspect
 import logging
-import os
 import time
 import warnings
 from concurrent.futures import ThreadPoolExecutor
@@ -30,6 +29,7 @@ from typing import Any
 
 import numpy as np
 import pandas as pd
+from joblib import effective_n_jobs
 from numpy.typing import ArrayLike
 from sklearn.base import BaseEstimator, clone
 from sklearn.model_selection import StratifiedKFold
@@ -168,15 +168,6 @@ class _StageClock:
         now = time.perf_counter()
         self.times[name] = now - self._last
         self._last = now
-
-
-def _threads(n_jobs: int | None) -> int:
-    """Threads ``n_jobs`` stands for (joblib's rules: None is 1, -1 all)."""
-    if n_jobs is None:
-        return 1
-    if n_jobs < 0:
-        return max(1, (os.cpu_count() or 1) + 1 + n_jobs)
-    return max(1, n_jobs)
 
 
 def _fit_accepts(estimator, name: str) -> bool:
@@ -522,7 +513,10 @@ class LabelCleaner(BaseEstimator):
         labels = self.classes_[codes]
         with ThreadPoolExecutor(max_workers=1) as pool:
             suspects_done = None
-            if self.suspect_estimator_ is not None and _threads(self.n_jobs) > 1:
+            if (
+                self.suspect_estimator_ is not None
+                and effective_n_jobs(self.n_jobs) > 1
+            ):
                 suspects_done = pool.submit(self.suspect_estimator_.fit, Z, labels)
             self.confidence_estimator_ = self._make_confidence(conf_seed).fit(raw, y)
             conf = self.confidence_estimator_
@@ -640,12 +634,11 @@ class LabelCleaner(BaseEstimator):
         stratified, seeded sample of that many rows (with its own folds), and
         only the chosen model is then evaluated out of fold on every row.
         """
-        if len(names) < 2 or folds is None:
-            oofs = self._out_of_fold(names, seed, Z, codes, soft, folds, in_train)
-            return oofs, _choose_model(oofs, codes)[1]
-        rows = stratified_rows(
-            codes, MODEL_SELECTION_MAX_SAMPLES, min_per_class=len(folds), seed=seed
-        )
+        rows = None
+        if len(names) > 1 and folds is not None:
+            rows = stratified_rows(
+                codes, MODEL_SELECTION_MAX_SAMPLES, min_per_class=len(folds), seed=seed
+            )
         if rows is None:
             oofs = self._out_of_fold(names, seed, Z, codes, soft, folds, in_train)
             return oofs, _choose_model(oofs, codes)[1]

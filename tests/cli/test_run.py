@@ -310,3 +310,18 @@ def test_memory_budget_fits_on_a_sample_and_says_so(noisy_data, tmp_path):
     fitted = json.loads((whole / "report.json").read_text())["run"]["fitted_on"]
     assert fitted["sampled"] is False and fitted["rows"] == 600
     assert "fitted on all 600 input rows" in (whole / "report.html").read_text()
+
+
+def test_info_log_gives_stage_times(noisy_data, tmp_path, monkeypatch):
+    import logging
+
+    monkeypatch.setenv("LABELCLEAN_LOG_LEVEL", "INFO")
+    package = logging.getLogger("labelclean")
+    before = package.level
+    try:
+        res = _run(noisy_data, tmp_path / "out")
+    finally:
+        package.setLevel(before)
+    assert res.exit_code == 0, res.output
+    assert "stage times (s): features" in res.stderr
+    assert "run times (s): read" in res.stderr
