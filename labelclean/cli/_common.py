@@ -59,10 +59,10 @@ def _configure_logging() -> _Once:
         root.addHandler(handler)
         if root.level == logging.NOTSET or root.level > logging.WARNING:
             root.setLevel(logging.WARNING)
-        wanted = os.environ.get("LABELCLEAN_LOG_LEVEL", "").upper()
-        if wanted in {"DEBUG", "INFO", "WARNING", "ERROR"}:
-            # labelclean's own messages only, e.g. INFO: each stage's wall time
-            logging.getLogger("labelclean").setLevel(wanted)
+    wanted = os.environ.get("LABELCLEAN_LOG_LEVEL", "").upper()
+    if wanted in {"DEBUG", "INFO", "WARNING", "ERROR"}:
+        # labelclean's own messages only, e.g. INFO: each stage's wall time
+        logging.getLogger("labelclean").setLevel(wanted)
     once = next(f for f in handler.filters if isinstance(f, _Once))
     once.seen.clear()
     return once
