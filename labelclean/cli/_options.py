@@ -44,9 +44,9 @@ Jobs = Annotated[
     int,
     typer.Option(
         "--jobs",
-        help="Threads for fitting (-1: every processor). Outputs do not depend "
-        "on it, except with the approximate neighbour search (200,000 rows or "
-        "more).",
+        help="Threads for fitting and for deciding streamed batches (-1: every "
+        "processor). Outputs do not depend on it, except with the approximate "
+        "neighbour search (fits on 200,000 rows or more).",
     ),
 ]
 BatchSize = Annotated[

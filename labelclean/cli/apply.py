@@ -10,6 +10,7 @@ from labelclean.cli._options import (
     BatchSize,
     Engine,
     EngineOption,
+    Jobs,
     Out,
     Overwrite,
     Scheduler,
@@ -30,6 +31,7 @@ def apply(
     batch_size: BatchSize = None,
     engine: EngineOption = Engine.local,
     scheduler: Scheduler = None,
+    jobs: Jobs = -1,
 ) -> None:
     """Correct and discard labels of new batches the way a fitted pipeline does."""
     from labelclean.pipeline import apply_model
@@ -43,5 +45,6 @@ def apply(
             batch_size=batch_size,
             engine=engine.value,
             scheduler=scheduler,
+            n_jobs=jobs,
         )
     summarise(result)

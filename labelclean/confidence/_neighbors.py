@@ -15,20 +15,28 @@ survivors in its candidate list. Only rows with too few surviving candidates
 are searched again, against the surviving rows. With the exact backend this
 gives exactly the neighbourhoods a recomputation would.
 
-Two backends:
+Two backends build the candidate graph:
 
 * ``'exact'``: :class:`sklearn.neighbors.NearestNeighbors`; no compilation,
   best for small and medium data.
 * ``'approximate'``: :class:`pynndescent.NNDescent`; near-linear in the number
   of rows, but every new process pays about 25 s of numba compilation, so it
   is chosen automatically only from :data:`APPROXIMATE_MIN_SAMPLES` rows on.
+
+Searches outside the graph among a pool of rows (new rows against L_red,
+training rows short of candidates) are exact, by :class:`ExactPool`: a faiss
+float32 screen, then a float64 ranking. Every lazily built search structure
+is built under a lock, and pynndescent's query (which shares buffers between
+calls) runs under it, so batches can be decided on several threads.
 """
 
 import hashlib
 import logging
+import threading
 import warnings
 
 import numpy as np
+from numba import njit
 from sklearn.neighbors import NearestNeighbors
 
 logger = logging.getLogger(__name__)
@@ -108,6 +116,7 @@ class NeighborIndex:
         index_dtype = np.int32 if self.n_samples < 2**31 - 1 else np.intp
         self.candidates = np.asarray(cand, dtype=index_dtype)
         self._pool_cache: dict = {}
+        self._lock = threading.Lock()
 
     def _approximate_index(self, n_build: int, init_graph: np.ndarray | None = None):
         from pynndescent import NNDescent
@@ -127,11 +136,13 @@ class NeighborIndex:
     def __getstate__(self) -> dict:
         state = self.__dict__.copy()
         state.pop("_index", None)
+        state.pop("_lock", None)
         state["_pool_cache"] = {}
         return state
 
     def __setstate__(self, state: dict) -> None:
         self.__dict__.update(state)
+        self._lock = threading.Lock()
 
     def _query_index(self):
         """The approximate index, rebuilt from the stored graph after loading."""
@@ -206,7 +217,9 @@ class NeighborIndex:
         Xq = np.ascontiguousarray(Xq, dtype=np.float32)
         share = max(float(mask.mean()), 1e-3)
         n_query = min(self.n_samples, int(np.ceil((k + 1) / share)) + k + 10)
-        cand, _ = self._query_index().query(Xq, k=n_query)
+        # pynndescent's query shares buffers between calls: one at a time.
+        with self._lock:
+            cand, _ = self._query_index().query(Xq, k=n_query)
         cand = np.asarray(cand, dtype=np.intp)
         valid = (cand >= 0) & mask[np.maximum(cand, 0)]
         if self_rows is not None:
@@ -227,28 +240,136 @@ class NeighborIndex:
         ``self_rows`` gives, for queries that are training rows, their own index
         so it can be excluded.
         """
-        pool, searcher = self._pool_searcher(mask, brute=Xq.shape[0] <= 5_000)
+        pool, searcher = self._pool_searcher(mask)
         extra = 0 if self_rows is None else 1
         n_query = min(pool.size, k + extra)
-        Xq = np.asarray(Xq, dtype=self._X.dtype)
-        found = pool[searcher.kneighbors(Xq, n_query, return_distance=False)]
+        found = pool[searcher.kneighbors(Xq, n_query)]
         if self_rows is None:
             return found[:, :k]
         valid = found != self_rows[:, None]
         return _first_valid(found, valid, k)
 
-    def _pool_searcher(self, mask: np.ndarray, *, brute: bool):
+    def _pool_searcher(self, mask: np.ndarray) -> tuple[np.ndarray, "ExactPool"]:
         """An exact searcher over the rows in ``mask``, cached per mask.
 
         Scoring new rows in batches asks again and again for the same pool
         (L_red), so its search structure is built once.
         """
-        key = (hashlib.sha1(np.packbits(mask).tobytes()).hexdigest(), brute)
-        cached = self._pool_cache.get(key)
-        if cached is None:
-            pool = np.flatnonzero(mask)
-            searcher = NearestNeighbors(algorithm="brute" if brute else "auto")
-            searcher.fit(self._X[pool])
-            self._pool_cache = {key: (pool, searcher)}
-            cached = self._pool_cache[key]
+        key = hashlib.sha1(np.packbits(mask).tobytes()).hexdigest()
+        with self._lock:
+            cached = self._pool_cache.get(key)
+            if cached is None:
+                pool = np.flatnonzero(mask)
+                self._pool_cache = {key: (pool, ExactPool(self._X[pool]))}
+                cached = self._pool_cache[key]
         return cached
+
+
+#: Extra candidates the float32 screen of :class:`ExactPool` passes on to the
+#: float64 ranking, so near-ties at the k-th place are ranked in float64.
+_SCREEN_MARGIN = 8
+
+
+class ExactPool:
+    """Exact k-nearest-neighbour search among a fixed pool of rows.
+
+    Two steps per query row:
+
+    1. **Screen** (faiss ``IndexFlatL2``): the ``k + 8`` nearest pool rows by
+       float32 squared distances, computed with BLAS on all cores. This is
+       where the time goes; faiss does it faster than scikit-learn's float64
+       search (``benchmarks/neighbor_query.py``).
+    2. **Rank** (float64): those candidates' distances are computed again as
+       sums of squared differences in float64, and the ``k`` smallest are
+       kept, ties broken by pool position. A row's neighbours therefore do not
+       depend on the other rows of its batch, nor on the number of threads.
+
+    Rows beyond float32's range (after standardising) are searched by
+    scikit-learn in float64 instead: a query row whose float32 distances
+    overflow, or every query when a pool row does.
+
+    Parameters
+    ----------
+    X : ndarray of shape (n_pool, n_features)
+        The pool's encoded rows.
+    """
+
+    def __init__(self, X: np.ndarray) -> None:
+        import faiss
+
+        self._X = np.ascontiguousarray(X, dtype=np.float64)
+        with np.errstate(over="ignore"):
+            X32 = self._X.astype(np.float32)
+        self._index = None
+        if np.isfinite(X32).all():
+            self._index = faiss.IndexFlatL2(self._X.shape[1])
+            self._index.add(X32)
+
+    def __getstate__(self) -> dict:
+        # The faiss index is rebuilt from the rows (cheap) after unpickling.
+        return {"_X": self._X}
+
+    def __setstate__(self, state: dict) -> None:
+        self.__init__(state["_X"])
+
+    def kneighbors(self, Xq: np.ndarray, k: int) -> np.ndarray:
+        """Pool positions of the ``k`` nearest rows of each row of ``Xq``.
+
+        Parameters
+        ----------
+        Xq : ndarray of shape (n_queries, n_features)
+        k : int
+            At most the pool's size.
+
+        Returns
+        -------
+        indices : ndarray of shape (n_queries, k), dtype=intp
+            Nearest first.
+        """
+        Xq = np.ascontiguousarray(Xq, dtype=np.float64)
+        out = np.empty((Xq.shape[0], k), dtype=np.intp)
+        if self._index is None:
+            overflow = np.ones(Xq.shape[0], dtype=bool)
+        else:
+            n_screen = min(self._X.shape[0], k + _SCREEN_MARGIN)
+            with np.errstate(over="ignore"):
+                Xq32 = Xq.astype(np.float32)
+            _, cand = self._index.search(Xq32, n_screen)
+            overflow = (cand < 0).any(axis=1) | ~np.isfinite(Xq32).all(axis=1)
+        ok = ~overflow
+        if ok.all():
+            out[:] = _rank_candidates(Xq, self._X, cand, k)
+        elif ok.any():
+            out[ok] = _rank_candidates(Xq[ok], self._X, cand[ok], k)
+        if overflow.any():
+            searcher = NearestNeighbors(algorithm="brute").fit(self._X)
+            out[overflow] = searcher.kneighbors(Xq[overflow], k, return_distance=False)
+        return out
+
+
+@njit(cache=True, nogil=True)
+def _rank_candidates(Xq, Xp, cand, k):  # pragma: no cover - compiled
+    """Per row, the ``k`` candidates nearest in float64, ties by position."""
+    n, m = cand.shape
+    d = Xq.shape[1]
+    out = np.empty((n, k), dtype=np.intp)
+    dist = np.empty(m)
+    idx = np.empty(m, dtype=np.intp)
+    for i in range(n):
+        for j in range(m):
+            c = cand[i, j]
+            s = 0.0
+            for f in range(d):
+                t = Xq[i, f] - Xp[c, f]
+                s += t * t
+            # insertion into (dist, idx), ordered by distance then position
+            p = j
+            while p > 0 and (dist[p - 1] > s or (dist[p - 1] == s and idx[p - 1] > c)):
+                dist[p] = dist[p - 1]
+                idx[p] = idx[p - 1]
+                p -= 1
+            dist[p] = s
+            idx[p] = c
+        for j in range(k):
+            out[i, j] = idx[j]
+    return out

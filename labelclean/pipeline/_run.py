@@ -285,9 +285,10 @@ def run_pipeline(
         Dask scheduler address; default ``DASK_SCHEDULER_ADDRESS``, else a
         local cluster.
     n_jobs : int, default=None
-        Threads for fitting (:class:`LabelCleaner`'s ``n_jobs``); the outputs
-        do not depend on it, except with the approximate neighbour search
-        (200,000 rows or more), where the same ``n_jobs`` gives the same bytes.
+        Threads for fitting (:class:`LabelCleaner`'s ``n_jobs``), and batches
+        decided at once when rows are streamed; the outputs do not depend on
+        it, except with the approximate neighbour search (200,000 rows or
+        more), where the same ``n_jobs`` gives the same bytes.
     memory_budget : float, default=None
         Bytes the fit may use. Without ``max_fit_rows``, an input whose fit
         would need more (:func:`fit_bytes_per_row` per row) is fitted on a
@@ -444,6 +445,7 @@ def run_pipeline(
                 fit_audit=cleaner.audit_,
                 engine=engine,
                 scheduler=scheduler,
+                n_jobs=n_jobs,
             )
         else:
             output_result, counts = _write_outputs(
@@ -518,6 +520,7 @@ def apply_model(
     batch_size: int | None = None,
     engine: str = "local",
     scheduler: str | None = None,
+    n_jobs: int | None = None,
 ) -> RunResult:
     """Decide the rows of new labelled batches with a saved model.
 
@@ -525,9 +528,10 @@ def apply_model(
     (:func:`~labelclean.io.iter_batches`), decided by
     :meth:`LabelCleaner.audit`, appended to ``audit.parquet`` and
     ``cleaned.parquet``, and folded into the report's summary
-    (:class:`~labelclean.report.AuditSummary`). Memory holds one batch, the
-    model and the summary, whatever the size of the input; the rows and
-    decisions are those of ``cleaner.audit`` on the whole input.
+    (:class:`~labelclean.report.AuditSummary`). Memory holds a few batches
+    (``n_jobs + 2``), the model and the summary, whatever the size of the
+    input; the rows and decisions are those of ``cleaner.audit`` on the whole
+    input.
 
     Parameters
     ----------
@@ -551,6 +555,10 @@ def apply_model(
     scheduler : str, default=None
         Dask scheduler address; default ``DASK_SCHEDULER_ADDRESS``, else a
         local cluster.
+    n_jobs : int, default=None
+        Batches decided at once by the local engine, each on one thread
+        (joblib's convention: None is 1, -1 every processor); the outputs do
+        not depend on it.
 
     Returns
     -------
@@ -607,6 +615,7 @@ def apply_model(
             batch_size=batch_size or DEFAULT_BATCH_SIZE,
             engine=engine,
             scheduler=scheduler,
+            n_jobs=n_jobs,
         )
     clock.lap("decide_and_write")
     n_rows = sum(counts.values())
@@ -644,6 +653,7 @@ def _stream_outputs(
     fit_audit: Any = None,
     engine: str = "local",
     scheduler: str | None = None,
+    n_jobs: int | None = None,
 ) -> tuple[Any, dict[str, int]]:
     """Stream ``source`` through ``cleaner`` and write every output file."""
     from labelclean.pipeline._stream import output_checks, stream_decide
@@ -669,7 +679,7 @@ def _stream_outputs(
         engine_info = {"name": "dask", "n_partitions": outcome.n_batches}
     else:
         outcome = stream_decide(
-            cleaner, source, folder, batch_size=batch_size, **common
+            cleaner, source, folder, batch_size=batch_size, n_jobs=n_jobs, **common
         )
         engine_info = {
             "name": "stream",

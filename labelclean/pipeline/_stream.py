@@ -16,17 +16,22 @@ The pieces every engine shares (the single-machine stream of
 * :func:`stream_decide`: read a parquet source with
   :func:`~labelclean.io.iter_batches`, decide each batch, append it to the
   audit and cleaned files with :class:`~labelclean.io.ParquetBatchWriter`,
-  and fold it into the summary. Memory holds one batch, the fitted pipeline
-  and the summary, whatever the number of rows.
+  and fold it into the summary, reading the next batch and writing the
+  previous one while it decides. Memory holds a few batches, the fitted
+  pipeline and the summary, whatever the number of rows.
 """
 
+from collections import deque
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
 import pandas as pd
+from joblib import effective_n_jobs
 
 from labelclean.exceptions import DataValidationError
+from labelclean.utils._threads import one_openmp_thread
 
 __all__ = [
     "DEFAULT_BATCH_SIZE",
@@ -396,6 +401,7 @@ def stream_decide(
     progress: Any = None,
     fit_positions: np.ndarray | None = None,
     fit_audit: pd.DataFrame | None = None,
+    n_jobs: int | None = None,
 ) -> StreamOutcome:
     """Decide every row of ``source`` batch by batch into ``folder``.
 
@@ -429,6 +435,10 @@ def stream_decide(
         their fit-time decision and evidence, ``fit_audit``.
     fit_audit : DataFrame, default=None
         ``cleaner.audit_``, row ``i`` for position ``fit_positions[i]``.
+    n_jobs : int, default=None
+        Batches decided at once, each on one thread (joblib's convention:
+        None is 1, -1 every processor). Memory holds ``n_jobs + 2`` batches.
+        The outputs do not depend on it.
 
     Returns
     -------
@@ -454,24 +464,58 @@ def stream_decide(
             names["cleaned"], metadata=metadata, preserve_index=True
         ) as cleaned_writer,
     ):
-        offset = 0
-        for frame in iter_batches(source, batch_size=batch_size, row_id=None):
-            checks.add(frame)
-            if fit_positions is None:
-                audit, cleaned = decide_frame(
-                    cleaner, frame, label=label, features=features
-                )
-            else:
-                audit, cleaned = _decide_with_fitted(
-                    cleaner, frame, offset, fit_positions, fit_audit, label, features
-                )
-            offset += len(frame)
+
+        def write(audit: pd.DataFrame, cleaned: pd.DataFrame) -> None:
             audit_writer.write(audit)
             cleaned_writer.write(cleaned)
             summary.add(audit)
-            n_batches += 1
             if progress is not None:
-                progress(len(frame))
+                progress(len(audit))
+
+        def decide(frame: pd.DataFrame, offset: int) -> tuple[Any, Any]:
+            with one_openmp_thread(n_workers > 1):
+                if fit_positions is None:
+                    return decide_frame(cleaner, frame, label=label, features=features)
+                return _decide_with_fitted(
+                    cleaner, frame, offset, fit_positions, fit_audit, label, features
+                )
+
+        # Batches in flight: the next one is read, up to ``n_workers`` are
+        # decided (each on one thread; the neighbour search and the boosting
+        # kernels run without the GIL), and the previous one is written and
+        # folded into the summary, all at once. Each batch is decided on its
+        # own, so the threads change no output; batches are checked, decided
+        # and written in input order.
+        n_workers = effective_n_jobs(n_jobs)
+        batches = iter_batches(source, batch_size=batch_size, row_id=None)
+        decided: deque = deque()
+        written = None
+
+        def write_done(limit: int) -> None:
+            nonlocal written
+            while len(decided) > limit:
+                audit, cleaned = decided.popleft().result()
+                if written is not None:
+                    written.result()
+                written = writer.submit(write, audit, cleaned)
+
+        with (
+            ThreadPoolExecutor(1, thread_name_prefix="labelclean-read") as reader,
+            ThreadPoolExecutor(n_workers, thread_name_prefix="labelclean") as deciders,
+            ThreadPoolExecutor(1, thread_name_prefix="labelclean-write") as writer,
+        ):
+            next_frame = reader.submit(next, batches, None)
+            offset = 0
+            while (frame := next_frame.result()) is not None:
+                next_frame = reader.submit(next, batches, None)
+                checks.add(frame)
+                decided.append(deciders.submit(decide, frame, offset))
+                offset += len(frame)
+                n_batches += 1
+                write_done(n_workers - 1)
+            write_done(0)
+            if written is not None:
+                written.result()
     return StreamOutcome(summary=summary, input_checks=checks, n_batches=n_batches)
 
 

@@ -157,7 +157,8 @@ def test_apply_on_held_out_batch(noisy_data, tmp_path):
     out = tmp_path / "fit"
     assert _run(noisy_data, out).exit_code == 0
     runs = []
-    for name in ("x", "y"):
+    # batches decided on threads (default) or one at a time: the same bytes
+    for name, jobs in (("x", "-1"), ("y", "1")):
         res = runner.invoke(
             app,
             [
@@ -166,6 +167,10 @@ def test_apply_on_held_out_batch(noisy_data, tmp_path):
                 str(noisy_data["batch"]),
                 "--out",
                 str(tmp_path / name),
+                "--batch-size",
+                "64",
+                "--jobs",
+                jobs,
             ],
         )
         assert res.exit_code == 0, res.output

@@ -7,6 +7,7 @@ from sklearn.datasets import make_blobs
 from labelclean.confidence import KNNConfidence
 from labelclean.confidence._neighbors import (
     APPROXIMATE_MIN_SAMPLES,
+    ExactPool,
     NeighborIndex,
     resolve_algorithm,
 )
@@ -65,3 +66,83 @@ def test_approximate_backend_agrees_with_exact_and_is_deterministic():
     gamma_a = approx.score_samples(X[:200] + 0.01, y_noisy[:200])
     gamma_e = exact.score_samples(X[:200] + 0.01, y_noisy[:200])
     assert np.mean(np.abs(gamma_a - gamma_e)) < 0.03
+
+
+def _reference_neighbors(P, Q, k):
+    # float64 sums of squared differences, ties broken by pool position
+    d = ((Q[:, None, :] - P[None, :, :]) ** 2).sum(axis=2)
+    return np.argsort(d, axis=1, kind="stable")[:, :k]
+
+
+def test_exact_pool_matches_float64_reference_with_ties(global_random_seed):
+    rng = np.random.RandomState(global_random_seed)
+    # integer-valued rows: many exact ties and duplicates in the pool
+    P = rng.randint(0, 3, size=(400, 5)).astype(float)
+    Q = np.vstack([rng.randint(0, 3, size=(150, 5)), rng.normal(size=(150, 5))])
+    pool = ExactPool(P)
+    got = pool.kneighbors(Q, 7)
+    np.testing.assert_array_equal(got, _reference_neighbors(P, Q, 7))
+    # a row's neighbours do not depend on the other rows of its batch
+    for part in (slice(0, 1), slice(3, 40), slice(100, 300)):
+        np.testing.assert_array_equal(pool.kneighbors(Q[part], 7), got[part])
+
+
+@pytest.mark.parametrize("pool_extreme", [3e38, 1e39])
+def test_exact_pool_rows_beyond_float32_fall_back_to_float64(pool_extreme):
+    # 3e38 fits float32 but its square does not; 1e39 does not fit at all
+    rng = np.random.RandomState(0)
+    P = rng.normal(size=(50, 3))
+    P[0] = [pool_extreme, 0.0, 0.0]
+    Q = np.array([[2e39, 0.0, 0.0], [0.1, 0.2, 0.3]])
+    got = ExactPool(P).kneighbors(Q, 3)
+    assert got[0, 0] == 0
+    np.testing.assert_array_equal(got[1], _reference_neighbors(P, Q[1:], 3)[0])
+
+
+def test_exact_pool_survives_pickling():
+    import pickle
+
+    rng = np.random.RandomState(0)
+    P, Q = rng.normal(size=(60, 4)), rng.normal(size=(10, 4))
+    pool = ExactPool(P)
+    clone = pickle.loads(pickle.dumps(pool))
+    np.testing.assert_array_equal(clone.kneighbors(Q, 5), pool.kneighbors(Q, 5))
+
+
+def test_one_openmp_thread_limits_only_the_calling_thread():
+    import threading
+
+    import faiss
+
+    from labelclean.utils._threads import one_openmp_thread
+
+    seen = {}
+
+    def limited():
+        seen["before"] = faiss.omp_get_max_threads()
+        with one_openmp_thread():
+            seen["inside"] = faiss.omp_get_max_threads()
+            seen["other"] = _in_new_thread(faiss.omp_get_max_threads)
+        seen["after"] = faiss.omp_get_max_threads()
+        with one_openmp_thread(enabled=False):
+            seen["disabled"] = faiss.omp_get_max_threads()
+
+    main_before = faiss.omp_get_max_threads()
+    worker = threading.Thread(target=limited)
+    worker.start()
+    worker.join()
+    assert seen["inside"] == 1
+    assert seen["after"] == seen["disabled"] == seen["before"]
+    # other threads keep their own setting
+    assert seen["other"] == seen["before"]
+    assert faiss.omp_get_max_threads() == main_before
+
+
+def _in_new_thread(func):
+    import threading
+
+    box = []
+    thread = threading.Thread(target=lambda: box.append(func()))
+    thread.start()
+    thread.join()
+    return box[0]

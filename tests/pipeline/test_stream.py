@@ -7,6 +7,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
+from labelclean.exceptions import DataValidationError
 from labelclean.io import read_parquet
 from labelclean.noise import flip_labels
 from labelclean.pipeline import LabelCleaner, apply_model
@@ -111,6 +112,30 @@ def test_streaming_apply_is_byte_deterministic_and_batch_size_free(fitted, tmp_p
     a = read_parquet(tmp_path / "a" / "audit.parquet")
     c = read_parquet(tmp_path / "c" / "audit.parquet")
     pd.testing.assert_frame_equal(a, c)
+
+
+def test_streaming_apply_threads_change_no_byte(fitted, tmp_path):
+    _, model, _, new_path = fitted
+    for name, jobs in [("one", None), ("two", 2), ("three", 3)]:
+        apply_model(model, new_path, tmp_path / name, batch_size=64, n_jobs=jobs)
+    for name in ("audit.parquet", "cleaned.parquet", "report.json"):
+        for other in ("two", "three"):
+            assert filecmp.cmp(
+                tmp_path / "one" / name, tmp_path / other / name, shallow=False
+            ), (name, other)
+
+
+@pytest.mark.parametrize("n_jobs", [1, 2])
+def test_streaming_apply_stops_at_a_bad_later_batch(fitted, tmp_path, n_jobs):
+    _, model, new, _ = fitted
+    bad = new.copy()
+    bad.loc[650, "label"] = "z"  # in the last of 11 batches of 64 rows
+    path = tmp_path / "bad.parquet"
+    bad.to_parquet(path)
+    with pytest.raises(DataValidationError, match="outside the fitted classes"):
+        apply_model(model, path, tmp_path / "out", batch_size=64, n_jobs=n_jobs)
+    assert not (tmp_path / "out").exists()
+    assert list(tmp_path.iterdir()) == [path]
 
 
 def _comparable(report):
