@@ -328,6 +328,8 @@ class ExactPool:
         """
         Xq = np.ascontiguousarray(Xq, dtype=np.float64)
         out = np.empty((Xq.shape[0], k), dtype=np.intp)
+        if Xq.shape[0] == 0:
+            return out
         if self._index is None:
             overflow = np.ones(Xq.shape[0], dtype=bool)
         else:

@@ -85,6 +85,7 @@ def test_exact_pool_matches_float64_reference_with_ties(global_random_seed):
     # a row's neighbours do not depend on the other rows of its batch
     for part in (slice(0, 1), slice(3, 40), slice(100, 300)):
         np.testing.assert_array_equal(pool.kneighbors(Q[part], 7), got[part])
+    assert pool.kneighbors(Q[:0], 7).shape == (0, 7)
 
 
 @pytest.mark.parametrize("pool_extreme", [3e38, 1e39])
