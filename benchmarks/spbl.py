@@ -11,6 +11,7 @@ clean test labels.
 
     PYTHONPATH=. python benchmarks/spbl.py            # full: 5 repetitions
     PYTHONPATH=. python benchmarks/spbl.py --quick    # smoke: 1 repetition, 0/10 %
+    PYTHONPATH=. python benchmarks/spbl.py --threads  # fit time vs BLAS threads
 """
 
 import argparse
@@ -50,12 +51,46 @@ def make_model(method: str, seed: int):
     )
 
 
+def thread_timing(reps: int) -> None:
+    """One SPBL fit on digits (10 % noise), default BLAS threads vs one."""
+    X, y = load_digits(return_X_y=True)
+    y_noisy, _ = flip_labels(y, 0.10, random_state=0)
+    times = {"default": [], "one": []}
+    for _ in range(reps):
+        for name in times:
+            limit = threadpool_limits(1) if name == "one" else threadpool_limits()
+            with limit, Timer() as t:
+                SPBLClassifier(random_state=0).fit(X, y_noisy)
+            times[name].append(t.seconds)
+            logging.info("%s threads: %.2f s", name, t.seconds)
+    lines = [
+        "## SPBL fit time against BLAS threads (`spbl.py --threads`)",
+        "",
+        f"Machine: {machine()}",
+        "",
+        f"Command: `PYTHONPATH=. {command()}`",
+        "",
+        "One `SPBLClassifier(random_state=0)` fit on all of digits (1,797 rows, "
+        f"10 % of labels flipped), {reps} repetitions, seconds (mean ± std): "
+        "with the machine's default BLAS/OpenMP threads, "
+        f"{np.mean(times['default']):.2f} ± {np.std(times['default']):.2f}; with "
+        "everything limited to one thread, "
+        f"{np.mean(times['one']):.2f} ± {np.std(times['one']):.2f}.",
+    ]
+    write_section("spbl-threads", "\n".join(lines))
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="fast smoke mode")
+    parser.add_argument("--threads", action="store_true", help="fit time vs threads")
     parser.add_argument("--reps", type=int, default=None)
     parser.add_argument("--seed", type=int, default=0)
     args = parser.parse_args()
+    if args.threads:
+        logging.basicConfig(level=logging.INFO, format="%(asctime)s %(message)s")
+        thread_timing(args.reps or 3)
+        return
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(message)s")
     reps = args.reps or (1 if args.quick else 5)
     noise_levels = [0.0, 0.10] if args.quick else NOISE

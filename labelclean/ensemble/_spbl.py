@@ -37,6 +37,7 @@ from labelclean.utils._sklearn import (
     check_sample_weight,
     fit_context,
 )
+from labelclean.utils._threads import one_blas_thread
 from labelclean.utils._validation import check_labels
 
 __all__ = ["SPBLClassifier"]
@@ -107,9 +108,10 @@ def _fit_candidates(
         return loss, np.concatenate([grad_theta.ravel(), g.sum(axis=0)])
 
     x0 = np.zeros(n_classes * (n_features + 1))
-    res = optimize.minimize(
-        objective, x0, method="L-BFGS-B", jac=True, options={"maxiter": max_iter}
-    )
+    with one_blas_thread():
+        res = optimize.minimize(
+            objective, x0, method="L-BFGS-B", jac=True, options={"maxiter": max_iter}
+        )
     theta = res.x[: n_classes * n_features].reshape(n_classes, n_features)
     return theta, res.x[n_classes * n_features :]
 
@@ -169,14 +171,19 @@ def _solve_w(
         grad += nu * W_ / norms[:, None]
         return value, grad.ravel()
 
-    res = optimize.minimize(
-        objective,
-        W.ravel(),
-        method="L-BFGS-B",
-        jac=True,
-        bounds=[(0.0, None)] * W.size,
-        options={"maxiter": max_iter, "gtol": tol, "ftol": 1e3 * np.finfo(float).eps},
-    )
+    with one_blas_thread():
+        res = optimize.minimize(
+            objective,
+            W.ravel(),
+            method="L-BFGS-B",
+            jac=True,
+            bounds=[(0.0, None)] * W.size,
+            options={
+                "maxiter": max_iter,
+                "gtol": tol,
+                "ftol": 1e3 * np.finfo(float).eps,
+            },
+        )
     return res.x.reshape(-1, n_classes), not (res.status == 1 and res.nit >= max_iter)
 
 

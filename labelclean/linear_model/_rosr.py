@@ -12,7 +12,6 @@ self-paced weight formulas (:func:`_spl_weights`) and the per-class threshold
 schedule (:func:`_thresholds`).
 """
 
-import functools
 import logging
 import warnings
 from numbers import Integral, Real
@@ -28,7 +27,6 @@ from sklearn.utils import Tags
 from sklearn.utils.extmath import softmax
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, validate_data
-from threadpoolctl import ThreadpoolController
 
 from labelclean.utils._sklearn import (
     Interval,
@@ -36,6 +34,7 @@ from labelclean.utils._sklearn import (
     check_sample_weight,
     fit_context,
 )
+from labelclean.utils._threads import one_blas_thread
 from labelclean.utils._validation import check_labels
 
 __all__ = ["RoSRClassifier"]
@@ -45,12 +44,6 @@ logger = logging.getLogger(__name__)
 # Relative margin that puts a threshold just above the loss of the last row
 # selected in a round, so that this row is selected (v > 0).
 _LAMBDA_MARGIN = 1e-6
-
-
-@functools.cache
-def _blas_controller() -> ThreadpoolController:
-    """The BLAS libraries loaded with numpy and scipy (found once)."""
-    return ThreadpoolController()
 
 
 def _softmax_loss_grad(
@@ -605,7 +598,7 @@ class RoSRClassifier(ClassifierMixin, BaseEstimator):
         # One BLAS thread: L-BFGS-B's own steps are tiny BLAS/LAPACK calls,
         # which multi-threaded OpenBLAS slows by 10-70x when other processes
         # load the cores; the loss and gradient lose little (docs/rosr.md).
-        with _blas_controller().limit(limits=1, user_api="blas"):
+        with one_blas_thread():
             result = optimize.minimize(
                 _softmax_loss_grad,
                 params,

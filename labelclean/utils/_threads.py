@@ -1,4 +1,4 @@
-"""Thread limits of the native libraries (OpenMP), per calling thread."""
+"""Thread limits of the native libraries: BLAS for the solvers, OpenMP per thread."""
 
 import functools
 from collections.abc import Iterator
@@ -6,7 +6,28 @@ from contextlib import contextmanager
 
 from threadpoolctl import ThreadpoolController
 
-__all__ = ["one_openmp_thread"]
+__all__ = ["one_blas_thread", "one_openmp_thread"]
+
+
+@functools.cache
+def _blas_controller() -> ThreadpoolController:
+    """The BLAS libraries loaded with numpy and scipy (found once)."""
+    import scipy.linalg  # noqa: F401  (loads scipy's own OpenBLAS)
+
+    return ThreadpoolController().select(user_api="blas")
+
+
+@contextmanager
+def one_blas_thread() -> Iterator[None]:
+    """Run BLAS calls on one thread inside the block (the whole process).
+
+    scipy's L-BFGS-B takes many tiny BLAS/LAPACK steps; multi-threaded
+    OpenBLAS makes them 10-70x slower (RoSR, docs/rosr.md) and up to 14x
+    slower for SPBL (docs/spbl.md), even on an idle 2-core machine. The
+    solvers of RoSR and SPBL therefore run inside this block.
+    """
+    with _blas_controller().limit(limits=1):
+        yield
 
 
 @functools.cache

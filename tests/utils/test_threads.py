@@ -1,0 +1,81 @@
+"""Thread limits: the solvers' BLAS, and OpenMP per calling thread."""
+
+import threading
+
+import numpy as np
+import pytest
+from threadpoolctl import ThreadpoolController, threadpool_limits
+
+from labelclean.ensemble import SPBLClassifier
+from labelclean.linear_model import RoSRClassifier
+from labelclean.utils._threads import one_openmp_thread
+
+
+def _blas_threads() -> int:
+    info = ThreadpoolController().select(user_api="blas").info()
+    return max(lib["num_threads"] for lib in info)
+
+
+@pytest.mark.parametrize(
+    "make",
+    [
+        lambda: SPBLClassifier(n_estimators=3, random_state=0),
+        lambda: RoSRClassifier(),
+    ],
+    ids=["SPBL", "RoSR"],
+)
+def test_solvers_run_on_one_blas_thread(make, monkeypatch):
+    # Multi-threaded OpenBLAS made L-BFGS-B's tiny steps 10x+ slower; every
+    # solve must run on one BLAS thread whatever the caller's setting.
+    from scipy import optimize
+
+    seen = []
+    original = optimize.minimize
+
+    def recording(*args, **kwargs):
+        seen.append(_blas_threads())
+        return original(*args, **kwargs)
+
+    monkeypatch.setattr(optimize, "minimize", recording)
+    rng = np.random.RandomState(0)
+    X = rng.normal(size=(120, 4))
+    y = (X[:, 0] + 0.3 * rng.normal(size=120) > 0).astype(int)
+    with threadpool_limits(limits=2, user_api="blas"):
+        assert _blas_threads() == 2
+        make().fit(X, y)
+        assert _blas_threads() == 2  # restored after each solve
+    assert seen, "the estimator never called scipy.optimize.minimize"
+    assert set(seen) == {1}
+
+
+def test_one_openmp_thread_limits_only_the_calling_thread():
+    import faiss
+
+    seen = {}
+
+    def limited():
+        seen["before"] = faiss.omp_get_max_threads()
+        with one_openmp_thread():
+            seen["inside"] = faiss.omp_get_max_threads()
+            seen["other"] = _in_new_thread(faiss.omp_get_max_threads)
+        seen["after"] = faiss.omp_get_max_threads()
+        with one_openmp_thread(enabled=False):
+            seen["disabled"] = faiss.omp_get_max_threads()
+
+    main_before = faiss.omp_get_max_threads()
+    worker = threading.Thread(target=limited)
+    worker.start()
+    worker.join()
+    assert seen["inside"] == 1
+    assert seen["after"] == seen["disabled"] == seen["before"]
+    # other threads keep their own setting
+    assert seen["other"] == seen["before"]
+    assert faiss.omp_get_max_threads() == main_before
+
+
+def _in_new_thread(func):
+    box = []
+    thread = threading.Thread(target=lambda: box.append(func()))
+    thread.start()
+    thread.join()
+    return box[0]
