@@ -50,7 +50,8 @@ __all__ = ["APPROXIMATE_MIN_SAMPLES", "NeighborIndex", "resolve_algorithm"]
 #: linearly, so the crossover lies near 2e5 rows.
 APPROXIMATE_MIN_SAMPLES = 200_000
 
-#: Up to this many queries outside the candidate graph are searched exactly.
+#: Up to this many training rows short of candidates are searched exactly
+#: (new rows always take the backend's path, whatever their number).
 _BRUTE_FORCE_MAX_QUERIES = 2_000
 
 
@@ -210,17 +211,27 @@ class NeighborIndex:
         keeps the rows of the pool; whatever is still short is searched
         exactly among the pool.
         """
-        if self.algorithm != "approximate" or Xq.shape[0] <= _BRUTE_FORCE_MAX_QUERIES:
-            # A few queries are answered faster by an exact scan than by
-            # preparing pynndescent's search graph (seconds at 1e6 rows).
+        few_training_rows = (
+            self_rows is not None and Xq.shape[0] <= _BRUTE_FORCE_MAX_QUERIES
+        )
+        if self.algorithm != "approximate" or few_training_rows:
+            # A few training rows are answered faster by an exact scan than by
+            # preparing pynndescent's search graph (seconds at 1e6 rows). New
+            # rows always take the same path, whatever the size of the batch.
             return self._search_pool(Xq, self_rows, mask, k)
         Xq = np.ascontiguousarray(Xq, dtype=np.float32)
         share = max(float(mask.mean()), 1e-3)
         n_query = min(self.n_samples, int(np.ceil((k + 1) / share)) + k + 10)
-        # pynndescent's query shares buffers between calls: one at a time.
+        cand = np.empty((Xq.shape[0], n_query), dtype=np.intp)
+        # One query per row: pynndescent's query draws its random starts from
+        # one state shared by the rows of a call, so a row's neighbours would
+        # depend on the other rows of its batch; alone, they do not, for
+        # little more time per row. pynndescent's query also shares buffers
+        # between calls: one at a time.
         with self._lock:
-            cand, _ = self._query_index().query(Xq, k=n_query)
-        cand = np.asarray(cand, dtype=np.intp)
+            index = self._query_index()
+            for i in range(Xq.shape[0]):
+                cand[i] = index.query(Xq[i : i + 1], k=n_query)[0][0]
         valid = (cand >= 0) & mask[np.maximum(cand, 0)]
         if self_rows is not None:
             valid &= cand != self_rows[:, None]

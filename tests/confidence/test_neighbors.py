@@ -108,3 +108,24 @@ def test_exact_pool_survives_pickling():
     pool = ExactPool(P)
     clone = pickle.loads(pickle.dumps(pool))
     np.testing.assert_array_equal(clone.kneighbors(Q, 5), pool.kneighbors(Q, 5))
+
+
+@pytest.mark.slow
+def test_approximate_backend_new_rows_do_not_depend_on_their_batch():
+    # pynndescent's query shares one random state across the rows of a call;
+    # labelclean queries row by row so that a row's neighbours depend on the
+    # row alone (and on no size threshold). Compiles pynndescent.
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(20_000, 20)).astype(np.float32)
+    y = (X[:, 0] + 0.5 * rng.normal(size=20_000) > 0).astype(int)
+    conf = KNNConfidence(algorithm="approximate", random_state=0).fit(X, y)
+    Q = rng.normal(size=(6_000, 20)).astype(np.float32)
+    index, pool, k = conf._index, conf.in_reduced_set_, conf.n_neighbors_
+    whole = index.query(Q, pool, k)
+    for splits in (((0, 3000), (3000, 6000)), ((0, 1), (1, 2500), (2500, 6000))):
+        parts = np.vstack([index.query(Q[a:b], pool, k) for a, b in splits])
+        np.testing.assert_array_equal(parts, whole)
+    np.testing.assert_array_equal(
+        np.vstack([conf.neighbor_counts(Q[:1]), conf.neighbor_counts(Q[1:])]),
+        conf.neighbor_counts(Q),
+    )
