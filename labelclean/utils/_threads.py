@@ -21,9 +21,9 @@ def _blas_controller() -> ThreadpoolController:
 def one_blas_thread() -> Iterator[None]:
     """Run BLAS calls on one thread inside the block (the whole process).
 
-    scipy's L-BFGS-B takes many tiny BLAS/LAPACK steps; multi-threaded
-    OpenBLAS makes them 10-70x slower (RoSR, docs/rosr.md) and up to 14x
-    slower for SPBL (docs/spbl.md), even on an idle 2-core machine. The
+    scipy's L-BFGS-B takes many tiny BLAS/LAPACK steps, which multi-threaded
+    OpenBLAS made an order of magnitude slower: RoSR's solves on a loaded
+    machine (docs/rosr.md), SPBL's even on an idle one (docs/spbl.md). The
     solvers of RoSR and SPBL therefore run inside this block.
     """
     with _blas_controller().limit(limits=1):
