@@ -12,27 +12,27 @@ rows whose neighbour lists differ.
 import argparse
 import os
 import sys
-import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 import numpy as np
 
-from benchmarks._common import command, machine, write_section
+from benchmarks._common import Timer, command, machine, mean_std, write_section
 
 N_QUERIES = 65_536  # one batch of the streaming engine
 N_FEATURES = 20
 K = 10
 
 
-def mean_std_of(func, reps: int) -> tuple[float, float, np.ndarray]:
+def timed_runs(func, reps: int) -> tuple[list[float], np.ndarray]:
+    """Wall times of ``reps`` calls of ``func``, and its last result."""
     times, out = [], None
     for _ in range(reps):
-        start = time.perf_counter()
-        out = func()
-        times.append(time.perf_counter() - start)
-    return float(np.mean(times)), float(np.std(times)), out
+        with Timer() as t:
+            out = func()
+        times.append(t.seconds)
+    return times, out
 
 
 def main() -> None:
@@ -52,18 +52,18 @@ def main() -> None:
         searcher = NearestNeighbors(algorithm="brute").fit(pool)
         exact = ExactPool(pool)
         exact.kneighbors(queries[:10], K)  # compile the rank kernel
-        sk_mean, sk_std, sk = mean_std_of(
+        sk_times, sk = timed_runs(
             lambda s=searcher, q=queries: s.kneighbors(q, K, return_distance=False),
             args.reps,
         )
-        ep_mean, ep_std, ep = mean_std_of(
+        ep_times, ep = timed_runs(
             lambda e=exact, q=queries: e.kneighbors(q, K), args.reps
         )
         differ = int((sk != ep).any(axis=1).sum())
         rows.append(
-            f"| {n_pool:,} | {sk_mean:.3f} ± {sk_std:.3f} | {ep_mean:.3f} ± "
-            f"{ep_std:.3f} | {N_QUERIES / sk_mean:,.0f} | {N_QUERIES / ep_mean:,.0f} "
-            f"| {differ} |"
+            f"| {n_pool:,} | {mean_std(sk_times)} | {mean_std(ep_times)} "
+            f"| {N_QUERIES / np.mean(sk_times):,.0f} "
+            f"| {N_QUERIES / np.mean(ep_times):,.0f} | {differ} |"
         )
         print(rows[-1], flush=True)
     lines = [

@@ -73,9 +73,8 @@ def thread_timing(reps: int) -> None:
         "One `SPBLClassifier(random_state=0)` fit on all of digits (1,797 rows, "
         f"10 % of labels flipped), {reps} repetitions, seconds (mean ± std): "
         "with the machine's default BLAS/OpenMP threads, "
-        f"{np.mean(times['default']):.2f} ± {np.std(times['default']):.2f}; with "
-        "everything limited to one thread, "
-        f"{np.mean(times['one']):.2f} ± {np.std(times['one']):.2f}.",
+        f"{mean_std(times['default'])}; with everything limited to one thread, "
+        f"{mean_std(times['one'])}.",
     ]
     write_section("spbl-threads", "\n".join(lines))
 
