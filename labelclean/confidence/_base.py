@@ -21,6 +21,7 @@ from labelclean.exceptions import DataValidationError
 from labelclean.utils._features import check_feature_frame, make_feature_encoder
 from labelclean.utils._sklearn import HasMethods, Interval, StrOptions
 from labelclean.utils._validation import (
+    check_no_infinity,
     check_unique_columns,
     is_dataframe,
     non_numeric_columns,
@@ -61,7 +62,10 @@ class FeatureSpaceMixin:
                 return np.asarray(self.feature_encoder_.fit_transform(X), np.float64)
             check_feature_frame(X)
             return np.asarray(self.feature_encoder_.transform(X), np.float64)
-        X = validate_data(self, X, reset=reset, dtype=np.float64)
+        X = validate_data(
+            self, X, reset=reset, dtype=np.float64, ensure_all_finite="allow-nan"
+        )
+        check_no_infinity(X, getattr(self, "feature_names_in_", None))
         if reset:
             self.feature_encoder_ = make_feature_encoder(None)
             return self.feature_encoder_.fit_transform(X)
@@ -164,4 +168,5 @@ class BaseConfidence(FeatureSpaceMixin, BaseEstimator):
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
         tags.target_tags.required = True
+        tags.input_tags.allow_nan = True  # imputed by the feature encoder
         return tags

@@ -50,6 +50,7 @@ from labelclean.utils._sampling import stratified_rows
 from labelclean.utils._sklearn import HasMethods, Interval, StrOptions, fit_context
 from labelclean.utils._validation import (
     check_labels,
+    check_no_infinity,
     check_unique_columns,
     is_dataframe,
 )
@@ -430,7 +431,10 @@ class LabelCleaner(BaseEstimator):
             validate_data(self, X, skip_check_array=True, reset=reset)
             raw = X
         else:
-            raw = validate_data(self, X, reset=reset, dtype=np.float64)
+            raw = validate_data(
+                self, X, reset=reset, dtype=np.float64, ensure_all_finite="allow-nan"
+            )
+            check_no_infinity(raw, getattr(self, "feature_names_in_", None))
         if reset:
             self.feature_encoder_ = make_feature_encoder(
                 raw if is_dataframe(raw) else None
@@ -768,6 +772,11 @@ class LabelCleaner(BaseEstimator):
             if isinstance(y, pd.Series):
                 frame[col] = frame[col].astype(y.dtype)
         return frame
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.input_tags.allow_nan = True  # imputed by the feature encoder
+        return tags
 
     # ------------------------------------------------------------------
     def audit(self, X: ArrayLike, y: ArrayLike) -> pd.DataFrame:

@@ -36,6 +36,9 @@ def allowed_types() -> list[str]:
     names.add(f"{_neighbors.NeighborIndex.__module__}.NeighborIndex")
     names.add(f"{_features.__name__}._as_string")
     names.add(f"{_features.__name__}._to_seconds")
+    # SimpleImputer (missing values) keeps the dtype it was fitted on; a dtype
+    # is data, it cannot run code.
+    names.add("numpy.dtype")
     try:
         from labelclean.ensemble import _binned
 

@@ -6,12 +6,17 @@ types of the training data, a scikit-learn ``ColumnTransformer`` that
 
 * standardises numeric columns (zero mean, unit variance; constant columns are
   left at zero), and datetime/timedelta columns after converting them to
-  seconds;
+  seconds; a missing value (NaN, None, NaT) is replaced by the column's median
+  on the training rows, and every column that had missing values on the
+  training rows gains a standardised 0/1 *missing indicator* column, so that
+  "was missing" stays visible to every stage (``docs/decisions.md``, "Missing
+  values");
 * one-hot encodes categorical columns (pandas ``category``, strings, objects,
   booleans) and scales the indicators by ``1/sqrt(2)``, so that two rows that
   differ in one categorical column are at squared Euclidean distance 1 from
   each other on that column: the same as a one-standard-deviation difference
-  in a numeric column. Rare levels beyond ``max_categories`` are pooled.
+  in a numeric column. A missing category is a level of its own
+  (``"<missing>"``). Rare levels beyond ``max_categories`` are pooled.
 
 The squared distance is therefore a sum of per-column contributions on one
 scale (a heterogeneous Euclidean-overlap metric). The encoder is an ordinary
@@ -21,12 +26,13 @@ fitted scikit-learn object, so it pickles and transforms new rows.
 import numpy as np
 import pandas as pd
 from sklearn.compose import ColumnTransformer
+from sklearn.impute import SimpleImputer
 from sklearn.pipeline import make_pipeline
 from sklearn.preprocessing import FunctionTransformer, OneHotEncoder, StandardScaler
 
 from labelclean.exceptions import DataValidationError
 
-__all__ = ["check_feature_frame", "make_feature_encoder"]
+__all__ = ["check_feature_frame", "make_feature_encoder", "missing_value_counts"]
 
 _CATEGORICAL_WEIGHT = 1.0 / np.sqrt(2.0)
 
@@ -77,7 +83,8 @@ def check_feature_frame(X: pd.DataFrame) -> dict[str, list[str]]:
     DataValidationError
         For duplicate column names, columns of unsupported type (nested lists,
         dicts, complex numbers, mixed objects), and missing or infinite values
-        in numeric or temporal columns.
+        in numeric columns (missing values are accepted: the encoder imputes
+        them).
     """
     if X.columns.has_duplicates:
         dupes = sorted({str(c) for c in X.columns[X.columns.duplicated()]})
@@ -96,14 +103,13 @@ def check_feature_frame(X: pd.DataFrame) -> dict[str, list[str]]:
                 f"{example!r}, which labelclean cannot compare; drop the column or "
                 "convert it to numbers or strings."
             )
-        if kind in ("numeric", "temporal"):
-            bad = col.isna()
-            if kind == "numeric":
-                bad = bad | np.isinf(col.to_numpy(dtype=np.float64, na_value=np.nan))
+        if kind == "numeric":
+            bad = np.isinf(col.to_numpy(dtype=np.float64, na_value=np.nan))
             if bad.any():
                 raise DataValidationError(
-                    f"feature column {name!r} has {int(bad.sum())} missing or "
-                    "infinite value(s); impute or drop those rows, or drop the column."
+                    f"feature column {name!r} has {int(bad.sum())} infinite "
+                    "value(s); replace them with a finite value or leave them "
+                    "missing (NaN), or drop the column."
                 )
         kinds[kind].append(name)
     return kinds
@@ -116,10 +122,12 @@ def _to_seconds(frame: pd.DataFrame) -> np.ndarray:
         if pd.api.types.is_datetime64_any_dtype(col.dtype):
             if getattr(col.dt, "tz", None) is not None:
                 col = col.dt.tz_convert("UTC").dt.tz_localize(None)
-            ns = col.to_numpy(dtype="datetime64[ns]").astype(np.int64)
+            values = col.to_numpy(dtype="datetime64[ns]")
         else:
-            ns = col.to_numpy(dtype="timedelta64[ns]").astype(np.int64)
-        out[:, j] = ns / 1e9
+            values = col.to_numpy(dtype="timedelta64[ns]")
+        seconds = values.astype(np.int64) / 1e9
+        seconds[np.isnat(values)] = np.nan
+        out[:, j] = seconds
     return out
 
 
@@ -142,16 +150,22 @@ def make_feature_encoder(
         Unfitted; its output is a dense float array.
     """
     if X is None:
-        return make_pipeline(StandardScaler())
+        return make_pipeline(_imputer(), StandardScaler())
     kinds = check_feature_frame(X)
     transformers = []
     weights = {}
     if kinds["numeric"]:
-        transformers.append(("numeric", StandardScaler(), kinds["numeric"]))
+        transformers.append(
+            ("numeric", make_pipeline(_imputer(), StandardScaler()), kinds["numeric"])
+        )
     if kinds["temporal"]:
         to_seconds = FunctionTransformer(_to_seconds, feature_names_out="one-to-one")
         transformers.append(
-            ("temporal", make_pipeline(to_seconds, StandardScaler()), kinds["temporal"])
+            (
+                "temporal",
+                make_pipeline(to_seconds, _imputer(), StandardScaler()),
+                kinds["temporal"],
+            )
         )
     if kinds["categorical"]:
         onehot = OneHotEncoder(
@@ -179,6 +193,35 @@ def make_feature_encoder(
         sparse_threshold=0.0,
         verbose_feature_names_out=False,
     )
+
+
+def _imputer() -> SimpleImputer:
+    """Median imputation with a missing indicator per column that had any.
+
+    On complete training rows it adds no column and changes no value; a
+    column that was missing on every training row is imputed with 0.
+    """
+    return SimpleImputer(strategy="median", add_indicator=True, keep_empty_features=True)
+
+
+def missing_value_counts(X) -> dict[str, int]:
+    """Missing values per feature column (only columns that have any).
+
+    Parameters
+    ----------
+    X : DataFrame or ndarray
+        Features; array columns are named ``x0, x1, ...``.
+
+    Returns
+    -------
+    counts : dict of str to int
+    """
+    if isinstance(X, pd.DataFrame):
+        counts = X.isna().sum()
+        return {str(k): int(v) for k, v in counts.items() if v}
+    values = np.asarray(X, dtype=np.float64)
+    counts = np.isnan(values).sum(axis=0)
+    return {f"x{j}": int(c) for j, c in enumerate(counts) if c}
 
 
 def _as_string(frame: pd.DataFrame) -> np.ndarray:

@@ -9,6 +9,7 @@ from labelclean.exceptions import DataValidationError
 
 __all__ = [
     "check_labels",
+    "check_no_infinity",
     "check_unique_columns",
     "is_dataframe",
     "non_numeric_columns",
@@ -35,6 +36,25 @@ def check_unique_columns(X: object) -> None:
         raise DataValidationError(
             f"X has duplicate column names {dupes}; rename them so each feature "
             "is named once."
+        )
+
+
+def check_no_infinity(X: np.ndarray, feature_names: Sequence[object] | None = None):
+    """Refuse ±inf in a numeric feature matrix (missing values are accepted).
+
+    Raises
+    ------
+    DataValidationError
+        Naming the first column with an infinite value.
+    """
+    bad = np.isinf(X)
+    if bad.any():
+        column = int(np.flatnonzero(bad.any(axis=0))[0])
+        name = feature_names[column] if feature_names is not None else f"x{column}"
+        raise DataValidationError(
+            f"X contains infinity: feature column {str(name)!r} has "
+            f"{int(bad[:, column].sum())} infinite value(s); replace them with a "
+            "finite value or leave them missing (NaN), or drop the column."
         )
 
 

@@ -292,15 +292,15 @@ def validate_input(
                 _check_not_nested(frame[name], name)
                 check_feature_frame(frame[[name]])
             except DataValidationError as exc:
+                import numpy as np
+
                 col = indexed[name]
-                bad = col.isna().to_numpy()
+                bad = np.zeros(len(col), dtype=bool)  # missing values are fine
                 if pd.api.types.is_numeric_dtype(
                     col.dtype
                 ) and not pd.api.types.is_bool_dtype(col.dtype):
-                    import numpy as np
-
                     values = col.to_numpy(dtype=np.float64, na_value=np.nan)
-                    bad = bad | np.isinf(values)
+                    bad = np.isinf(values)
                 n_bad = int(bad.sum())
                 checks.append(
                     CheckResult(

@@ -97,8 +97,9 @@ def test_features_unusable_and_constant(frame):
     frame["const"] = 1.0
     result = validate_input(frame, label="label", id_column="id")
     bad = result.check("feature_usable", column="bad")
-    assert bad.unexpected_count == 2 and bad.examples == ["r1", "r2"]
-    assert "missing or infinite" in bad.message
+    # the infinite value is unusable; the missing one is imputed
+    assert bad.unexpected_count == 1 and bad.examples == ["r1"]
+    assert "infinite" in bad.message
     nested = result.check("feature_usable", column="nested")
     assert "holds nested values like lists" in nested.message
     const = result.check("feature_not_constant", column="const")
