@@ -38,6 +38,7 @@ from sklearn.utils.parallel import Parallel, delayed
 from sklearn.utils.validation import check_is_fitted
 
 from labelclean.exceptions import DataValidationError
+from labelclean.pipeline._calibration import calibrate, decide_calibrated
 from labelclean.pipeline._decisions import (
     Evidence,
     argmax_keep_observed,
@@ -62,6 +63,14 @@ __all__ = ["AUDIT_EVIDENCE_COLUMNS", "LabelCleaner", "final_model_info"]
 #: Columns the audit adds to the user's columns, in order (docs/audit.md).
 AUDIT_EVIDENCE_COLUMNS = AUDIT_COLUMNS
 
+
+#: The fixed rule's thresholds, used only when a threshold is given
+#: explicitly (``docs/decisions.md``, "The fixed rule").
+THRESHOLD_DEFAULTS = {
+    "correct_threshold": 0.9,
+    "suspect_confidence": 0.3,
+    "model_threshold": 0.4,
+}
 
 #: SPLBoost's λ grid inside the pipeline: six ages spanning the paper's
 #: [1, 6] instead of its 51 (a sixth of the cross-validation cost).
@@ -154,6 +163,11 @@ def final_model_info(cleaner: Any) -> dict[str, Any] | None:
     }
 
 
+def _plain_label(value: Any) -> Any:
+    """A class label as a JSON type (numpy scalars to Python)."""
+    return value.item() if isinstance(value, np.generic) else value
+
+
 def _seed(rng: np.random.RandomState) -> int:
     return int(rng.randint(np.iinfo(np.int32).max))
 
@@ -208,16 +222,28 @@ class LabelCleaner(BaseEstimator):
         - 'cb_adaboost', 'rosr', 'spbl': that labelclean classifier.
         - a classifier: used as given (cloned); soft labels are passed when
           its ``fit`` takes ``gamma`` or ``soft_labels``.
-    correct_threshold : float, default=0.9
-        Probability both the confidence stage and the final model must give
-        another label for a row to be corrected. The defaults of the three
-        thresholds were chosen with ``benchmarks/decision_thresholds.py``
-        (``docs/decisions.md``).
-    suspect_confidence : float, default=0.3
-        γ below which a row is a suspect (if the model agrees).
-    model_threshold : float, default=0.4
-        A suspect needs the final model's out-of-sample probability of its
-        observed label below this.
+    target_precision : float or None, default=None
+        The decisions are calibrated on the fitted rows (``docs/decisions.md``,
+        "Calibrated decisions"): the noise is estimated, and the operating
+        point is measured on known flips of the rows' own labels. With a
+        target, the most rows are flagged whose estimated precision still
+        reaches it, and a class is corrected into another only where the
+        estimated precision of those corrections reaches it. None: the
+        operating point of highest estimated F1 among those whose estimated
+        precision is at least 0.5 (0.8 when the features predict the label
+        poorly), and corrections at an estimated precision of 0.9.
+    correct_threshold : float or None, default=None
+        Setting any of the three thresholds replaces the calibrated decisions
+        with the fixed rule: probability both the confidence stage and the
+        final model must give another label for a row to be corrected (0.9
+        when another threshold is given).
+    suspect_confidence : float or None, default=None
+        Fixed rule: γ below which a row is a suspect if the model agrees (0.3
+        when another threshold is given).
+    model_threshold : float or None, default=None
+        Fixed rule: a suspect needs the final model's out-of-sample
+        probability of its observed label below this (0.4 when another
+        threshold is given).
     require_agreement : bool, default=True
         Corrections need the final model to agree with the confidence stage.
     final_fit : {'cleaned', 'soft'}, default='cleaned'
@@ -274,6 +300,20 @@ class LabelCleaner(BaseEstimator):
     audit_ : DataFrame
         One row per training row: the decision, reason and evidence columns
         (:data:`AUDIT_EVIDENCE_COLUMNS`), indexed like the input.
+    calibration_ : dict
+        What the fit measured about its own rows, JSON-ready: the estimated
+        ``noise_rate`` (with a 5–95 % bootstrap interval) and
+        ``noise_rate_per_class``, the flag threshold on
+        ``noise_probability``, the estimated ``flag_precision`` and
+        ``flag_recall`` of the flags (with intervals), the corrections'
+        estimated precision per pair of classes, and how well the features
+        predict the label (``predictability``). See ``docs/decisions.md``.
+    noise_rate_ : float
+        Estimated share of wrong labels among the fitted rows.
+    noise_rate_per_class_ : dict
+        Estimated share of wrong labels among the rows of each observed class.
+    decision_rule_ : str
+        'calibrated' or 'thresholds' (a threshold was given).
     evidence_ : Evidence
         Per-row evidence behind the decisions (class probabilities of the
         confidence stage and out-of-fold of the model, SPLBoost weights), to
@@ -324,9 +364,10 @@ class LabelCleaner(BaseEstimator):
             StrOptions({"auto", "cb_adaboost", "rosr", "spbl"}),
             HasMethods(["fit", "predict_proba"]),
         ],
-        "correct_threshold": [Interval(Real, 0.0, 1.0, closed="both")],
-        "suspect_confidence": [Interval(Real, 0.0, 1.0, closed="both")],
-        "model_threshold": [Interval(Real, 0.0, 1.0, closed="both")],
+        "target_precision": [Interval(Real, 0.0, 1.0, closed="right"), None],
+        "correct_threshold": [Interval(Real, 0.0, 1.0, closed="both"), None],
+        "suspect_confidence": [Interval(Real, 0.0, 1.0, closed="both"), None],
+        "model_threshold": [Interval(Real, 0.0, 1.0, closed="both"), None],
         "require_agreement": ["boolean"],
         "final_fit": [StrOptions({"cleaned", "soft"})],
         "cv": [Interval(Integral, 2, None, closed="left")],
@@ -340,9 +381,10 @@ class LabelCleaner(BaseEstimator):
         suspects="splboost",
         model="auto",
         *,
-        correct_threshold: float = 0.9,
-        suspect_confidence: float = 0.3,
-        model_threshold: float = 0.4,
+        target_precision: float | None = None,
+        correct_threshold: float | None = None,
+        suspect_confidence: float | None = None,
+        model_threshold: float | None = None,
         require_agreement: bool = True,
         final_fit: str = "cleaned",
         cv: int = 5,
@@ -352,6 +394,7 @@ class LabelCleaner(BaseEstimator):
         self.confidence = confidence
         self.suspects = suspects
         self.model = model
+        self.target_precision = target_precision
         self.correct_threshold = correct_threshold
         self.suspect_confidence = suspect_confidence
         self.model_threshold = model_threshold
@@ -585,7 +628,8 @@ class LabelCleaner(BaseEstimator):
         # 4. decisions -----------------------------------------------------
         evidence = Evidence(codes, soft, oof, spl_weight)
         self.evidence_ = evidence
-        decision, reason, new_codes = self._decide(evidence)
+        self._calibrate(evidence, _seed(rng))
+        decision, reason, new_codes, noise = self._decide(evidence)
         self.decisions_ = decision
         self.audit_ = self._audit_frame(
             index,
@@ -596,6 +640,7 @@ class LabelCleaner(BaseEstimator):
             new_codes,
             neighbor_counts,
             zero_round,
+            noise,
         )
         clock.lap("decisions")
         self.sample_indices_ = np.flatnonzero(decision != "discarded")
@@ -719,17 +764,72 @@ class LabelCleaner(BaseEstimator):
         out[:, np.searchsorted(self.classes_, est.classes_)] = proba
         return out
 
-    def _decide(self, evidence: Evidence):
-        return decide(
+    def _thresholds(self) -> dict[str, float] | None:
+        """The fixed rule's thresholds, or None for calibrated decisions."""
+        given = {
+            name: getattr(self, name)
+            for name in THRESHOLD_DEFAULTS
+            if getattr(self, name) is not None
+        }
+        if not given:
+            return None
+        return {**THRESHOLD_DEFAULTS, **given}
+
+    def _calibrate(self, evidence: Evidence, seed: int) -> None:
+        """Estimate the noise and choose the operating point on the fit's rows."""
+        calibration = calibrate(
             evidence,
-            correct_threshold=self.correct_threshold,
-            suspect_confidence=self.suspect_confidence,
-            model_threshold=self.model_threshold,
             require_agreement=self.require_agreement,
+            target_precision=self.target_precision,
+            random_state=seed,
+        )
+        self.noise_joint_ = calibration.joint
+        self.flag_threshold_ = calibration.flag_threshold
+        self.correction_thresholds_ = calibration.correction_thresholds
+        thresholds = self._thresholds()
+        self.decision_rule_ = "calibrated" if thresholds is None else "thresholds"
+        summary = dict(calibration.summary)
+        labels = [_plain_label(c) for c in self.classes_]
+        summary["classes"] = labels
+        summary["decision_rule"] = self.decision_rule_
+        if thresholds is not None:
+            summary["thresholds"] = thresholds
+        for pair in summary["correction_pairs"]:
+            pair["from"], pair["to"] = labels[pair["from"]], labels[pair["to"]]
+        self.calibration_ = summary
+        self.noise_rate_ = summary["noise_rate"]
+        self.noise_rate_per_class_ = dict(
+            zip(labels, summary["noise_rate_per_class"], strict=True)
         )
 
+    def _decide(self, evidence: Evidence):
+        """Decision, reason, new codes and noise probability of each row."""
+        from labelclean.pipeline._calibration import Calibration
+
+        calibration = Calibration(
+            self.noise_joint_, self.flag_threshold_, self.correction_thresholds_, {}
+        )
+        decision, reason, new_codes, noise = decide_calibrated(
+            evidence, calibration, require_agreement=self.require_agreement
+        )
+        thresholds = self._thresholds()
+        if thresholds is not None:
+            decision, reason, new_codes = decide(
+                evidence, **thresholds, require_agreement=self.require_agreement
+            )
+        return decision, reason, new_codes, noise
+
     def _audit_frame(
-        self, index, y, ev, decision, reason, new_codes, neighbor_counts, zero_round
+        self,
+        index,
+        y,
+        ev,
+        decision,
+        reason,
+        new_codes,
+        neighbor_counts,
+        zero_round,
+        noise,
     ) -> pd.DataFrame:
         classes = self.classes_
         observed = pd.Series(np.asarray(y), index=index)
@@ -762,6 +862,7 @@ class LabelCleaner(BaseEstimator):
                     if neighbor_counts is None
                     else neighbor_counts_json(neighbor_counts, classes).set_axis(index)
                 ),
+                "noise_probability": noise,
             },
             index=index,
         )
@@ -827,10 +928,10 @@ class LabelCleaner(BaseEstimator):
         if suspects is not None and hasattr(suspects, "self_paced_weights"):
             spl_weight = suspects.self_paced_weights(Z, self.classes_[codes])
         evidence = Evidence(codes, soft, model_proba, spl_weight)
-        decision, reason, new_codes = self._decide(evidence)
+        decision, reason, new_codes, noise = self._decide(evidence)
         index = X.index if is_dataframe(X) else pd.RangeIndex(Z.shape[0])
         return self._audit_frame(
-            index, y, evidence, decision, reason, new_codes, counts, None
+            index, y, evidence, decision, reason, new_codes, counts, None, noise
         )
 
     def fit_resample(self, X: ArrayLike, y: ArrayLike):

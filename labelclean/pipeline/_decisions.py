@@ -49,6 +49,16 @@ DECISION_REASONS = {
         "low label confidence and zero SPLBoost weight, the final model agrees, "
         "and no alternative is trusted enough"
     ),
+    "likely_mislabeled": (
+        "the estimated probability that the label is wrong reaches the operating "
+        "point calibrated on this data, and no other label is trusted by both "
+        "stages"
+    ),
+    "correction_not_precise": (
+        "the label is likely wrong, but corrections between these two classes "
+        "are not estimated to be precise enough on this data, so the row is "
+        "discarded rather than relabelled"
+    ),
 }
 
 

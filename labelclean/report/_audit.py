@@ -42,6 +42,7 @@ EVIDENCE_COLUMNS: tuple[str, ...] = (
     "model_probability",
     "model_label",
     "neighbor_label_counts",
+    "noise_probability",
 )
 
 #: Evidence columns whose values lie in [0, 1], higher meaning "the observed
