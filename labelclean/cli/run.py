@@ -43,14 +43,31 @@ def run(
     feature: Feature = None,
     exclude: Exclude = None,
     seed: Seed = 0,
+    target_precision: Annotated[
+        float | None,
+        typer.Option(
+            min=0.0,
+            max=1.0,
+            help="Estimated precision the flags and corrections must reach "
+            "(calibrated on the input's own rows).",
+        ),
+    ] = None,
     correct_threshold: Annotated[
         float | None,
-        typer.Option(min=0.0, max=1.0, help="Probability needed to correct a label."),
+        typer.Option(
+            min=0.0,
+            max=1.0,
+            help="Fixed rule: probability needed to correct a label "
+            "(replaces the calibrated decisions).",
+        ),
     ] = None,
     suspect_confidence: Annotated[
         float | None,
         typer.Option(
-            min=0.0, max=1.0, help="Confidence below which rows are suspects."
+            min=0.0,
+            max=1.0,
+            help="Fixed rule: confidence below which rows are suspects "
+            "(replaces the calibrated decisions).",
         ),
     ] = None,
     fail_on: Annotated[
@@ -85,6 +102,7 @@ def run(
     overrides = {
         k: v
         for k, v in {
+            "target_precision": target_precision,
             "correct_threshold": correct_threshold,
             "suspect_confidence": suspect_confidence,
         }.items()

@@ -381,6 +381,32 @@ class OutputFolder:
 
     # -- writing ---------------------------------------------------------------
 
+    def withhold(self, name: str, suffix: str = ".rejected") -> str | None:
+        """Rename a written file or folder so that it is not published as is.
+
+        Used when a guardrail fails: the cleaned output then lands as
+        ``cleaned.parquet.rejected`` (a name no ``*.parquet`` reader picks up)
+        beside the audit and report that say why.
+
+        Returns
+        -------
+        new_name : str or None
+            The new name, or None when nothing called ``name`` was written.
+        """
+        staging = self._require_open()
+        name = check_relative_name(name)
+        source = staging / name
+        if not source.exists():
+            return None
+        new_name = name.rstrip("/") + suffix
+        os.replace(source, staging / new_name)
+        for key in [k for k in self.files if k == name or k.startswith(name + "/")]:
+            self.files[new_name + key[len(name) :]] = staging / (
+                new_name + key[len(name) :]
+            )
+            del self.files[key]
+        return new_name
+
     def _require_open(self) -> Path:
         if self._committed:
             raise OutputError(

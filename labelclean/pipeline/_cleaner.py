@@ -46,7 +46,7 @@ from labelclean.pipeline._decisions import (
     neighbor_counts_json,
 )
 from labelclean.report._audit import AUDIT_COLUMNS
-from labelclean.utils._features import make_feature_encoder
+from labelclean.utils._features import make_feature_encoder, missing_value_counts
 from labelclean.utils._sampling import stratified_rows
 from labelclean.utils._sklearn import HasMethods, Interval, StrOptions, fit_context
 from labelclean.utils._validation import (
@@ -71,6 +71,14 @@ THRESHOLD_DEFAULTS = {
     "suspect_confidence": 0.3,
     "model_threshold": 0.4,
 }
+
+#: How missing feature values are handled, in words (report and docs).
+MISSING_VALUE_HANDLING = (
+    "numeric and date columns: the training rows' median, plus a 0/1 "
+    "missing-indicator column for every column that had missing values; "
+    "categorical columns: a '<missing>' level; fitted on the training rows "
+    "and reused for new rows"
+)
 
 #: SPLBoost's λ grid inside the pipeline: six ages spanning the paper's
 #: [1, 6] instead of its 51 (a sixth of the cross-validation cost).
@@ -161,6 +169,19 @@ def final_model_info(cleaner: Any) -> dict[str, Any] | None:
         "estimator": type(cleaner.model_).__name__,
         "selection": getattr(cleaner, "model_selection_", None),
     }
+
+
+def _finite(value: Any) -> Any:
+    """``value`` with NaN and infinite floats as None (JSON-ready)."""
+    if isinstance(value, dict):
+        return {k: _finite(v) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [_finite(v) for v in value]
+    if isinstance(value, float | np.floating):
+        return float(value) if np.isfinite(value) else None
+    if isinstance(value, np.integer):
+        return int(value)
+    return value
 
 
 def _plain_label(value: Any) -> Any:
@@ -312,6 +333,9 @@ class LabelCleaner(BaseEstimator):
         Estimated share of wrong labels among the fitted rows.
     noise_rate_per_class_ : dict
         Estimated share of wrong labels among the rows of each observed class.
+    missing_values_ : dict
+        ``columns``: missing values per feature column (only those with
+        any) in the fitted rows; ``handling``: how they were handled.
     decision_rule_ : str
         'calibrated' or 'thresholds' (a threshold was given).
     evidence_ : Evidence
@@ -539,6 +563,10 @@ class LabelCleaner(BaseEstimator):
         rng = check_random_state(self.random_state)
         clock = _StageClock()
         raw, Z = self._check_X(X, reset=True)
+        self.missing_values_ = {
+            "columns": missing_value_counts(raw),
+            "handling": MISSING_VALUE_HANDLING,
+        }
         self.classes_, codes = check_labels(y, n_samples=Z.shape[0])
         n_samples, n_classes = codes.shape[0], self.classes_.shape[0]
         index = X.index if is_dataframe(X) else pd.RangeIndex(n_samples)
@@ -796,7 +824,7 @@ class LabelCleaner(BaseEstimator):
             summary["thresholds"] = thresholds
         for pair in summary["correction_pairs"]:
             pair["from"], pair["to"] = labels[pair["from"]], labels[pair["to"]]
-        self.calibration_ = summary
+        self.calibration_ = _finite(summary)
         self.noise_rate_ = summary["noise_rate"]
         self.noise_rate_per_class_ = dict(
             zip(labels, summary["noise_rate_per_class"], strict=True)

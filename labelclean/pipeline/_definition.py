@@ -160,6 +160,7 @@ SECTIONS: dict[str, dict[str, Callable[[Any], str | None]]] = {
         "label_domain": _is_list,
     },
     "decisions": {
+        "target_precision": _PROBABILITY,
         "correct_threshold": _PROBABILITY,
         "suspect_confidence": _PROBABILITY,
         "model_threshold": _PROBABILITY,
@@ -168,6 +169,7 @@ SECTIONS: dict[str, dict[str, Callable[[Any], str | None]]] = {
     "validation": {
         "max_discarded_share": _PROBABILITY,
         "max_discarded_share_per_class": _PROBABILITY,
+        "max_changed_share_per_class": _PROBABILITY,
         "require_all_classes": _is_bool,
         "fail_on": _one_of("never", "error", "warning"),
         "max_examples": _number(0, 10_000, integer=True),

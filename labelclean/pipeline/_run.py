@@ -170,6 +170,8 @@ def _write_outputs(
         max_discarded_share=guardrails.get("max_discarded_share", 0.5),
         max_discarded_share_per_class=guardrails.get("max_discarded_share_per_class"),
         require_all_classes=guardrails.get("require_all_classes", True),
+        max_changed_share_per_class=guardrails.get("max_changed_share_per_class"),
+        calibration=(run_info.get("calibration") if run_info else None),
         id_column=id_column,
         max_examples=guardrails.get("max_examples", 10),
     )
@@ -387,6 +389,8 @@ def run_pipeline(
             "features": [str(c) for c in columns],
             "parameters": _jsonable_params(cleaner),
             "final_model": final_model_info(cleaner),
+            "calibration": getattr(cleaner, "calibration_", None),
+            "missing_values": getattr(cleaner, "missing_values_", None),
             "inputs": files,
             "fitted_on": {
                 "rows": len(frame),
@@ -460,17 +464,22 @@ def run_pipeline(
                 model_bytes=dumps_cleaner(cleaner, metadata=model_meta),
                 manifest=manifest,
             )
+        fail_on = fail_on or definition.validation.get("fail_on", "never")
+        _withhold_if_failed(folder, output_result, fail_on)
     clock.lap("outputs")
     logger.info(
         "run times (s): %s", ", ".join(f"{k} {v:.1f}" for k, v in clock.times.items())
     )
-    return _finish(
-        folder,
-        int(source.num_rows),
-        counts,
-        output_result,
-        fail_on or definition.validation.get("fail_on", "never"),
-    )
+    return _finish(folder, int(source.num_rows), counts, output_result, fail_on)
+
+
+def _withhold_if_failed(folder: Any, output_result: Any, fail_on: str) -> None:
+    """A failed guardrail with fail-on: the cleaned rows are not published
+    under their usable name (``cleaned.parquet.rejected``, ``cleaned.rejected/``);
+    the audit and the report, which say why, are."""
+    if output_result.failures and fail_on in ("error", "warning"):
+        for name in (OUTPUT_NAMES["cleaned"], "cleaned"):
+            folder.withhold(name)
 
 
 def _finish(folder, n_rows, counts, output_result, fail_on) -> RunResult:
@@ -485,8 +494,9 @@ def _finish(folder, n_rows, counts, output_result, fail_on) -> RunResult:
     )
     if failed and fail_on in ("error", "warning"):
         raise GuardrailError(
-            f"output guardrail(s) failed: {', '.join(failed)}; the outputs were "
-            f"written to {str(folder.path)!r} (see report.html)."
+            f"output guardrail(s) failed: {', '.join(failed)}; the cleaned rows "
+            "were withheld (cleaned.parquet.rejected), the audit and the report "
+            f"were written to {str(folder.path)!r} (see report.html)."
         )
     return result
 
@@ -617,6 +627,7 @@ def apply_model(
             scheduler=scheduler,
             n_jobs=n_jobs,
         )
+        _withhold_if_failed(folder, output_result, fail_on)
     clock.lap("decide_and_write")
     n_rows = sum(counts.values())
     logger.info(
@@ -691,6 +702,8 @@ def _stream_outputs(
         max_discarded_share=guardrails.get("max_discarded_share", 0.5),
         max_discarded_share_per_class=guardrails.get("max_discarded_share_per_class"),
         require_all_classes=guardrails.get("require_all_classes", True),
+        max_changed_share_per_class=guardrails.get("max_changed_share_per_class"),
+        calibration=(run_info.get("calibration") if run_info else None),
     )
     run_info = {**run_info, "engine": engine_info}
     validation = [

@@ -70,10 +70,12 @@ def _register_estimators() -> None:
 _register_estimators()
 
 #: Decision thresholds used when a definition's ``[decisions]`` omits them.
+#: None: calibrated decisions (a threshold given switches to the fixed rule).
 DECISION_DEFAULTS: dict[str, Any] = {
-    "correct_threshold": 0.9,
-    "suspect_confidence": 0.3,
-    "model_threshold": 0.4,
+    "target_precision": None,
+    "correct_threshold": None,
+    "suspect_confidence": None,
+    "model_threshold": None,
     "require_agreement": True,
 }
 
@@ -132,11 +134,12 @@ def build_cleaner(
             f"invalid pipeline {definition.name!r}: " + "; ".join(problems)
         )
     decisions = {**DECISION_DEFAULTS, **dict(definition.decisions)}
-    decisions.update(overrides or {})
+    decisions.update({k: v for k, v in (overrides or {}).items() if v is not None})
     return LabelCleaner(
         confidence=by_role["confidence"][0][1],
         suspects=by_role["suspects"][0][1] if by_role["suspects"] else None,
         model=by_role["model"][0][1] if by_role["model"] else "auto",
+        target_precision=decisions["target_precision"],
         correct_threshold=decisions["correct_threshold"],
         suspect_confidence=decisions["suspect_confidence"],
         model_threshold=decisions["model_threshold"],

@@ -255,6 +255,8 @@ def output_checks(
     max_discarded_share: float = 0.5,
     max_discarded_share_per_class: float | None = None,
     require_all_classes: bool = True,
+    max_changed_share_per_class: float | None = None,
+    calibration: Any = None,
 ) -> Any:
     """The output guardrails of :func:`~labelclean.validation.validate_output`,
     from an :class:`~labelclean.report.AuditSummary`.
@@ -266,6 +268,7 @@ def output_checks(
     -------
     result : ValidationResult
     """
+    from labelclean.validation._change import change_checks
     from labelclean.validation._expectations import all_classes_present_check
     from labelclean.validation._results import CheckResult, ValidationResult, _plain
 
@@ -365,6 +368,17 @@ def output_checks(
                 "limit": max_discarded_share_per_class,
                 "shares": {str(k): float(v) for k, v in shares.items()},
             },
+        )
+    )
+    checks.extend(
+        change_checks(
+            per_class,
+            max_changed_share_per_class=(
+                max_discarded_share_per_class
+                if max_changed_share_per_class is None
+                else max_changed_share_per_class
+            ),
+            calibration=calibration,
         )
     )
     checks.append(

@@ -412,14 +412,18 @@ class AuditSummary:
 
     # ------------------------------------------------------------------
     def class_counts(self) -> dict[Any, dict[str, int]]:
-        """Per observed label: rows, discarded rows, and rows left after cleaning."""
+        """Per observed label: rows, discarded rows, rows corrected to another."""
         out: dict[Any, dict[str, int]] = {}
         for (o, _, d), n in self._triples.items():
             if o is not None:
-                row = out.setdefault(o, {"n_observed": 0, "discarded": 0})
+                row = out.setdefault(
+                    o, {"n_observed": 0, "discarded": 0, "corrected_out": 0}
+                )
                 row["n_observed"] += n
                 if d == "discarded":
                     row["discarded"] += n
+                elif d == "corrected":
+                    row["corrected_out"] += n
         return out
 
     def cleaned_labels(self) -> set:

@@ -27,6 +27,7 @@ from collections.abc import Hashable, Iterable, Sequence
 from typing import Any
 
 from labelclean.exceptions import DataValidationError
+from labelclean.validation._change import change_checks, class_change_counts
 from labelclean.validation._gx import ge_check, run_expectations
 from labelclean.validation._results import CheckResult, ValidationResult, _plain
 
@@ -457,6 +458,8 @@ def validate_output(
     max_discarded_share: float = 0.5,
     max_discarded_share_per_class: float | None = None,
     require_all_classes: bool = True,
+    max_changed_share_per_class: float | None = None,
+    calibration: Any = None,
     id_column: str | None = None,
     max_examples: int = 10,
 ) -> ValidationResult:
@@ -478,6 +481,12 @@ def validate_output(
     require_all_classes : bool, default=True
         Fail when a class has no row left in the cleaned output (a warning
         when false).
+    max_changed_share_per_class : float, default=None
+        Largest share of one observed class that may be discarded or
+        corrected into another class (``class_net_change``); ``None`` uses
+        ``max_discarded_share_per_class``.
+    calibration : dict, default=None
+        The fitted cleaner's ``calibration_``; adds ``flagged_vs_noise``.
     id_column : str, default=None
         Column whose values are reported as example row ids (else the index).
     max_examples : int, default=10
@@ -489,7 +498,8 @@ def validate_output(
         Suite ``'labelclean_output'``. Checks: ``audit_columns_present``,
         ``decision_known``, ``probability_in_unit_interval`` (one per
         evidence column present), ``discarded_share``,
-        ``discarded_share_per_class``, ``all_classes_present``.
+        ``discarded_share_per_class``, ``class_net_change``,
+        ``flagged_vs_noise`` (with a calibration), ``all_classes_present``.
     """
     import great_expectations.expectations as gxe
     import pandas as pd
@@ -658,6 +668,18 @@ def validate_output(
         )
     )
 
+    checks.extend(
+        change_checks(
+            class_change_counts(observed, frame["cleaned_label"], decision),
+            max_changed_share_per_class=(
+                max_discarded_share_per_class
+                if max_changed_share_per_class is None
+                else max_changed_share_per_class
+            ),
+            calibration=calibration,
+            max_examples=max_examples,
+        )
+    )
     required_classes = (
         list(classes) if classes is not None else list(pd.unique(observed.dropna()))
     )
