@@ -46,7 +46,11 @@ from labelclean.pipeline._decisions import (
     neighbor_counts_json,
 )
 from labelclean.report._audit import AUDIT_COLUMNS
-from labelclean.utils._features import make_feature_encoder, missing_value_counts
+from labelclean.utils._features import (
+    check_feature_frame,
+    make_feature_encoder,
+    missing_value_counts,
+)
 from labelclean.utils._sampling import stratified_rows
 from labelclean.utils._sklearn import HasMethods, Interval, StrOptions, fit_context
 from labelclean.utils._validation import (
@@ -508,6 +512,8 @@ class LabelCleaner(BaseEstimator):
             )
             Z = self.feature_encoder_.fit_transform(raw)
         else:
+            if is_dataframe(raw):
+                check_feature_frame(raw)  # the same one-line errors as at fit
             Z = self.feature_encoder_.transform(raw)
         return raw, np.asarray(Z, dtype=np.float64)
 

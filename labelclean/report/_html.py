@@ -173,6 +173,59 @@ def _final_model_text(final: Mapping[str, Any]) -> str:
     return text + "."
 
 
+def _interval_text(interval: Any) -> str:
+    if not interval or interval[0] is None or interval[1] is None:
+        return ""
+    return f" (about {_pct(interval[0])}–{_pct(interval[1])})"
+
+
+def _calibration_story(run: Mapping[str, Any]) -> list[str]:
+    """The first sentences: how sure the run is, from its own rows."""
+    story = []
+    cal = run.get("calibration")
+    if isinstance(cal, Mapping) and cal.get("noise_rate") is not None:
+        pred = cal.get("predictability") or {}
+        if pred.get("low"):
+            story.append(
+                "Warning: the features predict the label poorly (out-of-fold "
+                f"accuracy {_pct(pred['out_of_fold_accuracy'])} against "
+                f"{_pct(pred['majority_share'])} for the largest class; "
+                f"Cohen's κ {pred['kappa']:.2f}), so wrong labels cannot be told "
+                "from hard cases well: labelclean flagged conservatively."
+            )
+        text = (
+            f"Estimated share of wrong labels: {_pct(cal['noise_rate'])}"
+            f"{_interval_text(cal.get('noise_rate_interval'))}."
+        )
+        if cal.get("decision_rule") == "thresholds":
+            text += " The decisions used the fixed thresholds given."
+        elif cal.get("flagged"):
+            text += (
+                f" {cal['flagged']} row(s) were flagged with an estimated precision "
+                f"of {_pct(cal['flag_precision'] or 0.0)}"
+                f"{_interval_text(cal.get('flag_precision_interval'))}"
+                + (
+                    f" and an estimated recall of {_pct(cal['flag_recall'])}"
+                    if cal.get("flag_recall") is not None
+                    else ""
+                )
+                + "; corrections need an estimated precision of "
+                f"{_pct(cal['correction_target'])} for their pair of classes."
+            )
+        else:
+            text += " No row was flagged: no operating point was precise enough."
+        story.append(text)
+    missing = run.get("missing_values")
+    if isinstance(missing, Mapping) and missing.get("columns"):
+        cols = ", ".join(
+            f"'{k}' ({v})" for k, v in list(missing["columns"].items())[:8]
+        )
+        story.append(
+            f"Missing feature values in {cols}: {missing.get('handling', '')}."
+        )
+    return story
+
+
 def _story(report: Mapping[str, Any]) -> list[str]:
     """Plain sentences telling what happened in the run."""
     summary = report["summary"]
@@ -182,10 +235,11 @@ def _story(report: Mapping[str, Any]) -> list[str]:
     label = inp.get("label_column")
     classes = report.get("classes") or []
     n_classes = inp.get("n_classes_observed", len(classes))
-    story = [
+    story = _calibration_story(report.get("run") or {})
+    story.append(
         f"{n} row(s) came in with {n_classes} observed class(es)"
         + (f" in the label column '{label}'." if label else ".")
-    ]
+    )
     checks = [
         c for suite in report.get("validation") or [] for c in suite.get("checks", [])
     ]

@@ -1,0 +1,224 @@
+"""Calibrated decisions: estimates, operating point, do-no-harm, missing values."""
+
+import json
+
+import numpy as np
+import pandas as pd
+import pytest
+from sklearn.datasets import load_breast_cancer
+from typer.testing import CliRunner
+
+from labelclean.cli.main import app
+from labelclean.noise import flip_labels
+from labelclean.pipeline import LabelCleaner
+from labelclean.validation import validate_output
+
+runner = CliRunner()
+
+
+@pytest.fixture(scope="module")
+def noisy_cancer():
+    X, y = load_breast_cancer(return_X_y=True)
+    y_noisy, flipped = flip_labels(y, 0.2, random_state=3)
+    cleaner = LabelCleaner(random_state=0).fit(X, y_noisy)
+    return X, y, y_noisy, flipped, cleaner
+
+
+def _precision_recall(flagged, flipped):
+    tp = (flagged & flipped).sum()
+    return tp / max(flagged.sum(), 1), tp / max(flipped.sum(), 1)
+
+
+def test_calibrated_flags_are_precise_and_the_estimates_honest(noisy_cancer):
+    X, y, y_noisy, flipped, cleaner = noisy_cancer
+    assert cleaner.decision_rule_ == "calibrated"
+    flagged = cleaner.decisions_ != "kept"
+    precision, recall = _precision_recall(flagged, flipped)
+    assert precision >= 0.85 and recall >= 0.8
+    cal = cleaner.calibration_
+    # the noise estimate and the precision estimate bracket the truth
+    assert abs(cleaner.noise_rate_ - flipped.mean()) < 0.07
+    low, high = cal["flag_precision_interval"]
+    assert low <= precision <= high
+    assert cal["flagged"] == flagged.sum()
+    assert set(cleaner.noise_rate_per_class_) == {0, 1}
+    corrected = cleaner.decisions_ == "corrected"
+    new = cleaner.audit_["cleaned_label"].to_numpy()[corrected]
+    assert corrected.any() and np.mean(new == y[corrected]) >= 0.9
+    # the audit carries the per-row probability that the label is wrong
+    noise = cleaner.audit_["noise_probability"].to_numpy()
+    assert noise[flagged].min() >= cal["flag_threshold"] > noise[~flagged].max()
+    json.dumps(cal, allow_nan=False)
+
+
+def test_clean_data_is_left_alone():
+    X, y = load_breast_cancer(return_X_y=True)
+    cleaner = LabelCleaner(random_state=0).fit(X, y)
+    assert (cleaner.decisions_ != "kept").mean() <= 0.03
+    assert cleaner.noise_rate_ < 0.03
+
+
+def _ordinal(n=1500, seed=0):
+    """Six ordered classes from a latent score the features only partly give."""
+    rng = np.random.RandomState(seed)
+    X = rng.randn(n, 6)
+    latent = X[:, :3] @ np.array([1.0, 0.7, 0.5]) + rng.randn(n)
+    y = np.digitize(latent, np.quantile(latent, [0.1, 0.3, 0.5, 0.7, 0.9]))
+    return X, y
+
+
+def test_partly_predictable_labels_are_not_mistaken_for_noise():
+    X, y = _ordinal()
+    cleaner = LabelCleaner(random_state=0).fit(X, y)
+    pred = cleaner.calibration_["predictability"]
+    assert pred["low"]
+    flagged = cleaner.decisions_ != "kept"
+    assert flagged.mean() <= 0.03
+    for c in np.unique(y):
+        assert flagged[y == c].mean() <= 0.05
+
+
+def test_target_precision_trades_recall_for_precision(noisy_cancer):
+    X, _, y_noisy, flipped, default = noisy_cancer
+    strict = LabelCleaner(random_state=0, target_precision=0.99).fit(X, y_noisy)
+    loose = LabelCleaner(random_state=0, target_precision=0.6).fit(X, y_noisy)
+    n_strict = (strict.decisions_ != "kept").sum()
+    n_loose = (loose.decisions_ != "kept").sum()
+    assert n_strict < n_loose
+    assert strict.calibration_["flag_precision"] >= 0.99
+    assert strict.calibration_["target_precision"] == 0.99
+    # corrections need the target too: none is allowed where no pair reaches it
+    for pair in strict.calibration_["correction_pairs"]:
+        if pair["corrected"]:
+            assert pair["estimated_precision"] >= 0.99
+
+
+def test_explicit_thresholds_select_the_fixed_rule(noisy_cancer):
+    from labelclean.pipeline._decisions import decide
+
+    X, _, y_noisy, _, _ = noisy_cancer
+    fixed = LabelCleaner(random_state=0, suspect_confidence=0.3).fit(X, y_noisy)
+    assert fixed.decision_rule_ == "thresholds"
+    decision, _, _ = decide(
+        fixed.evidence_,
+        correct_threshold=0.9,
+        suspect_confidence=0.3,
+        model_threshold=0.4,
+    )
+    np.testing.assert_array_equal(fixed.decisions_, decision)
+    # the estimates are still reported
+    assert fixed.calibration_["decision_rule"] == "thresholds"
+    assert fixed.noise_rate_ > 0.05
+
+
+def test_new_rows_are_decided_by_the_fitted_operating_point(noisy_cancer):
+    X, _, y_noisy, _, cleaner = noisy_cancer
+    again = cleaner.audit(X, y_noisy)
+    assert (again["noise_probability"] >= cleaner.flag_threshold_).sum() > 0
+    assert set(again["decision"]) <= {"kept", "corrected", "discarded"}
+
+
+def _with_missing(X, seed=0):
+    rng = np.random.RandomState(seed)
+    frame = pd.DataFrame(X[:, :8], columns=[f"f{j}" for j in range(8)])
+    frame.loc[rng.rand(len(frame)) < 0.15, "f0"] = np.nan
+    frame.loc[rng.rand(len(frame)) < 0.05, "f3"] = np.nan
+    frame["site"] = pd.Series(
+        rng.choice(["a", "b", None], size=len(frame), p=[0.45, 0.45, 0.1]),
+        dtype=object,
+    )
+    return frame
+
+
+def test_missing_values_run_through_fit_and_audit():
+    X, y = load_breast_cancer(return_X_y=True)
+    frame = _with_missing(X)
+    y_noisy, flipped = flip_labels(y, 0.15, random_state=0)
+    cleaner = LabelCleaner(random_state=0).fit(frame, y_noisy)
+    assert len(cleaner.audit_) == len(frame)
+    assert set(cleaner.missing_values_["columns"]) == {"f0", "f3", "site"}
+    precision, _ = _precision_recall(cleaner.decisions_ != "kept", flipped)
+    assert precision >= 0.8
+    new = _with_missing(X[:50], seed=1)
+    new.loc[:, "f5"] = np.nan  # a column complete at fit time
+    audit = cleaner.audit(new, y_noisy[:50])
+    assert len(audit) == 50 and audit["decision"].notna().all()
+    with pytest.raises(Exception, match="infinite"):
+        cleaner.audit(new.assign(f1=np.inf), y_noisy[:50])
+
+
+def test_missing_values_through_the_cli(tmp_path):
+    X, y = load_breast_cancer(return_X_y=True)
+    frame = _with_missing(X)
+    frame["label"] = np.where(flip_labels(y, 0.1, random_state=0)[0] == 1, "b", "m")
+    train, batch = tmp_path / "train.parquet", tmp_path / "batch.parquet"
+    frame.iloc[:400].to_parquet(train, index=False)
+    frame.iloc[400:].to_parquet(batch, index=False)
+    out = tmp_path / "out"
+    res = runner.invoke(
+        app,
+        ["run", str(train), "-p", "multiclass-rosr", "--label", "label", "--out",
+         str(out)],
+    )  # fmt: skip
+    assert res.exit_code == 0, res.output
+    audit = pd.read_parquet(out / "audit.parquet")
+    assert len(audit) == 400 and audit["f0"].isna().sum() == frame["f0"][:400].isna().sum()
+    report = json.loads((out / "report.json").read_text())
+    assert set(report["run"]["missing_values"]["columns"]) == {"f0", "f3", "site"}
+    assert report["run"]["calibration"]["noise_rate"] is not None
+    html = (out / "report.html").read_text()
+    assert "Estimated share of wrong labels" in html and "Missing feature values" in html
+    applied = tmp_path / "applied"
+    res = runner.invoke(
+        app, ["apply", str(out / "model.skops"), str(batch), "--out", str(applied)]
+    )
+    assert res.exit_code == 0, res.output
+    assert len(pd.read_parquet(applied / "audit.parquet")) == len(frame) - 400
+
+
+def test_failed_guardrail_withholds_the_cleaned_rows(tmp_path):
+    X, y = load_breast_cancer(return_X_y=True)
+    frame = pd.DataFrame(X[:, :6], columns=[f"f{j}" for j in range(6)])
+    frame["label"] = flip_labels(y, 0.2, random_state=0)[0]
+    data = tmp_path / "data.parquet"
+    frame.to_parquet(data, index=False)
+    pipeline = tmp_path / "strict.toml"
+    pipeline.write_text(
+        '[pipeline]\nname = "strict"\n[[stages]]\nname = "confidence"\n'
+        'kind = "knn_confidence"\n[[stages]]\nname = "model"\nkind = "rosr"\n'
+        "[validation]\nmax_changed_share_per_class = 0.01\nfail_on = \"error\"\n"
+    )
+    out = tmp_path / "out"
+    res = runner.invoke(
+        app, ["run", str(data), "-p", str(pipeline), "--label", "label", "--out",
+              str(out)],
+    )  # fmt: skip
+    assert res.exit_code == 7, res.output
+    assert "class_net_change" in res.stderr
+    assert not (out / "cleaned.parquet").exists()
+    assert (out / "cleaned.parquet.rejected").exists()
+    assert (out / "audit.parquet").exists() and (out / "report.html").exists()
+    report = json.loads((out / "report.json").read_text())
+    checks = {c["name"]: c for s in report["validation"] for c in s["checks"]}
+    assert not checks["class_net_change"]["success"]
+
+
+def test_net_change_counts_corrections_as_well_as_discards():
+    audit = pd.DataFrame(
+        {
+            "decision": ["corrected"] * 6 + ["kept"] * 4 + ["kept"] * 10,
+            "observed_label": ["rare"] * 10 + ["common"] * 10,
+            "cleaned_label": ["common"] * 6 + ["rare"] * 4 + ["common"] * 10,
+        }
+    )
+    result = validate_output(audit, max_changed_share_per_class=0.5)
+    net = result.check("class_net_change")
+    assert not net.success and net.examples == ["rare"]
+    assert result.check("discarded_share_per_class").success
+    calibrated = validate_output(
+        audit,
+        max_changed_share_per_class=1.0,
+        calibration={"noise_rate": 0.05, "noise_rate_interval": [0.02, 0.08]},
+    )
+    flagged = calibrated.check("flagged_vs_noise")
+    assert not flagged.success and flagged.details["share"] == 0.3
