@@ -145,7 +145,7 @@ def class_conditional(y, rate, seed):
     out = y.copy()
     for k, c in enumerate(classes):
         rows = np.flatnonzero(y == c)
-        pick = rng.choice(rows, int(round(rate * rows.size)), replace=False)
+        pick = rng.choice(rows, round(rate * rows.size), replace=False)
         flipped[pick] = True
         out[pick] = classes[(k + 1) % classes.size]
     return out, flipped

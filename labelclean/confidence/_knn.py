@@ -213,6 +213,11 @@ class KNNFilter(FeatureSpaceMixin, BaseEstimator):
         self.fit(X, y)
         return _take(X, self.sample_indices_), _take(y, self.sample_indices_)
 
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.input_tags.allow_nan = True  # imputed by the feature encoder
+        return tags
+
     def _validated_thresholds(self) -> np.ndarray:
         thresholds = np.asarray(self.thresholds, dtype=float).ravel()
         if thresholds.size == 0 or np.any((thresholds < 0) | (thresholds > 1)):

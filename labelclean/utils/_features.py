@@ -201,7 +201,9 @@ def _imputer() -> SimpleImputer:
     On complete training rows it adds no column and changes no value; a
     column that was missing on every training row is imputed with 0.
     """
-    return SimpleImputer(strategy="median", add_indicator=True, keep_empty_features=True)
+    return SimpleImputer(
+        strategy="median", add_indicator=True, keep_empty_features=True
+    )
 
 
 def missing_value_counts(X) -> dict[str, int]:

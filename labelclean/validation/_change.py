@@ -46,9 +46,7 @@ def class_change_counts(observed: Any, cleaned: Any, decision: Any) -> dict:
         discarded=("discarded", "sum"),
         corrected_out=("corrected", "sum"),
     )
-    return {
-        k: {c: int(v) for c, v in row.items()} for k, row in grouped.iterrows()
-    }
+    return {k: {c: int(v) for c, v in row.items()} for k, row in grouped.iterrows()}
 
 
 def change_checks(
@@ -145,7 +143,11 @@ def change_checks(
                     f"corrected; the estimated noise is "
                     f"{calibration['noise_rate']:.1%} (up to {upper:.1%}), limit "
                     f"{limit:.1%}"
-                    + ("." if ok else "; the decisions flag more than the noise explains.")
+                    + (
+                        "."
+                        if ok
+                        else "; the decisions flag more than the noise explains."
+                    )
                 ),
                 details={
                     "share": share,

@@ -30,7 +30,7 @@ def _precision_recall(flagged, flipped):
 
 
 def test_calibrated_flags_are_precise_and_the_estimates_honest(noisy_cancer):
-    X, y, y_noisy, flipped, cleaner = noisy_cancer
+    _, y, _, flipped, cleaner = noisy_cancer
     assert cleaner.decision_rule_ == "calibrated"
     flagged = cleaner.decisions_ != "kept"
     precision, recall = _precision_recall(flagged, flipped)
@@ -79,7 +79,7 @@ def test_partly_predictable_labels_are_not_mistaken_for_noise():
 
 
 def test_target_precision_trades_recall_for_precision(noisy_cancer):
-    X, _, y_noisy, flipped, default = noisy_cancer
+    X, _, y_noisy, _, _ = noisy_cancer
     strict = LabelCleaner(random_state=0, target_precision=0.99).fit(X, y_noisy)
     loose = LabelCleaner(random_state=0, target_precision=0.6).fit(X, y_noisy)
     n_strict = (strict.decisions_ != "kept").sum()
@@ -162,12 +162,16 @@ def test_missing_values_through_the_cli(tmp_path):
     )  # fmt: skip
     assert res.exit_code == 0, res.output
     audit = pd.read_parquet(out / "audit.parquet")
-    assert len(audit) == 400 and audit["f0"].isna().sum() == frame["f0"][:400].isna().sum()
+    assert (
+        len(audit) == 400 and audit["f0"].isna().sum() == frame["f0"][:400].isna().sum()
+    )
     report = json.loads((out / "report.json").read_text())
     assert set(report["run"]["missing_values"]["columns"]) == {"f0", "f3", "site"}
     assert report["run"]["calibration"]["noise_rate"] is not None
     html = (out / "report.html").read_text()
-    assert "Estimated share of wrong labels" in html and "Missing feature values" in html
+    assert (
+        "Estimated share of wrong labels" in html and "Missing feature values" in html
+    )
     applied = tmp_path / "applied"
     res = runner.invoke(
         app, ["apply", str(out / "model.skops"), str(batch), "--out", str(applied)]
@@ -186,7 +190,7 @@ def test_failed_guardrail_withholds_the_cleaned_rows(tmp_path):
     pipeline.write_text(
         '[pipeline]\nname = "strict"\n[[stages]]\nname = "confidence"\n'
         'kind = "knn_confidence"\n[[stages]]\nname = "model"\nkind = "rosr"\n'
-        "[validation]\nmax_changed_share_per_class = 0.01\nfail_on = \"error\"\n"
+        '[validation]\nmax_changed_share_per_class = 0.01\nfail_on = "error"\n'
     )
     out = tmp_path / "out"
     res = runner.invoke(

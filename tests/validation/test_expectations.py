@@ -164,7 +164,9 @@ def audit():
 
 
 def test_output_guardrails_pass(audit):
-    result = validate_output(audit, max_discarded_share=0.25)
+    result = validate_output(
+        audit, max_discarded_share=0.25, max_changed_share_per_class=0.5
+    )
     assert result.success, [c.message for c in result.failures]
     assert [c.name for c in result.checks] == [
         "audit_columns_present",
@@ -173,6 +175,7 @@ def test_output_guardrails_pass(audit):
         "probability_in_unit_interval",
         "discarded_share",
         "discarded_share_per_class",
+        "class_net_change",
         "all_classes_present",
     ]
     share = result.check("discarded_share")
