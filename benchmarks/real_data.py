@@ -36,6 +36,8 @@ The peers get the same preprocessing as labelclean's feature encoder
     pip install -e ".[peers]" palmerpenguins vega_datasets plotnine statsmodels
     python benchmarks/real_data.py                    # every data set, 5 repetitions
     python benchmarks/real_data.py --data iris wine --reps 2
+    python benchmarks/real_data.py --data diamonds --reps 1 --noise u0 u10 cc10 \
+        --section real-data-large
 """
 
 import argparse
@@ -260,6 +262,12 @@ def main() -> None:
     parser.add_argument("--data", nargs="+", choices=list(DATASETS))
     parser.add_argument("--reps", type=int, default=5)
     parser.add_argument("--section", default="real-data")
+    parser.add_argument(
+        "--noise",
+        nargs="+",
+        default=["u0", "u10", "u20", "u30", "cc10", "cc20", "cc30"],
+        help="cells to run: u (uniform) or cc (class-conditional) and a percent",
+    )
     args = parser.parse_args()
     warnings.simplefilter("ignore")
     names = args.data or list(DATASETS)
@@ -290,9 +298,11 @@ def main() -> None:
     for name in names:
         X, y = DATASETS[name]()
         y = np.asarray(y)
-        for kind, rate in [("u", 0.0)] + [
-            (k, r) for k in ("u", "cc") for r in (0.1, 0.2, 0.3)
-        ]:
+        cells = [
+            (cell.rstrip("0123456789"), int(cell.lstrip("uc")) / 100)
+            for cell in args.noise
+        ]
+        for kind, rate in cells:
             out = defaultdict(list)
             for rep in range(args.reps):
                 X_tr, X_te, y_tr, y_te = train_test_split(

@@ -95,14 +95,22 @@ PIPELINE_AGE_GRID = (1.0, 1.5, 2.0, 3.0, 4.0, 6.0)
 MODEL_SELECTION_MAX_SAMPLES = 50_000
 
 #: The final models ``model='auto'`` compares for two classes; the first is
-#: kept unless the second is clearly better out of fold (:func:`_choose_model`).
-AUTO_CANDIDATES = ("rosr", "cb_adaboost")
+#: kept unless another is clearly better out of fold (:func:`_choose_model`).
+AUTO_CANDIDATES = ("rosr", "cb_adaboost", "cb_adaboost_trees")
+
+#: The candidates for more than two classes (boosted stumps are weak
+#: multi-class learners; depth-3 trees capture interactions).
+AUTO_CANDIDATES_MULTICLASS = ("rosr", "cb_adaboost_trees")
+
+#: Depth of the trees of the ``'cb_adaboost_trees'`` candidate.
+TREE_DEPTH = 3
 
 #: The rule of :func:`_choose_model`, in words (``model_selection_['rule']``).
 AUTO_RULE = (
     "out-of-fold error rate against the observed labels over every row decided "
-    "out of fold; CB-AdaBoost replaces RoSR-L only if its error rate is lower by "
-    "more than one standard error of the paired per-row difference"
+    "out of fold; another candidate replaces RoSR-L only if its error rate is "
+    "lower by more than one standard error of the paired per-row difference "
+    "(the lowest error rate among those that are)"
 )
 
 
@@ -142,18 +150,30 @@ def _choose_model(
         },
     }
     chosen = names[0]
-    if len(names) == 2:
+    best_error = None
+    compared: dict[str, tuple[float | None, float | None]] = {}
+    first = errors[names[0]]
+    for name in names[1:]:
+        other = errors[name]
         diff: float | None = None
         se: float | None = None
-        first, second = errors[names[0]], errors[names[1]]
-        if n_rows >= 2 and first is not None and second is not None:
-            d = first - second
+        if n_rows >= 2 and first is not None and other is not None:
+            d = first - other
             diff = float(d.mean())
             se = float(d.std(ddof=1) / np.sqrt(n_rows))
-            if diff > se:
-                chosen = names[1]
-        selection["difference"] = diff
-        selection["standard_error"] = se
+            rate = float(other.mean())
+            if diff > se and (best_error is None or rate < best_error):
+                chosen, best_error = name, rate
+        compared[name] = (diff, se)
+        if len(names) > 2:
+            selection["candidates"][name]["difference"] = diff
+            selection["candidates"][name]["standard_error"] = se
+    if compared:
+        # the chosen challenger's comparison, or the closest challenger's
+        closest = max(compared, key=lambda k: -np.inf if compared[k][0] is None
+                      else compared[k][0])  # fmt: skip
+        diff, se = compared[chosen if chosen in compared else closest]
+        selection["difference"], selection["standard_error"] = diff, se
     selection["chosen"] = chosen
     return chosen, selection
 
@@ -389,7 +409,7 @@ class LabelCleaner(BaseEstimator):
         ],
         "suspects": [StrOptions({"splboost"}), HasMethods(["fit"]), None],
         "model": [
-            StrOptions({"auto", "cb_adaboost", "rosr", "spbl"}),
+            StrOptions({"auto", "cb_adaboost", "cb_adaboost_trees", "rosr", "spbl"}),
             HasMethods(["fit", "predict_proba"]),
         ],
         "target_precision": [Interval(Real, 0.0, 1.0, closed="right"), None],
@@ -467,7 +487,9 @@ class LabelCleaner(BaseEstimator):
         if not isinstance(self.model, str):
             return [type(self.model).__name__]
         if self.model == "auto":
-            return list(AUTO_CANDIDATES) if n_classes == 2 else ["rosr"]
+            return list(
+                AUTO_CANDIDATES if n_classes == 2 else AUTO_CANDIDATES_MULTICLASS
+            )
         return [self.model]
 
     def _make_model(self, name: str, seed: int):
@@ -478,6 +500,13 @@ class LabelCleaner(BaseEstimator):
                 from labelclean.ensemble import CBAdaBoostClassifier
 
                 return CBAdaBoostClassifier(random_state=seed)
+            if name == "cb_adaboost_trees":
+                from labelclean.ensemble import BinnedTreeClassifier
+                from labelclean.ensemble import CBAdaBoostClassifier
+
+                return CBAdaBoostClassifier(
+                    BinnedTreeClassifier(max_depth=TREE_DEPTH), random_state=seed
+                )
             if name == "spbl":
                 from labelclean.ensemble import SPBLClassifier
 

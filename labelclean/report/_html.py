@@ -152,7 +152,12 @@ def _pct(value: float) -> str:
 
 
 #: Display names of labelclean's final models (others are shown as given).
-_MODEL_NAMES = {"rosr": "RoSR-L", "cb_adaboost": "CB-AdaBoost", "spbl": "SPBL"}
+_MODEL_NAMES = {
+    "rosr": "RoSR-L",
+    "cb_adaboost": "CB-AdaBoost",
+    "cb_adaboost_trees": "CB-AdaBoost (depth-3 trees)",
+    "spbl": "SPBL",
+}
 
 
 def _final_model_text(final: Mapping[str, Any]) -> str:

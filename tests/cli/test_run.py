@@ -129,7 +129,11 @@ def test_report_names_the_final_model_auto_choice(noisy_data, tmp_path):
     # blobs: a linear boundary, so the linear model is kept
     assert final["name"] == "rosr"
     assert final["estimator"] == "RoSRClassifier"
-    assert set(final["selection"]["candidates"]) == {"rosr", "cb_adaboost"}
+    assert set(final["selection"]["candidates"]) == {
+        "rosr",
+        "cb_adaboost",
+        "cb_adaboost_trees",
+    }
     assert final["selection"]["difference"] <= final["selection"]["standard_error"]
     assert (
         "The final model was RoSR-L, chosen by out-of-fold error rate"

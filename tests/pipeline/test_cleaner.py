@@ -185,24 +185,32 @@ def test_auto_picks_rosr_on_a_linear_boundary(global_random_seed):
     assert isinstance(cleaner.model_, RoSRClassifier)
     sel = cleaner.model_selection_
     assert sel["chosen"] == "rosr"
-    assert list(sel["candidates"]) == ["rosr", "cb_adaboost"]
-    rosr, cb = sel["candidates"]["rosr"], sel["candidates"]["cb_adaboost"]
-    assert rosr["rows"] == cb["rows"] == 300
-    assert sel["difference"] == pytest.approx(rosr["error_rate"] - cb["error_rate"])
-    assert sel["difference"] <= sel["standard_error"]
+    assert list(sel["candidates"]) == ["rosr", "cb_adaboost", "cb_adaboost_trees"]
+    rosr = sel["candidates"]["rosr"]
+    for name in ("cb_adaboost", "cb_adaboost_trees"):
+        other = sel["candidates"][name]
+        assert rosr["rows"] == other["rows"] == 300
+        assert other["difference"] == pytest.approx(
+            rosr["error_rate"] - other["error_rate"]
+        )
+        assert other["difference"] <= other["standard_error"]
 
 
 def test_auto_picks_cb_adaboost_on_circles(global_random_seed):
     X, y, flipped = _circles_data(global_random_seed, with_flips=True)
     cleaner = LabelCleaner(**FAST_SUSPECTS, random_state=global_random_seed)
     cleaner.fit(X, y)
-    assert cleaner.model_name_ == "cb_adaboost"
+    assert cleaner.model_name_ in ("cb_adaboost", "cb_adaboost_trees")
     assert isinstance(cleaner.model_, CBAdaBoostClassifier)
     sel = cleaner.model_selection_
     assert sel["difference"] > sel["standard_error"] > 0
     # the linear model cannot separate circles: near chance out of fold
     assert sel["candidates"]["rosr"]["error_rate"] > 0.3
-    assert sel["candidates"]["cb_adaboost"]["error_rate"] < 0.25
+    assert sel["candidates"][cleaner.model_name_]["error_rate"] < 0.25
+    # the chosen one has the lowest error of the candidates that beat RoSR-L
+    assert sel["candidates"][cleaner.model_name_]["error_rate"] == min(
+        c["error_rate"] for c in sel["candidates"].values()
+    )
     # the decisions rest on the chosen model's evidence, which finds the flips
     # far better than the linear model's would
     linear = LabelCleaner(
@@ -222,7 +230,7 @@ def test_auto_choice_is_deterministic():
     pd.testing.assert_frame_equal(a.audit_, b.audit_)
 
 
-def test_explicit_models_and_more_classes_are_not_compared():
+def test_explicit_models_are_not_compared_and_more_classes_compare_trees():
     X, y = _circles_data(0)
     for model in ("rosr", "cb_adaboost"):
         cleaner = LabelCleaner(**FAST_SUSPECTS, model=model, random_state=0)
@@ -237,7 +245,7 @@ def test_explicit_models_and_more_classes_are_not_compared():
     X3, y3 = make_blobs(240, centers=3, random_state=0)
     three = LabelCleaner(**FAST_SUSPECTS, random_state=0).fit(X3, y3)
     assert three.model_name_ == "rosr"
-    assert list(three.model_selection_["candidates"]) == ["rosr"]
+    assert list(three.model_selection_["candidates"]) == ["rosr", "cb_adaboost_trees"]
 
 
 def test_choose_model_exact_small_case():
