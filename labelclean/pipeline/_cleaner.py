@@ -501,8 +501,10 @@ class LabelCleaner(BaseEstimator):
 
                 return CBAdaBoostClassifier(random_state=seed)
             if name == "cb_adaboost_trees":
-                from labelclean.ensemble import BinnedTreeClassifier
-                from labelclean.ensemble import CBAdaBoostClassifier
+                from labelclean.ensemble import (
+                    BinnedTreeClassifier,
+                    CBAdaBoostClassifier,
+                )
 
                 return CBAdaBoostClassifier(
                     BinnedTreeClassifier(max_depth=TREE_DEPTH), random_state=seed
@@ -692,18 +694,11 @@ class LabelCleaner(BaseEstimator):
         evidence = Evidence(codes, soft, oof, spl_weight)
         self.evidence_ = evidence
         self._calibrate(evidence, _seed(rng))
-        decision, reason, new_codes, noise = self._decide(evidence)
+        decided = self._decide(evidence)
+        decision, _, new_codes, _ = decided
         self.decisions_ = decision
         self.audit_ = self._audit_frame(
-            index,
-            y,
-            evidence,
-            decision,
-            reason,
-            new_codes,
-            neighbor_counts,
-            zero_round,
-            noise,
+            index, y, evidence, decided, neighbor_counts, zero_round
         )
         clock.lap("decisions")
         self.sample_indices_ = np.flatnonzero(decision != "discarded")
@@ -883,17 +878,10 @@ class LabelCleaner(BaseEstimator):
         return decision, reason, new_codes, noise
 
     def _audit_frame(
-        self,
-        index,
-        y,
-        ev,
-        decision,
-        reason,
-        new_codes,
-        neighbor_counts,
-        zero_round,
-        noise,
+        self, index, y, ev, decided, neighbor_counts, zero_round
     ) -> pd.DataFrame:
+        """The audit columns; ``decided`` is what :meth:`_decide` returned."""
+        decision, reason, new_codes, noise = decided
         classes = self.classes_
         observed = pd.Series(np.asarray(y), index=index)
         if isinstance(y, pd.Series):
@@ -991,10 +979,9 @@ class LabelCleaner(BaseEstimator):
         if suspects is not None and hasattr(suspects, "self_paced_weights"):
             spl_weight = suspects.self_paced_weights(Z, self.classes_[codes])
         evidence = Evidence(codes, soft, model_proba, spl_weight)
-        decision, reason, new_codes, noise = self._decide(evidence)
         index = X.index if is_dataframe(X) else pd.RangeIndex(Z.shape[0])
         return self._audit_frame(
-            index, y, evidence, decision, reason, new_codes, counts, None, noise
+            index, y, evidence, self._decide(evidence), counts, None
         )
 
     def fit_resample(self, X: ArrayLike, y: ArrayLike):
