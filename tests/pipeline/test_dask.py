@@ -145,3 +145,29 @@ def test_run_sampled_dask_equals_local(client, tmp_path):
     assert report["run"]["fitted_on"]["sampled"] is True
     assert report["run"]["fitted_on"]["rows"] == 300
     assert local.n_rows == 900
+
+
+def test_failed_guardrail_withholds_dask_parts(client, tmp_path):
+    from labelclean.pipeline._run import GuardrailError
+
+    frame = _frame(600, 3)
+    frame.to_parquet(tmp_path / "in.parquet", row_group_size=200)
+    strict = tmp_path / "strict.toml"
+    strict.write_text(
+        '[pipeline]\nname = "strict"\n[[stages]]\nname = "confidence"\n'
+        'kind = "knn_confidence"\n[[stages]]\nname = "model"\nkind = "rosr"\n'
+        '[validation]\nmax_changed_share_per_class = 0.0\nfail_on = "error"\n'
+    )
+    out = tmp_path / "out"
+    with pytest.raises(GuardrailError, match="class_net_change"):
+        run_pipeline(
+            tmp_path / "in.parquet",
+            out,
+            pipeline=strict,
+            label="label",
+            engine="dask",
+            scheduler=client.scheduler.address,
+        )
+    assert not (out / "cleaned").exists()
+    assert list((out / "cleaned.rejected").glob("part.*.parquet"))
+    assert len(read_parquet(out / "audit")) == len(frame)
