@@ -42,6 +42,7 @@ fit's own evidence (``docs/decisions.md``, "Calibrated decisions"):
    only when the estimated precision of the corrections from its observed
    class to *a* (the mean of ``W[·, a]`` over the rows that would be
    corrected so) meets the correction target; otherwise it is discarded.
+   Where the features barely predict the label, nothing is corrected.
 
 The uncertainty of the estimates comes from a bootstrap over rows (the noise
 estimate and the known-flip measurement are redone on each resample).
@@ -375,6 +376,13 @@ def calibrate(
     corr_thresholds, pairs = _correction_thresholds(
         codes, alternative, strength, flagged & allowed, correction_target, n_classes
     )
+    if low:
+        # Where the features barely predict the label, the posterior of the
+        # other class rests on the weakest part of the evidence: relabelling
+        # could corrupt a class, so suspect rows are discarded, not corrected.
+        corr_thresholds[:] = np.inf
+        for pair in pairs:
+            pair["corrected"] = 0
     corrected = flagged & (strength >= corr_thresholds[codes, alternative])
     precision, recall, _ = _estimates_at(threshold, P, codes, Q, r)
     boot = _bootstrap(P, codes, threshold, random_state, not low)
@@ -396,6 +404,7 @@ def calibrate(
         "flag_recall": recall,
         "flag_recall_interval": _interval(recall, boot["recall"]),
         "correction_target": correction_target,
+        "corrections_allowed": not low,
         "corrections": int(corrected.sum()),
         "correction_precision": (
             float(strength[corrected].mean()) if corrected.any() else None

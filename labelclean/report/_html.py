@@ -214,8 +214,13 @@ def _calibration_story(run: Mapping[str, Any]) -> list[str]:
                     if cal.get("flag_recall") is not None
                     else ""
                 )
-                + "; corrections need an estimated precision of "
-                f"{_pct(cal['correction_target'])} for their pair of classes."
+                + (
+                    "; corrections need an estimated precision of "
+                    f"{_pct(cal['correction_target'])} for their pair of classes."
+                    if cal.get("corrections_allowed", True)
+                    else "; no label was corrected, as the features predict the "
+                    "label too poorly to tell which other label is right."
+                )
             )
         else:
             text += " No row was flagged: no operating point was precise enough."

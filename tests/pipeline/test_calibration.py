@@ -72,6 +72,8 @@ def test_partly_predictable_labels_are_not_mistaken_for_noise():
     cleaner = LabelCleaner(random_state=0).fit(X, y)
     pred = cleaner.calibration_["predictability"]
     assert pred["low"]
+    assert not cleaner.calibration_["corrections_allowed"]
+    assert (cleaner.decisions_ != "corrected").all()
     flagged = cleaner.decisions_ != "kept"
     assert flagged.mean() <= 0.03
     for c in np.unique(y):
@@ -226,3 +228,22 @@ def test_net_change_counts_corrections_as_well_as_discards():
     )
     flagged = calibrated.check("flagged_vs_noise")
     assert not flagged.success and flagged.details["share"] == 0.3
+
+
+def test_poorly_predicted_labels_are_discarded_not_corrected():
+    rng = np.random.RandomState(0)
+    X = rng.randn(1500, 6)
+    latent = X[:, :3] @ np.array([1.0, 0.7, 0.5]) + 0.6 * rng.randn(1500)
+    y = np.digitize(latent, np.quantile(latent, [0.1, 0.3, 0.5, 0.7, 0.9]))
+    y_noisy, flipped = flip_labels(y, 0.3, random_state=0)
+    cleaner = LabelCleaner(random_state=0).fit(X, y_noisy)
+    assert cleaner.calibration_["predictability"]["low"]
+    flagged = cleaner.decisions_ != "kept"
+    assert flagged.sum() > 100
+    assert (cleaner.decisions_ == "discarded").sum() == flagged.sum()
+    assert set(cleaner.audit_["reason"][flagged]) <= {
+        "likely_mislabeled",
+        "correction_not_precise",
+    }
+    precision, _ = _precision_recall(flagged, flipped)
+    assert precision >= 0.6
