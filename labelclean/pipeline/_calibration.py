@@ -199,7 +199,7 @@ def noise_posterior(P: np.ndarray, codes: np.ndarray, Q: np.ndarray) -> np.ndarr
     return np.where(total > 0, W / np.where(total > 0, total, 1.0), fallback)
 
 
-def _known_flip_curve(P, codes, Q, r):
+def _known_flip_curve(P, codes, Q, r, weighted=True):
     """Estimated precision and recall of every threshold on r.
 
     Returns the thresholds (descending observed scores), the estimated number
@@ -208,7 +208,11 @@ def _known_flip_curve(P, codes, Q, r):
     """
     n, n_classes = P.shape
     R = _flip_scores(P, Q)
-    clean = 1.0 - r
+    # Weighted by the chance that the row's own label is right, so that a
+    # wrong label flipped "back" does not count as a missed flip; unweighted
+    # (``weighted=False``), every row stands for the flips equally, hard rows
+    # included. The truth lies between the two (docs/decisions.md).
+    clean = 1.0 - r if weighted else np.ones_like(r)
     mass = np.bincount(codes, weights=clean, minlength=n_classes)
     weight = (n * Q[:, codes] * (clean / np.maximum(mass[codes], 1e-12))).T
     weight[np.arange(n), codes] = 0.0
@@ -222,8 +226,8 @@ def _known_flip_curve(P, codes, Q, r):
     return thresholds, caught, n_wrong
 
 
-def _estimates_at(threshold, P, codes, Q, r):
-    thresholds, caught, n_wrong = _known_flip_curve(P, codes, Q, r)
+def _estimates_at(threshold, P, codes, Q, r, weighted=True):
+    thresholds, caught, n_wrong = _known_flip_curve(P, codes, Q, r, weighted)
     flagged = int((r >= threshold).sum())
     at = np.searchsorted(-thresholds, -threshold, side="right")
     hit = float(caught[at - 1]) if at > 0 else 0.0
@@ -385,6 +389,9 @@ def calibrate(
             pair["corrected"] = 0
     corrected = flagged & (strength >= corr_thresholds[codes, alternative])
     precision, recall, _ = _estimates_at(threshold, P, codes, Q, r)
+    other_precision, other_recall, _ = _estimates_at(
+        threshold, P, codes, Q, r, weighted=False
+    )
     boot = _bootstrap(P, codes, threshold, random_state, not low)
     counts = np.bincount(codes, minlength=n_classes)
     per_class = 1.0 - np.diag(Q) / np.maximum(Q.sum(axis=1), 1e-300)
@@ -400,9 +407,11 @@ def calibrate(
         "target_precision": target_precision,
         "flagged": int(flagged.sum()),
         "flag_precision": precision,
-        "flag_precision_interval": _interval(precision, boot["precision"]),
+        "flag_precision_interval": _interval(
+            precision, boot["precision"], other_precision
+        ),
         "flag_recall": recall,
-        "flag_recall_interval": _interval(recall, boot["recall"]),
+        "flag_recall_interval": _interval(recall, boot["recall"], other_recall),
         "correction_target": correction_target,
         "corrections_allowed": not low,
         "corrections": int(corrected.sum()),
@@ -449,10 +458,14 @@ def _bootstrap(P, codes, threshold, random_state, predictable):
     return out
 
 
-def _interval(value, sd):
+def _interval(value, sd, other=None):
+    """value ± 1.645 sd, widened to include ``other`` (a second estimator)."""
     if sd is None or not np.isfinite(value):
         return None
-    return [float(max(0.0, value - 1.645 * sd)), float(min(1.0, value + 1.645 * sd))]
+    low, high = value - 1.645 * sd, value + 1.645 * sd
+    if other is not None and np.isfinite(other):
+        low, high = min(low, other), max(high, other)
+    return [float(max(0.0, low)), float(min(1.0, high))]
 
 
 def decide_calibrated(evidence, calibration: Calibration, *, require_agreement=True):
