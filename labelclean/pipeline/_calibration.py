@@ -22,8 +22,19 @@ fit's own evidence (``docs/decisions.md``, "Calibrated decisions"):
    mixture of clean rows and rows of other classes relabelled *l*; the latter
    look like the rows of the other classes, so for every threshold *s*,
    ``ρ_l ≤ share(P[·, l] ≤ s among rows labelled l) / share(P[·, l] ≤ s among
-   the other rows)`` (Scott, Blanchard and Handy, COLT 2013). The joint ``Q``
-   (observed × true) gives the transition ``T[j, l] = P(observed l | true j)``.
+   the other rows)`` (Scott, Blanchard and Handy, COLT 2013). Both still
+   count overlap as noise where every region of the feature space mixes
+   classes. So the total is also capped by the labels of the rows the
+   evidence is surest of (the "anchor points" of Liu and Tao, TPAMI 2016, and
+   Patrini et al., CVPR 2017): where the classes are pure, a label that
+   disagrees with the most probable class is wrong, and the share of such
+   labels among the most confident rows measures the noise without counting
+   the overlap elsewhere. Where the features predict the label well, the cap
+   is the upper confidence limit of that share; where they barely do, its
+   point estimate (the conservative side: without pure regions, noise and
+   overlap cannot be told apart, and labelclean assumes overlap). The joint
+   ``Q`` (observed × true) gives the transition ``T[j, l] = P(observed l |
+   true j)``.
 3. **Per-row posterior.** By Bayes' rule with ``P`` as the class posterior,
    ``W[i, j] ∝ T[j, y_i] P[i, j]`` is the probability that row *i*'s true
    class is *j*; ``r_i = 1 − W[i, y_i]`` is the probability that its label is
@@ -51,6 +62,7 @@ estimate and the known-flip measurement are redone on each resample).
 from typing import Any
 
 import numpy as np
+from scipy.special import betaincinv
 
 __all__ = [
     "DEFAULT_CORRECTION_PRECISION",
@@ -81,6 +93,14 @@ LOW_PREDICTABILITY_KAPPA = 0.4
 
 #: The flag floor on data whose features predict the label poorly.
 LOW_PREDICTABILITY_FLOOR = 0.8
+
+#: Shares of the rows, most confident first, whose labels measure the noise
+#: where the classes are pure (the smallest group has ``_ANCHOR_MIN_ROWS``).
+_ANCHOR_SHARES = (0.02, 0.05, 0.1, 0.2)
+_ANCHOR_MIN_ROWS = 20
+#: One-sided level of the anchor cap's upper confidence limit (Bonferroni
+#: over the shares).
+_ANCHOR_ALPHA = 0.05
 
 #: Rows used for each bootstrap resample (a seeded sample above this).
 _BOOTSTRAP_ROWS = 20_000
@@ -143,6 +163,43 @@ def _mixture_bound(P, codes, sources) -> np.ndarray:
     return np.clip(bound, 0.0, 1.0)
 
 
+def anchor_disagreement(P: np.ndarray, codes: np.ndarray) -> tuple[float, float]:
+    """Share of labels that disagree with the evidence among its surest rows.
+
+    For each share in :data:`_ANCHOR_SHARES` of the rows, ranked by their
+    highest class probability, the share of those rows whose label is not
+    the most probable class; returns the smallest point estimate and the
+    smallest upper confidence limit (Clopper–Pearson, one-sided
+    :data:`_ANCHOR_ALPHA`, Bonferroni over the shares).
+    """
+    n = codes.shape[0]
+    top = P.max(axis=1)
+    predicted = np.argmax(P, axis=1)
+    order = np.argsort(-top, kind="stable")
+    point, upper = 1.0, 1.0
+    level = 1.0 - _ANCHOR_ALPHA / len(_ANCHOR_SHARES)
+    for share in _ANCHOR_SHARES:
+        m = max(_ANCHOR_MIN_ROWS, int(np.ceil(share * n)))
+        if m > n:
+            break
+        rows = order[:m]
+        k = int(np.count_nonzero(codes[rows] != predicted[rows]))
+        point = min(point, k / m)
+        if k < m:
+            upper = min(upper, float(betaincinv(k + 1, m - k, level)))
+    return point, upper
+
+
+def _cap_noise(Q: np.ndarray, cap: float) -> np.ndarray:
+    """Scale the off-diagonal of the joint so that the noise is at most cap."""
+    noise = 1.0 - float(np.trace(Q))
+    if noise <= cap or noise <= 0:
+        return Q
+    off = Q - np.diag(np.diag(Q))
+    scaled = off * (cap / noise)
+    return scaled + np.diag(Q.sum(axis=1) - scaled.sum(axis=1))
+
+
 def estimate_joint(
     P: np.ndarray, codes: np.ndarray, n_classes: int, *, predictable: bool = True
 ) -> np.ndarray:
@@ -154,7 +211,8 @@ def estimate_joint(
     names as their sources. Otherwise by all rows of the other classes, a
     bound that does not mistake the overlap of neighbouring classes for noise
     (and that underestimates noise concentrated between two classes: the
-    conservative side).
+    conservative side). The total is capped by :func:`anchor_disagreement`
+    (its upper limit, or its point estimate when not ``predictable``).
     """
     counts = np.bincount(codes, minlength=n_classes).astype(np.float64)
     joint = confident_joint(P, codes, n_classes)
@@ -171,7 +229,8 @@ def estimate_joint(
         if off > 0 and rate[label] > 0:
             Q[label] = calibrated[label] * (rate[label] * counts[label] / off)
         Q[label, label] = counts[label] * (1.0 - rate[label] if off > 0 else 1.0)
-    return Q / max(counts.sum(), 1.0)
+    point, upper = anchor_disagreement(P, codes)
+    return _cap_noise(Q / max(counts.sum(), 1.0), upper if predictable else point)
 
 
 def _transition(Q: np.ndarray) -> np.ndarray:
@@ -396,8 +455,12 @@ def calibrate(
     counts = np.bincount(codes, minlength=n_classes)
     per_class = 1.0 - np.diag(Q) / np.maximum(Q.sum(axis=1), 1e-300)
     summary = {
-        "method": "confident joint capped by a mixture-proportion bound; "
-        "operating point measured on known flips of the fit's own rows",
+        "method": "confident joint capped by a mixture-proportion bound and "
+        "by the labels of the surest rows; operating point measured on known "
+        "flips of the fit's own rows",
+        "anchor_disagreement": dict(
+            zip(("share", "upper_limit"), anchor_disagreement(P, codes), strict=True)
+        ),
         "noise_rate": float(1.0 - np.trace(Q)),
         "noise_rate_interval": _interval(1.0 - np.trace(Q), boot["noise_rate"]),
         "noise_rate_per_class": [float(v) for v in per_class],

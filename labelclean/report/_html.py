@@ -196,12 +196,20 @@ def _calibration_story(run: Mapping[str, Any]) -> list[str]:
                 f"accuracy {_pct(pred['out_of_fold_accuracy'])} against "
                 f"{_pct(pred['majority_share'])} for the largest class; "
                 f"Cohen's κ {pred['kappa']:.2f}), so wrong labels cannot be told "
-                "from hard cases well: labelclean flagged conservatively."
+                "from hard cases well: labelclean flagged conservatively, and the "
+                "estimates below are best read as upper limits."
             )
         text = (
             f"Estimated share of wrong labels: {_pct(cal['noise_rate'])}"
-            f"{_interval_text(cal.get('noise_rate_interval'))}."
+            f"{_interval_text(cal.get('noise_rate_interval'))}"
         )
+        anchor = cal.get("anchor_disagreement")
+        if isinstance(anchor, Mapping) and anchor.get("share") is not None:
+            text += (
+                f"; among the rows the evidence is surest of, {_pct(anchor['share'])}"
+                " of the labels disagree with it"
+            )
+        text += "."
         if cal.get("decision_rule") == "thresholds":
             text += " The decisions used the fixed thresholds given."
         elif cal.get("flagged"):
