@@ -28,7 +28,7 @@ from typing import ClassVar
 import numpy as np
 from scipy.special import softmax
 from sklearn.base import BaseEstimator, ClassifierMixin, clone
-from sklearn.utils import check_random_state
+from sklearn.utils import check_random_state, get_tags
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, validate_data
 
@@ -144,10 +144,24 @@ class BaseWeightBoosting(ClassifierMixin, BaseEstimator, metaclass=ABCMeta):
         self.learning_rate = learning_rate
         self.random_state = random_state
 
+    def _routes_missing(self) -> bool:
+        """Whether the weak learner takes missing values (NaN) as they are."""
+        return self.estimator is None or get_tags(self.estimator).input_tags.allow_nan
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.input_tags.allow_nan = self._routes_missing()
+        return tags
+
+    def _finite(self) -> bool | str:
+        return "allow-nan" if self._routes_missing() else True
+
     # ------------------------------------------------------------------ fit
     def _prepare(self, X, y, sample_weight) -> TrainingData:
         """Validate the input, encode labels, quantise once; reset fitted state."""
-        X, y = validate_data(self, X, y, dtype=[np.float64, np.float32])
+        X, y = validate_data(
+            self, X, y, dtype=[np.float64, np.float32], ensure_all_finite=self._finite()
+        )
         check_classification_targets(y)
         self.classes_, codes = np.unique(y, return_inverse=True)
         self.n_classes_ = len(self.classes_)
@@ -290,7 +304,13 @@ class BaseWeightBoosting(ClassifierMixin, BaseEstimator, metaclass=ABCMeta):
     # ------------------------------------------------------------ predict
     def _check_X(self, X):
         check_is_fitted(self)
-        return validate_data(self, X, dtype=[np.float64, np.float32], reset=False)
+        return validate_data(
+            self,
+            X,
+            dtype=[np.float64, np.float32],
+            reset=False,
+            ensure_all_finite=self._finite(),
+        )
 
     def _staged_scores(self, X):
         """SAMME scores of ``X`` after each round."""
@@ -318,6 +338,7 @@ class BaseWeightBoosting(ClassifierMixin, BaseEstimator, metaclass=ABCMeta):
                 self.estimator_weights_,
                 self._bin_mapper.transform(X),
                 self.n_classes_,
+                self._bin_mapper,
             )
         *_, scores = self._staged_scores(X)
         return scores

@@ -1,8 +1,12 @@
 """Binned weak learners: decision stumps and shallow trees on quantised features.
 
-Features are quantised once into at most 256 bins per feature
-(:class:`_BinMapper`); a tree is then grown level by level from weighted class
-histograms over the bins, one pass over the rows per level. The histogram
+Features are quantised once into at most 255 bins per feature, plus one bin
+for missing values (:class:`_BinMapper`); a tree is then grown level by level
+from weighted class histograms over the bins, one pass over the rows per
+level. Missing values are routed natively, as histogram gradient boosting
+does: each split sends them to the side that reduces the impurity most
+(learned from the training rows that had them), or, when no training row at
+that node had one, to the child with more weight. The histogram
 kernel is compiled with numba; :func:`histograms_numpy` computes the same
 histograms with ``np.bincount`` and serves as the reference in the property
 tests.
@@ -46,6 +50,8 @@ class _BinMapper:
     quantiles of (a subsample of) the column. ``bin(x)`` is the number of
     edges strictly below ``x``, so ``bin(x) <= b`` exactly when
     ``x <= edges[b]``: a split found on bins is a threshold on raw values.
+    A missing value (NaN) goes to the feature's last bin, ``n_bins_[j]``,
+    one past its value bins; edges are placed on the observed values only.
     """
 
     def __init__(self, max_bins: int = 255, random_state=None):
@@ -61,18 +67,20 @@ class _BinMapper:
             sample = X
         self.edges_ = []
         for j in range(X.shape[1]):
-            values = np.unique(sample[:, j])
+            column = sample[:, j]
+            column = column[~np.isnan(column)]
+            values = np.unique(column)
             if values.shape[0] <= self.max_bins:
                 edges = (values[:-1] + values[1:]) / 2.0
             else:
                 qs = np.linspace(0.0, 100.0, self.max_bins + 1)[1:-1]
-                edges = np.unique(np.percentile(sample[:, j], qs, method="midpoint"))
+                edges = np.unique(np.percentile(column, qs, method="midpoint"))
             self.edges_.append(np.ascontiguousarray(edges, dtype=np.float64))
         self.n_bins_ = np.array([e.shape[0] + 1 for e in self.edges_], dtype=np.intp)
         return self
 
     def transform(self, X: np.ndarray) -> np.ndarray:
-        """Bin codes (uint8, C-ordered) of ``X``."""
+        """Bin codes (uint8, C-ordered) of ``X``; NaN goes to ``n_bins_[j]``."""
         n_features = len(self.edges_)
         flat = np.full((n_features, max(int(self.n_bins_.max()) - 1, 1)), np.inf)
         for j, edges in enumerate(self.edges_):
@@ -82,12 +90,16 @@ class _BinMapper:
 
 @njit(cache=True, nogil=True)
 def _transform(X, edges, n_edges):
-    """Number of the first ``n_edges[j]`` edges of feature j below ``X[i, j]``."""
+    """Number of the first ``n_edges[j]`` edges of feature j below ``X[i, j]``;
+    ``n_edges[j] + 1`` (the missing bin) for NaN."""
     n_samples, n_features = X.shape
     out = np.empty((n_samples, n_features), dtype=np.uint8)
     for i in range(n_samples):
         for j in range(n_features):
             x = X[i, j]
+            if np.isnan(x):
+                out[i, j] = n_edges[j] + 1
+                continue
             lo, hi = 0, n_edges[j]
             while lo < hi:  # first edge >= x
                 mid = (lo + hi) >> 1
@@ -151,20 +163,44 @@ def _weighted_impurity(counts, total, criterion):
 
 
 @njit(cache=True, nogil=True)
+def _split_gain(parent, left, w_left, total, right, criterion):
+    """Impurity decrease of a split whose left child holds ``left``."""
+    w_right = 0.0
+    for k in range(total.shape[0]):
+        r = total[k] - left[k]
+        right[k] = r if r > 0.0 else 0.0
+        w_right += right[k]
+    if w_left <= 0.0 or w_right <= 0.0:
+        return -1.0
+    g = parent - _weighted_impurity(left, w_left, criterion)
+    return g - _weighted_impurity(right, w_right, criterion)
+
+
+@njit(cache=True, nogil=True)
 def _best_splits(hist, n_bins_per_feature, criterion):
-    """Best split of every node: feature, bin, gain, and the child class weights."""
+    """Best split of every node: feature, bin, gain, the child class weights,
+    and the side missing values go to.
+
+    Bin ``n_bins_per_feature[j]`` of feature j holds its missing values. Each
+    threshold is tried with them on the right and, when the node has any, on
+    the left; "every value left, missing right" is a candidate too. Without
+    missing values at the node they follow the child with more weight.
+    """
     n_nodes, n_features, _, n_classes = hist.shape
     feature = np.full(n_nodes, -1, dtype=np.intp)
     split_bin = np.zeros(n_nodes, dtype=np.intp)
+    missing_left = np.zeros(n_nodes, dtype=np.bool_)
     gain = np.zeros(n_nodes)
     left_value = np.zeros((n_nodes, n_classes))
     right_value = np.zeros((n_nodes, n_classes))
     total = np.zeros(n_classes)
     left = np.zeros(n_classes)
+    with_missing = np.zeros(n_classes)
     right = np.zeros(n_classes)
+    missing = np.zeros(n_classes)
     for node in range(n_nodes):
         total[:] = 0.0
-        for b in range(n_bins_per_feature[0]):
+        for b in range(n_bins_per_feature[0] + 1):
             for k in range(n_classes):
                 total[k] += hist[node, 0, b, k]
         weight = 0.0
@@ -175,9 +211,15 @@ def _best_splits(hist, n_bins_per_feature, criterion):
         parent = _weighted_impurity(total, weight, criterion)
         best = 1e-12 * weight  # a split must beat the parent by more than rounding
         for j in range(n_features):
+            n_value_bins = n_bins_per_feature[j]
+            w_missing = 0.0
+            for k in range(n_classes):
+                missing[k] = hist[node, j, n_value_bins, k]
+                w_missing += missing[k]
             left[:] = 0.0
             w_left = 0.0
-            for b in range(n_bins_per_feature[j] - 1):
+            last = n_value_bins if w_missing > 0.0 else n_value_bins - 1
+            for b in range(last):
                 added = 0.0
                 for k in range(n_classes):
                     h = hist[node, j, b, k]
@@ -186,15 +228,7 @@ def _best_splits(hist, n_bins_per_feature, criterion):
                 if added == 0.0:
                     continue  # same partition as the previous bin
                 w_left += added
-                w_right = 0.0
-                for k in range(n_classes):
-                    r = total[k] - left[k]
-                    right[k] = r if r > 0.0 else 0.0
-                    w_right += right[k]
-                if w_left <= 0.0 or w_right <= 0.0:
-                    continue
-                g = parent - _weighted_impurity(left, w_left, criterion)
-                g -= _weighted_impurity(right, w_right, criterion)
+                g = _split_gain(parent, left, w_left, total, right, criterion)
                 if g > best:
                     best = g
                     feature[node] = j
@@ -202,11 +236,41 @@ def _best_splits(hist, n_bins_per_feature, criterion):
                     gain[node] = g
                     left_value[node] = left
                     right_value[node] = right
-    return feature, split_bin, gain, left_value, right_value
+                    missing_left[node] = w_missing == 0.0 and w_left >= weight - w_left
+                if w_missing > 0.0 and b < n_value_bins - 1:
+                    for k in range(n_classes):
+                        with_missing[k] = left[k] + missing[k]
+                    g = _split_gain(
+                        parent,
+                        with_missing,
+                        w_left + w_missing,
+                        total,
+                        right,
+                        criterion,
+                    )
+                    if g > best:
+                        best = g
+                        feature[node] = j
+                        split_bin[node] = b
+                        gain[node] = g
+                        left_value[node] = with_missing
+                        right_value[node] = right
+                        missing_left[node] = True
+    return feature, split_bin, missing_left, gain, left_value, right_value
 
 
 @njit(cache=True, nogil=True)
-def _route(X_binned, node_of_row, feature, split_bin, child_of):
+def _goes_left(code, f, node, split_bin, missing_left, missing_bin):
+    """Whether a row with bin ``code`` of feature ``f`` goes left at ``node``."""
+    if code == missing_bin[f]:
+        return missing_left[node]
+    return code <= split_bin[node]
+
+
+@njit(cache=True, nogil=True)
+def _route(
+    X_binned, node_of_row, feature, split_bin, missing_left, missing_bin, child_of
+):
     """Send each row of a split node to its child's index on the next level."""
     for i in range(X_binned.shape[0]):
         node = node_of_row[i]
@@ -215,19 +279,31 @@ def _route(X_binned, node_of_row, feature, split_bin, child_of):
         f = feature[node]
         if f < 0:
             node_of_row[i] = -1
-        elif X_binned[i, f] <= split_bin[node]:
+        elif _goes_left(X_binned[i, f], f, node, split_bin, missing_left, missing_bin):
             node_of_row[i] = child_of[node, 0]
         else:
             node_of_row[i] = child_of[node, 1]
 
 
 @njit(cache=True, nogil=True)
-def _predict_codes(X_binned, feature, split_bin, children_left, children_right, label):
+def _predict_codes(
+    X_binned,
+    feature,
+    split_bin,
+    missing_left,
+    missing_bin,
+    children_left,
+    children_right,
+    label,
+):
     out = np.empty(X_binned.shape[0], dtype=np.intp)
     for i in range(X_binned.shape[0]):
         node = 0
         while children_left[node] >= 0:
-            if X_binned[i, feature[node]] <= split_bin[node]:
+            f = feature[node]
+            if _goes_left(
+                X_binned[i, f], f, node, split_bin, missing_left, missing_bin
+            ):
                 node = children_left[node]
             else:
                 node = children_right[node]
@@ -236,7 +312,18 @@ def _predict_codes(X_binned, feature, split_bin, children_left, children_right, 
 
 
 @njit(cache=True, nogil=True)
-def _ensemble_scores(X_binned, feature, split_bin, left, right, label, weight, out):
+def _ensemble_scores(
+    X_binned,
+    feature,
+    split_bin,
+    missing_left,
+    missing_bin,
+    left,
+    right,
+    label,
+    weight,
+    out,
+):
     """Add ``weight[m]`` to ``out[i, label of tree m's leaf for row i]``.
 
     Trees are the rows of the node arrays; per row the trees are added in
@@ -246,19 +333,24 @@ def _ensemble_scores(X_binned, feature, split_bin, left, right, label, weight, o
         for m in range(feature.shape[0]):
             node = 0
             while left[m, node] >= 0:
-                if X_binned[i, feature[m, node]] <= split_bin[m, node]:
+                f = feature[m, node]
+                if _goes_left(
+                    X_binned[i, f], f, node, split_bin[m], missing_left[m], missing_bin
+                ):
                     node = left[m, node]
                 else:
                     node = right[m, node]
             out[i, label[m, node]] += weight[m]
 
 
-def ensemble_scores(trees, weights, X_binned, n_classes):
-    """SAMME scores of binned trees (fitted by ``_fit_binned``) in one pass."""
+def ensemble_scores(trees, weights, X_binned, n_classes, mapper):
+    """SAMME scores of binned trees (fitted by ``_fit_binned`` on data
+    quantised by ``mapper``) in one pass."""
     n_nodes = max(t.tree_feature_.shape[0] for t in trees)
     shape = (len(trees), n_nodes)
     feature = np.zeros(shape, dtype=np.intp)
     split_bin = np.zeros(shape, dtype=np.intp)
+    missing_left = np.zeros(shape, dtype=np.bool_)
     left = np.full(shape, -1, dtype=np.intp)
     right = np.full(shape, -1, dtype=np.intp)
     label = np.zeros(shape, dtype=np.intp)
@@ -266,6 +358,7 @@ def ensemble_scores(trees, weights, X_binned, n_classes):
         k = tree.tree_feature_.shape[0]
         feature[m, :k] = np.maximum(tree.tree_feature_, 0)
         split_bin[m, :k] = tree._split_bin
+        missing_left[m, :k] = tree.tree_missing_left_
         left[m, :k], right[m, :k] = tree._children
         label[m, :k] = np.argmax(tree.tree_value_, axis=1)
     out = np.zeros((X_binned.shape[0], n_classes))
@@ -273,6 +366,8 @@ def ensemble_scores(trees, weights, X_binned, n_classes):
         np.ascontiguousarray(X_binned),
         feature,
         split_bin,
+        missing_left,
+        mapper.n_bins_,
         left,
         right,
         label,
@@ -283,12 +378,17 @@ def ensemble_scores(trees, weights, X_binned, n_classes):
 
 
 @njit(cache=True, nogil=True)
-def _apply_raw(X, feature, threshold, children_left, children_right):
+def _apply_raw(X, feature, threshold, missing_left, children_left, children_right):
     out = np.empty(X.shape[0], dtype=np.intp)
     for i in range(X.shape[0]):
         node = 0
         while children_left[node] >= 0:
-            if X[i, feature[node]] <= threshold[node]:
+            x = X[i, feature[node]]
+            if np.isnan(x):
+                go_left = missing_left[node]
+            else:
+                go_left = x <= threshold[node]
+            if go_left:
                 node = children_left[node]
             else:
                 node = children_right[node]
@@ -298,28 +398,32 @@ def _apply_raw(X, feature, threshold, children_left, children_right):
 
 def _grow_tree(X_binned, y, weight, n_classes, n_bins, max_depth, criterion):
     """Grow a tree level by level; return its arrays (node-indexed)."""
-    features, bins, lefts, rights = [-1], [0], [-1], [-1]
+    features, bins, lefts, rights, to_left = [-1], [0], [-1], [-1], [False]
     values = [np.zeros(n_classes)]
     node_of_row = np.zeros(X_binned.shape[0], dtype=np.intp)
     level = [0]  # global ids of this level's nodes, in local order
-    n_bins_max = int(n_bins.max())
+    n_bins_max = int(n_bins.max()) + 1  # and the missing bin
     for depth in range(max_depth):
         hist = _histograms(
             X_binned, y, weight, node_of_row, len(level), n_bins_max, n_classes
         )
         if depth == 0:
             values[0] = hist[0, 0].sum(axis=0)
-        feat, split_bin, _, lval, rval = _best_splits(hist, n_bins, criterion)
+        feat, split_bin, miss_left, _, lval, rval = _best_splits(
+            hist, n_bins, criterion
+        )
         child_of = np.full((len(level), 2), -1, dtype=np.intp)
         next_level = []
         for local, node in enumerate(level):
             if feat[local] < 0:
                 continue
             features[node], bins[node] = int(feat[local]), int(split_bin[local])
+            to_left[node] = bool(miss_left[local])
             for side, value in ((0, lval[local]), (1, rval[local])):
                 child = len(features)
                 features.append(-1)
                 bins.append(0)
+                to_left.append(False)
                 lefts.append(-1)
                 rights.append(-1)
                 values.append(value)
@@ -329,7 +433,7 @@ def _grow_tree(X_binned, y, weight, n_classes, n_bins, max_depth, criterion):
         if not next_level:
             break
         if depth + 1 < max_depth:
-            _route(X_binned, node_of_row, feat, split_bin, child_of)
+            _route(X_binned, node_of_row, feat, split_bin, miss_left, n_bins, child_of)
         level = next_level
     value = np.array(values)
     totals = value.sum(axis=1, keepdims=True)
@@ -337,6 +441,7 @@ def _grow_tree(X_binned, y, weight, n_classes, n_bins, max_depth, criterion):
     return (
         np.array(features, dtype=np.intp),
         np.array(bins, dtype=np.intp),
+        np.array(to_left, dtype=np.bool_),
         np.array(lefts, dtype=np.intp),
         np.array(rights, dtype=np.intp),
         value,
@@ -359,9 +464,10 @@ class BinnedTreeClassifier(ClassifierMixin, BaseEstimator):
     max_depth : int, default=3
         Greatest depth of the tree; 1 is a stump.
     max_bins : int, default=255
-        Largest number of bins per feature (at most 256). A feature with at
-        most ``max_bins`` distinct values keeps every value apart, so the tree
-        then sees the same candidate thresholds as an exact tree.
+        Largest number of bins per feature for its observed values (at most
+        255; one more bin holds missing values). A feature with at most
+        ``max_bins`` distinct values keeps every value apart, so the tree then
+        sees the same candidate thresholds as an exact tree.
     criterion : {"gini", "entropy"}, default="gini"
         Impurity whose weighted decrease chooses the splits.
     random_state : int, RandomState instance or None, default=None
@@ -380,6 +486,11 @@ class BinnedTreeClassifier(ClassifierMixin, BaseEstimator):
         Split feature of each node, -1 for leaves.
     tree_threshold_ : ndarray of shape (n_nodes,)
         Split threshold of each node: rows with ``x <= threshold`` go left.
+    tree_missing_left_ : ndarray of shape (n_nodes,)
+        Whether rows with a missing (NaN) split feature go left at each node:
+        the side that reduced the impurity more on the training rows with a
+        missing value there, or the child with more weight when there were
+        none.
     tree_value_ : ndarray of shape (n_nodes, n_classes)
         Weighted class shares of each node.
 
@@ -390,8 +501,10 @@ class BinnedTreeClassifier(ClassifierMixin, BaseEstimator):
     Notes
     -----
     Rows with zero sample weight take no part in the fit: they place no bin
-    edges and add nothing to the histograms. Ties between equally good splits
-    go to the lowest feature index and then the lowest threshold.
+    edges and add nothing to the histograms. Missing values (NaN) are
+    accepted in ``fit`` and ``predict``; ±inf is an error. Ties between
+    equally good splits go to the lowest feature index and then the lowest
+    threshold.
 
     References
     ----------
@@ -410,7 +523,7 @@ class BinnedTreeClassifier(ClassifierMixin, BaseEstimator):
 
     _parameter_constraints: ClassVar[dict] = {
         "max_depth": [Interval(Integral, 1, None, closed="left")],
-        "max_bins": [Interval(Integral, 2, 256, closed="both")],
+        "max_bins": [Interval(Integral, 2, 255, closed="both")],
         "criterion": [StrOptions(set(_CRITERIA))],
         "random_state": ["random_state"],
     }
@@ -439,7 +552,9 @@ class BinnedTreeClassifier(ClassifierMixin, BaseEstimator):
         self : BinnedTreeClassifier
             The fitted tree.
         """
-        X, y = validate_data(self, X, y, dtype=np.float64)
+        X, y = validate_data(
+            self, X, y, dtype=np.float64, ensure_all_finite="allow-nan"
+        )
         check_classification_targets(y)
         self.classes_, codes = np.unique(y, return_inverse=True)
         sample_weight = check_sample_weight(
@@ -456,7 +571,7 @@ class BinnedTreeClassifier(ClassifierMixin, BaseEstimator):
 
     def _fit_binned(self, X_binned, codes, sample_weight, n_classes, mapper):
         """Fit on data already quantised by ``mapper`` (the boosting fast path)."""
-        feature, split_bin, left, right, value = _grow_tree(
+        feature, split_bin, missing_left, left, right, value = _grow_tree(
             X_binned,
             codes,
             np.ascontiguousarray(sample_weight, dtype=np.float64),
@@ -469,9 +584,14 @@ class BinnedTreeClassifier(ClassifierMixin, BaseEstimator):
             self.classes_ = np.arange(n_classes)
         threshold = np.full(feature.shape[0], np.nan)
         for node in np.flatnonzero(feature >= 0):
-            threshold[node] = mapper.edges_[feature[node]][split_bin[node]]
+            edges = mapper.edges_[feature[node]]
+            # The last value bin as split: every observed value left.
+            b = split_bin[node]
+            threshold[node] = edges[b] if b < edges.shape[0] else np.inf
         self.tree_feature_ = feature
         self.tree_threshold_ = threshold
+        self.tree_missing_left_ = missing_left
+        self._missing_bin = mapper.n_bins_
         self.tree_value_ = value
         self._split_bin = split_bin
         self._children = (left, right)
@@ -483,15 +603,30 @@ class BinnedTreeClassifier(ClassifierMixin, BaseEstimator):
             X_binned,
             self.tree_feature_,
             self._split_bin,
+            self.tree_missing_left_,
+            self._missing_bin,
             *self._children,
             np.argmax(self.tree_value_, axis=1),
         )
 
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.input_tags.allow_nan = True  # routed natively (a missing bin)
+        return tags
+
     def _leaves(self, X):
         check_is_fitted(self)
-        X = validate_data(self, X, dtype=np.float64, reset=False)
+        X = validate_data(
+            self, X, dtype=np.float64, reset=False, ensure_all_finite="allow-nan"
+        )
         X = np.ascontiguousarray(X)
-        return _apply_raw(X, self.tree_feature_, self.tree_threshold_, *self._children)
+        return _apply_raw(
+            X,
+            self.tree_feature_,
+            self.tree_threshold_,
+            self.tree_missing_left_,
+            *self._children,
+        )
 
     def predict_proba(self, X):
         """Weighted class shares of the leaf each row falls in.

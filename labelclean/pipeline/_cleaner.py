@@ -33,7 +33,7 @@ from joblib import effective_n_jobs
 from numpy.typing import ArrayLike
 from sklearn.base import BaseEstimator, clone
 from sklearn.model_selection import StratifiedKFold
-from sklearn.utils import check_random_state
+from sklearn.utils import check_random_state, get_tags
 from sklearn.utils.parallel import Parallel, delayed
 from sklearn.utils.validation import check_is_fitted
 
@@ -50,6 +50,7 @@ from labelclean.utils._features import (
     check_feature_frame,
     make_feature_encoder,
     missing_value_counts,
+    restore_missing,
 )
 from labelclean.utils._sampling import stratified_rows
 from labelclean.utils._sklearn import HasMethods, Interval, StrOptions, fit_context
@@ -78,10 +79,11 @@ THRESHOLD_DEFAULTS = {
 
 #: How missing feature values are handled, in words (report and docs).
 MISSING_VALUE_HANDLING = (
-    "numeric and date columns: the training rows' median, plus a 0/1 "
-    "missing-indicator column for every column that had missing values; "
-    "categorical columns: a '<missing>' level; fitted on the training rows "
-    "and reused for new rows"
+    "numeric and date columns: the binned boosting learners route missing "
+    "values natively (a missing bin); the confidence stage and RoSR-L get the "
+    "training rows' median, plus a 0/1 missing-indicator column for every "
+    "column that had missing values; categorical columns: a '<missing>' "
+    "level; fitted on the training rows and reused for new rows"
 )
 
 #: SPLBoost's λ grid inside the pipeline: six ages spanning the paper's
@@ -523,7 +525,12 @@ class LabelCleaner(BaseEstimator):
 
     # ------------------------------------------------------------------
     def _check_X(self, X, *, reset: bool):
-        """Validate ``X`` and return (frame-or-array for confidence, Z)."""
+        """Validate ``X`` and return (frame-or-array for confidence, Z).
+
+        ``Z`` is the encoded features with NaN where a numeric or date value
+        was missing; :meth:`_model_input` imputes them for the learners that
+        do not route missing values themselves.
+        """
         from sklearn.utils.validation import validate_data
 
         check_unique_columns(X)
@@ -546,7 +553,22 @@ class LabelCleaner(BaseEstimator):
             if is_dataframe(raw):
                 check_feature_frame(raw)  # the same one-line errors as at fit
             Z = self.feature_encoder_.transform(raw)
-        return raw, np.asarray(Z, dtype=np.float64)
+        Z, fill = restore_missing(
+            self.feature_encoder_, raw, np.array(Z, dtype=np.float64)
+        )
+        if reset:
+            self._missing_fill = fill
+        return raw, Z
+
+    def _model_input(self, model, Z: np.ndarray) -> np.ndarray:
+        """``Z`` as ``model`` takes it: missing values imputed unless it routes
+        them natively (the binned boosting learners)."""
+        if get_tags(model).input_tags.allow_nan:
+            return Z
+        missing = np.isnan(Z)
+        if not missing.any():
+            return Z
+        return np.where(missing, self._missing_fill[None, :], Z)
 
     def _fit_model(self, model, Z, codes, soft, rows, *, quiet=True):
         """Fit ``model`` on ``rows`` with labels ``classes_[codes]``.
@@ -563,17 +585,18 @@ class LabelCleaner(BaseEstimator):
             kwargs["gamma"] = soft[rows] if all_present else soft[rows, codes[rows]]
         elif _fit_accepts(model, "soft_labels") and all_present:
             kwargs["soft_labels"] = soft[rows]
+        Z_rows = self._model_input(model, Z[rows])
         if not quiet:  # the caller silences warnings (threads share filters)
-            model.fit(Z[rows], y, **kwargs)
+            model.fit(Z_rows, y, **kwargs)
             return model
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", UserWarning)
-            model.fit(Z[rows], y, **kwargs)
+            model.fit(Z_rows, y, **kwargs)
         return model
 
     def _proba_in_classes(self, model, Z) -> np.ndarray:
         """``model.predict_proba`` with columns aligned to ``classes_``."""
-        proba = model.predict_proba(Z)
+        proba = model.predict_proba(self._model_input(model, Z))
         out = np.zeros((Z.shape[0], self.classes_.shape[0]))
         cols = np.searchsorted(self.classes_, model.classes_)
         out[:, cols] = proba
@@ -629,7 +652,11 @@ class LabelCleaner(BaseEstimator):
                 self.suspect_estimator_ is not None
                 and effective_n_jobs(self.n_jobs) > 1
             ):
-                suspects_done = pool.submit(self.suspect_estimator_.fit, Z, labels)
+                suspects_done = pool.submit(
+                    self.suspect_estimator_.fit,
+                    self._model_input(self.suspect_estimator_, Z),
+                    labels,
+                )
             self.confidence_estimator_ = self._make_confidence(conf_seed).fit(raw, y)
             conf = self.confidence_estimator_
             if hasattr(conf, "soft_labels_"):  # leave-one-out neighbours
@@ -643,7 +670,9 @@ class LabelCleaner(BaseEstimator):
             elif self.suspect_estimator_ is not None:
                 with warnings.catch_warnings():
                     warnings.simplefilter("ignore", UserWarning)
-                    self.suspect_estimator_.fit(Z, labels)
+                    self.suspect_estimator_.fit(
+                        self._model_input(self.suspect_estimator_, Z), labels
+                    )
         spl_weight = zero_round = None
         train_rows = np.arange(n_samples)
         if self.suspect_estimator_ is not None:

@@ -32,7 +32,12 @@ from sklearn.preprocessing import FunctionTransformer, OneHotEncoder, StandardSc
 
 from labelclean.exceptions import DataValidationError
 
-__all__ = ["check_feature_frame", "make_feature_encoder", "missing_value_counts"]
+__all__ = [
+    "check_feature_frame",
+    "make_feature_encoder",
+    "missing_value_counts",
+    "restore_missing",
+]
 
 _CATEGORICAL_WEIGHT = 1.0 / np.sqrt(2.0)
 
@@ -204,6 +209,67 @@ def _imputer() -> SimpleImputer:
     return SimpleImputer(
         strategy="median", add_indicator=True, keep_empty_features=True
     )
+
+
+def restore_missing(encoder, raw, Z: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Put NaN back where the encoder imputed a numeric or date value.
+
+    For learners that route missing values themselves (the binned boosting
+    learners): ``Z`` keeps the scaled values and the missing-indicator
+    columns, and the imputed entries become NaN again.
+
+    Parameters
+    ----------
+    encoder : fitted encoder from :func:`make_feature_encoder`
+    raw : DataFrame or ndarray
+        The rows ``Z`` was encoded from.
+    Z : ndarray of shape (n_samples, n_outputs)
+        The encoder's output for ``raw`` (modified in place).
+
+    Returns
+    -------
+    Z : ndarray
+        ``Z`` with NaN in the imputed entries.
+    fill : ndarray of shape (n_outputs,)
+        The value the encoder puts in each output column for a missing value
+        (NaN for columns that are not imputed): ``np.where(isnan(Z), fill,
+        Z)`` gives the imputed encoding back.
+    """
+    fill = np.full(Z.shape[1], np.nan)
+    for out, column, missing in _imputed_columns(encoder, raw):
+        fill[out] = _imputed_value(encoder, out, column)
+        if missing.any():
+            Z[missing, out] = np.nan
+    return Z, fill
+
+
+def _imputed_columns(encoder, raw):
+    """(output column, input column, missing mask) of every imputed column."""
+    if not hasattr(encoder, "output_indices_"):  # a numeric array
+        values = np.asarray(raw, dtype=np.float64)
+        for j in range(values.shape[1]):
+            yield j, j, np.isnan(values[:, j])
+        return
+    for name, _, columns in encoder.transformers_:
+        if name not in ("numeric", "temporal"):
+            continue
+        start = encoder.output_indices_[name].start
+        for k, column in enumerate(columns):
+            yield start + k, column, raw[column].isna().to_numpy()
+
+
+def _imputed_value(encoder, out, column) -> float:
+    """Encoded value of a missing entry of ``column`` (output column ``out``)."""
+    if not hasattr(encoder, "output_indices_"):
+        imputer, scaler = encoder[0], encoder[-1]
+        k = column
+    else:
+        name = next(n for n, _, cols in encoder.transformers_ if column in list(cols))
+        pipe = encoder.named_transformers_[name]
+        imputer, scaler = pipe[-2], pipe[-1]
+        k = out - encoder.output_indices_[name].start
+    value = float(imputer.statistics_[k])
+    return float((value - scaler.mean_[k]) / scaler.scale_[k])
 
 
 def missing_value_counts(X) -> dict[str, int]:

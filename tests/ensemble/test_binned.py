@@ -140,3 +140,73 @@ def test_entropy_criterion_and_pure_node():
     assert clf.tree_feature_.tolist() == [0, -1, -1]
     assert clf.tree_threshold_[0] == 1.5
     np.testing.assert_array_equal(clf.predict(X), y)
+
+
+def _with_missing(X, rate, seed):
+    X = X.copy()
+    X[np.random.RandomState(seed).rand(*X.shape) < rate] = np.nan
+    return X
+
+
+def test_missing_values_get_their_own_bin(global_random_seed):
+    rng = np.random.RandomState(global_random_seed)
+    X = _with_missing(rng.normal(size=(500, 2)), 0.2, global_random_seed)
+    mapper = _BinMapper(max_bins=16, random_state=0).fit(X)
+    binned = mapper.transform(X)
+    for j in range(2):
+        missing = np.isnan(X[:, j])
+        assert (binned[missing, j] == mapper.n_bins_[j]).all()
+        assert (binned[~missing, j] < mapper.n_bins_[j]).all()
+        # Edges sit on the observed values only.
+        assert np.isfinite(mapper.edges_[j]).all()
+
+
+def test_a_split_can_send_missing_values_either_way():
+    # Class 1 is exactly the rows whose feature 0 is missing: a stump finds it.
+    rng = np.random.RandomState(0)
+    X = rng.normal(size=(400, 2))
+    y = (rng.rand(400) < 0.3).astype(int)
+    X[y == 1, 0] = np.nan
+    stump = BinnedTreeClassifier(max_depth=1).fit(X, y)
+    assert stump.tree_feature_[0] == 0 and stump.tree_threshold_[0] == np.inf
+    assert not stump.tree_missing_left_[0]
+    np.testing.assert_array_equal(stump.predict(X), y)
+    # The same with the classes swapped inside the observed range: missing
+    # values join the low values on the left.
+    X2 = np.c_[np.where(y == 1, np.nan, rng.normal(size=400)), rng.normal(size=400)]
+    low = rng.rand(400) < 0.5
+    X2[(y == 0) & low, 0] = -5.0
+    y2 = np.where(np.isnan(X2[:, 0]) | (X2[:, 0] == -5.0), 1, 0)
+    tree = BinnedTreeClassifier(max_depth=1).fit(X2, y2)
+    assert tree.tree_missing_left_[0] and tree.tree_threshold_[0] < 0
+    np.testing.assert_array_equal(tree.predict(X2), y2)
+
+
+def test_missing_values_unseen_in_fit_follow_the_heavier_child():
+    X = np.r_[np.zeros((30, 1)), np.ones((10, 1))]
+    y = np.r_[np.zeros(30, int), np.ones(10, int)]
+    stump = BinnedTreeClassifier(max_depth=1).fit(X, y)
+    assert stump.tree_missing_left_[0]  # 30 rows went left
+    assert stump.predict([[np.nan]])[0] == 0
+
+
+def test_binned_and_raw_routes_agree_with_missing_values(global_random_seed):
+    X, y = make_classification(
+        n_samples=2000, n_classes=3, n_informative=4, random_state=global_random_seed
+    )
+    X = _with_missing(X, 0.15, global_random_seed)
+    clf = BinnedTreeClassifier(max_depth=4, max_bins=32).fit(X, y)
+    mapper = _BinMapper(max_bins=32, random_state=None).fit(X)
+    X_new = _with_missing(
+        np.random.RandomState(1).normal(size=(1000, X.shape[1])) * 2, 0.3, 1
+    )
+    np.testing.assert_array_equal(
+        clf._predict_binned(mapper.transform(X_new)),
+        np.searchsorted(clf.classes_, clf.predict(X_new)),
+    )
+
+
+def test_infinite_values_are_rejected():
+    X = np.array([[0.0], [np.inf], [1.0]])
+    with pytest.raises(ValueError, match="inf"):
+        BinnedTreeClassifier().fit(X, [0, 1, 0])

@@ -150,7 +150,8 @@ def test_missing_values_run_through_fit_and_audit():
         cleaner.audit(new.assign(f1=np.inf), y_noisy[:50])
 
 
-def test_missing_values_through_the_cli(tmp_path):
+@pytest.mark.parametrize("pipeline", ["multiclass-rosr", "binary-cbadaboost"])
+def test_missing_values_through_the_cli(tmp_path, pipeline):
     X, y = load_breast_cancer(return_X_y=True)
     frame = _with_missing(X)
     frame["label"] = np.where(flip_labels(y, 0.1, random_state=0)[0] == 1, "b", "m")
@@ -160,7 +161,7 @@ def test_missing_values_through_the_cli(tmp_path):
     out = tmp_path / "out"
     res = runner.invoke(
         app,
-        ["run", str(train), "-p", "multiclass-rosr", "--label", "label", "--out",
+        ["run", str(train), "-p", pipeline, "--label", "label", "--out",
          str(out)],
     )  # fmt: skip
     assert res.exit_code == 0, res.output
@@ -291,3 +292,22 @@ def test_anchor_disagreement_measures_noise_on_the_surest_rows():
     assert 1.0 - np.trace(estimate_joint(P, labels, 3)) <= upper + 1e-12
     poorly = estimate_joint(P, labels, 3, predictable=False)
     assert 1.0 - np.trace(poorly) <= point + 1e-12 < 0.01
+
+
+def test_boosting_learners_route_missing_values_natively():
+    rng = np.random.RandomState(0)
+    n = 600
+    y = np.where(rng.rand(n) < 0.4, "yes", "no")
+    frame = pd.DataFrame({"f0": rng.normal(size=n), "f1": rng.normal(size=n)})
+    frame.loc[y == "yes", "f0"] = np.nan  # missingness is the signal
+    cleaner = LabelCleaner(model="cb_adaboost", random_state=0).fit(frame, y)
+    assert "missing bin" in cleaner.missing_values_["handling"]
+    first = cleaner.model_.estimators_[0]
+    # The first stump splits "every observed f0 left, missing right": a split
+    # that only exists when the learner sees the missing values themselves.
+    assert first.tree_feature_[0] == 0 and first.tree_threshold_[0] == np.inf
+    assert not first.tree_missing_left_[0]
+    assert (cleaner.predict(frame) == y).all()
+    # RoSR-L (no native routing) gets the imputed values and the indicator.
+    linear = LabelCleaner(model="rosr", random_state=0).fit(frame, y)
+    assert (linear.predict(frame) == y).mean() > 0.95
