@@ -31,8 +31,8 @@ fit's own evidence (``docs/decisions.md``, "Calibrated decisions"):
    labels among the most confident rows measures the noise without counting
    the overlap elsewhere. Where the features predict the label well, the cap
    is the upper confidence limit of that share; where they barely do, its
-   point estimate (the conservative side: without pure regions, noise and
-   overlap cannot be told apart, and labelclean assumes overlap). The joint
+   lower confidence limit (the conservative side: without pure regions, noise
+   and overlap cannot be told apart, and labelclean assumes overlap). The joint
    ``Q`` (observed × true) gives the transition ``T[j, l] = P(observed l |
    true j)``.
 3. **Per-row posterior.** By Bayes' rule with ``P`` as the class posterior,
@@ -90,6 +90,14 @@ DEFAULT_FLAG_PRECISION_FLOOR = 0.5
 #: poorly; the report says so first and the flag floor rises to
 #: :data:`LOW_PREDICTABILITY_FLOOR`.
 LOW_PREDICTABILITY_KAPPA = 0.4
+
+#: The same data are still taken as predictable when κ, with the accuracy
+#: corrected for the noise measured on the surest rows (the share of their
+#: labels that disagree with the evidence beyond what the evidence itself
+#: expects there), reaches this
+#: ("substantial" agreement, Landis and Koch 1977): heavy noise alone lowers
+#: the agreement of a model with the observed labels.
+NOISE_CORRECTED_KAPPA = 0.6
 
 #: The flag floor on data whose features predict the label poorly.
 LOW_PREDICTABILITY_FLOOR = 0.8
@@ -163,21 +171,30 @@ def _mixture_bound(P, codes, sources) -> np.ndarray:
     return np.clip(bound, 0.0, 1.0)
 
 
-def anchor_disagreement(P: np.ndarray, codes: np.ndarray) -> tuple[float, float]:
+def anchor_disagreement(P: np.ndarray, codes: np.ndarray) -> dict[str, float]:
     """Share of labels that disagree with the evidence among its surest rows.
 
     For each share in :data:`_ANCHOR_SHARES` of the rows, ranked by their
     highest class probability, the share of those rows whose label is not
-    the most probable class; returns the smallest point estimate and the
-    smallest upper confidence limit (Clopper–Pearson, one-sided
-    :data:`_ANCHOR_ALPHA`, Bonferroni over the shares).
+    the most probable class.
+
+    Returns
+    -------
+    anchor : dict
+        ``share``: the smallest such share; ``lower_limit`` and
+        ``upper_limit``: the smallest one-sided Clopper–Pearson limits
+        (:data:`_ANCHOR_ALPHA` each, Bonferroni over the shares);
+        ``beyond_evidence``: the smallest excess of the share over the
+        disagreement the evidence itself expects there (the mean of one minus
+        the highest probability), at least 0. A share the evidence expects is
+        overlap; only the excess points to wrong labels.
     """
     n = codes.shape[0]
     top = P.max(axis=1)
     predicted = np.argmax(P, axis=1)
     order = np.argsort(-top, kind="stable")
-    point, upper = 1.0, 1.0
-    level = 1.0 - _ANCHOR_ALPHA / len(_ANCHOR_SHARES)
+    lower, point, upper, excess = 1.0, 1.0, 1.0, 1.0
+    alpha = _ANCHOR_ALPHA / len(_ANCHOR_SHARES)
     for share in _ANCHOR_SHARES:
         m = max(_ANCHOR_MIN_ROWS, int(np.ceil(share * n)))
         if m > n:
@@ -185,9 +202,16 @@ def anchor_disagreement(P: np.ndarray, codes: np.ndarray) -> tuple[float, float]
         rows = order[:m]
         k = int(np.count_nonzero(codes[rows] != predicted[rows]))
         point = min(point, k / m)
+        excess = min(excess, k / m - float(np.mean(1.0 - top[rows])))
+        lower = min(lower, float(betaincinv(k, m - k + 1, alpha)) if k else 0.0)
         if k < m:
-            upper = min(upper, float(betaincinv(k + 1, m - k, level)))
-    return point, upper
+            upper = min(upper, float(betaincinv(k + 1, m - k, 1.0 - alpha)))
+    return {
+        "lower_limit": min(lower, point),
+        "share": point,
+        "upper_limit": upper,
+        "beyond_evidence": max(0.0, min(excess, point)),
+    }
 
 
 def _cap_noise(Q: np.ndarray, cap: float) -> np.ndarray:
@@ -201,7 +225,12 @@ def _cap_noise(Q: np.ndarray, cap: float) -> np.ndarray:
 
 
 def estimate_joint(
-    P: np.ndarray, codes: np.ndarray, n_classes: int, *, predictable: bool = True
+    P: np.ndarray,
+    codes: np.ndarray,
+    n_classes: int,
+    *,
+    predictable: bool = True,
+    noise_cap: float | None = None,
 ) -> np.ndarray:
     """The joint distribution Q[observed, true] of the labels (sums to 1).
 
@@ -212,7 +241,8 @@ def estimate_joint(
     bound that does not mistake the overlap of neighbouring classes for noise
     (and that underestimates noise concentrated between two classes: the
     conservative side). The total is capped by :func:`anchor_disagreement`
-    (its upper limit, or its point estimate when not ``predictable``).
+    (its upper limit, or its lower limit when not ``predictable``), or by
+    ``noise_cap`` when given.
     """
     counts = np.bincount(codes, minlength=n_classes).astype(np.float64)
     joint = confident_joint(P, codes, n_classes)
@@ -229,8 +259,10 @@ def estimate_joint(
         if off > 0 and rate[label] > 0:
             Q[label] = calibrated[label] * (rate[label] * counts[label] / off)
         Q[label, label] = counts[label] * (1.0 - rate[label] if off > 0 else 1.0)
-    point, upper = anchor_disagreement(P, codes)
-    return _cap_noise(Q / max(counts.sum(), 1.0), upper if predictable else point)
+    if noise_cap is None:
+        anchor = anchor_disagreement(P, codes)
+        noise_cap = anchor["upper_limit" if predictable else "lower_limit"]
+    return _cap_noise(Q / max(counts.sum(), 1.0), noise_cap)
 
 
 def _transition(Q: np.ndarray) -> np.ndarray:
@@ -336,14 +368,28 @@ def _choose_threshold(thresholds, caught, n_wrong, floor, target):
     return float(thresholds[k]) if f1[k] > 0 else float("inf")
 
 
-def _kappa(P, codes, n_classes):
+def _kappa(P, codes, n_classes, noise=0.0):
+    """Accuracy of the evidence's most probable class, the largest class's
+    share, Cohen's κ, and κ with the accuracy corrected for ``noise``.
+
+    Wrong labels lower the agreement of even a perfect model: with a share
+    ρ of labels flipped uniformly, the observed accuracy is a (1 − ρ) +
+    (1 − a) ρ / (K − 1) for an accuracy a on the true labels, which is
+    solved for a.
+    """
     predicted = np.argmax(P, axis=1)
     accuracy = float(np.mean(predicted == codes))
     p_obs = np.bincount(codes, minlength=n_classes) / codes.shape[0]
     p_pred = np.bincount(predicted, minlength=n_classes) / codes.shape[0]
     chance = float(p_obs @ p_pred)
-    kappa = (accuracy - chance) / (1.0 - chance) if chance < 1 else 0.0
-    return accuracy, float(p_obs.max()), kappa
+    if chance >= 1:
+        return accuracy, float(p_obs.max()), 0.0, 0.0
+    kappa = (accuracy - chance) / (1.0 - chance)
+    spread = noise / max(n_classes - 1, 1)
+    denominator = 1.0 - noise - spread
+    clean = (accuracy - spread) / denominator if denominator > 0 else accuracy
+    corrected = (min(clean, 1.0) - chance) / (1.0 - chance)
+    return accuracy, float(p_obs.max()), kappa, max(kappa, corrected)
 
 
 def _alternative(W, codes):
@@ -422,8 +468,11 @@ def calibrate(
     codes = evidence.codes
     n, n_classes = evidence.confidence_proba.shape
     P = combine_evidence(evidence.confidence_proba, evidence.model_proba)
-    accuracy, majority, kappa = _kappa(P, codes, n_classes)
-    low = kappa < LOW_PREDICTABILITY_KAPPA
+    anchor = anchor_disagreement(P, codes)
+    accuracy, majority, kappa, kappa_star = _kappa(
+        P, codes, n_classes, anchor["beyond_evidence"]
+    )
+    low = kappa < LOW_PREDICTABILITY_KAPPA and kappa_star < NOISE_CORRECTED_KAPPA
     Q = estimate_joint(P, codes, n_classes, predictable=not low)
     W = noise_posterior(P, codes, Q)
     r = 1.0 - W[np.arange(n), codes]
@@ -448,9 +497,16 @@ def calibrate(
             pair["corrected"] = 0
     corrected = flagged & (strength >= corr_thresholds[codes, alternative])
     precision, recall, _ = _estimates_at(threshold, P, codes, Q, r)
-    other_precision, other_recall, _ = _estimates_at(
-        threshold, P, codes, Q, r, weighted=False
-    )
+    # Beside the bootstrap: the estimates with unweighted known flips, and
+    # with the other noise levels the data allow (the cap not applied, and
+    # the cap at the surest rows' share itself).
+    others = [_estimates_at(threshold, P, codes, Q, r, weighted=False)]
+    noise_ends = []
+    for cap in (1.0, anchor["share"]):
+        Qc = estimate_joint(P, codes, n_classes, predictable=not low, noise_cap=cap)
+        rc = 1.0 - noise_posterior(P, codes, Qc)[np.arange(n), codes]
+        others.append(_estimates_at(threshold, P, codes, Qc, rc))
+        noise_ends.append(1.0 - float(np.trace(Qc)))
     boot = _bootstrap(P, codes, threshold, random_state, not low)
     counts = np.bincount(codes, minlength=n_classes)
     per_class = 1.0 - np.diag(Q) / np.maximum(Q.sum(axis=1), 1e-300)
@@ -458,11 +514,11 @@ def calibrate(
         "method": "confident joint capped by a mixture-proportion bound and "
         "by the labels of the surest rows; operating point measured on known "
         "flips of the fit's own rows",
-        "anchor_disagreement": dict(
-            zip(("share", "upper_limit"), anchor_disagreement(P, codes), strict=True)
-        ),
+        "anchor_disagreement": anchor,
         "noise_rate": float(1.0 - np.trace(Q)),
-        "noise_rate_interval": _interval(1.0 - np.trace(Q), boot["noise_rate"]),
+        "noise_rate_interval": _interval(
+            1.0 - np.trace(Q), boot["noise_rate"], noise_ends
+        ),
         "noise_rate_per_class": [float(v) for v in per_class],
         "rows_per_class": [int(c) for c in counts],
         "flag_threshold": threshold,
@@ -471,10 +527,12 @@ def calibrate(
         "flagged": int(flagged.sum()),
         "flag_precision": precision,
         "flag_precision_interval": _interval(
-            precision, boot["precision"], other_precision
+            precision, boot["precision"], [o[0] for o in others]
         ),
         "flag_recall": recall,
-        "flag_recall_interval": _interval(recall, boot["recall"], other_recall),
+        "flag_recall_interval": _interval(
+            recall, boot["recall"], [o[1] for o in others]
+        ),
         "correction_target": correction_target,
         "corrections_allowed": not low,
         "corrections": int(corrected.sum()),
@@ -486,6 +544,7 @@ def calibrate(
             "out_of_fold_accuracy": accuracy,
             "majority_share": majority,
             "kappa": kappa,
+            "kappa_noise_corrected": kappa_star,
             "low": bool(low),
         },
     }
@@ -521,13 +580,14 @@ def _bootstrap(P, codes, threshold, random_state, predictable):
     return out
 
 
-def _interval(value, sd, other=None):
-    """value ± 1.645 sd, widened to include ``other`` (a second estimator)."""
+def _interval(value, sd, others=()):
+    """value ± 1.645 sd, widened to include ``others`` (other estimators)."""
     if sd is None or not np.isfinite(value):
         return None
     low, high = value - 1.645 * sd, value + 1.645 * sd
-    if other is not None and np.isfinite(other):
-        low, high = min(low, other), max(high, other)
+    for other in others:
+        if other is not None and np.isfinite(other):
+            low, high = min(low, other), max(high, other)
     return [float(max(0.0, low)), float(min(1.0, high))]
 
 
