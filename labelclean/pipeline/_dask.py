@@ -326,9 +326,5 @@ def decide_dask(
     )
     for part_summary, part_checks in results:
         summary.merge(part_summary)
-        if checks.first is None:
-            checks.first = part_checks.first
-        checks.n_rows += part_checks.n_rows
-        for value, n in part_checks.class_counts.items():
-            checks.class_counts[value] = checks.class_counts.get(value, 0) + n
+        checks.merge(part_checks)
     return DaskOutcome(summary=summary, input_checks=checks, n_batches=len(parts))

@@ -706,6 +706,13 @@ def _stream_outputs(
         calibration=(run_info.get("calibration") if run_info else None),
     )
     run_info = {**run_info, "engine": engine_info}
+    if "missing_values" not in run_info:  # apply: the new rows' own counts
+        from labelclean.pipeline._cleaner import MISSING_VALUE_HANDLING
+
+        run_info["missing_values"] = {
+            "columns": dict(outcome.input_checks.missing_counts),
+            "handling": MISSING_VALUE_HANDLING,
+        }
     validation = [
         *(extra_validation or []),
         outcome.input_checks.result().to_dict(),

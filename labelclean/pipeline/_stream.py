@@ -120,6 +120,7 @@ class InputChecks:
     max_examples: int = 10
     n_rows: int = 0
     class_counts: dict[Any, int] = field(default_factory=dict)
+    missing_counts: dict[str, int] = field(default_factory=dict)
     first: Any = None
 
     def add(self, frame: pd.DataFrame) -> None:
@@ -173,7 +174,22 @@ class InputChecks:
             )
         for value, n in labels.value_counts(sort=False).items():
             self.class_counts[value] = self.class_counts.get(value, 0) + int(n)
+        for column, n in frame[self.features].isna().sum().items():
+            if n:
+                key = str(column)
+                self.missing_counts[key] = self.missing_counts.get(key, 0) + int(n)
         self.n_rows += len(frame)
+
+    def merge(self, other: "InputChecks") -> None:
+        """Add the totals of another batch's checks (the first batch's suite
+        is kept)."""
+        if self.first is None:
+            self.first = other.first
+        self.n_rows += other.n_rows
+        for value, n in other.class_counts.items():
+            self.class_counts[value] = self.class_counts.get(value, 0) + n
+        for column, n in other.missing_counts.items():
+            self.missing_counts[column] = self.missing_counts.get(column, 0) + n
 
     def result(self) -> Any:
         """The input suite's result over every batch."""

@@ -185,6 +185,15 @@ def test_missing_values_through_the_cli(tmp_path, pipeline):
     )
     assert res.exit_code == 0, res.output
     assert len(pd.read_parquet(applied / "audit.parquet")) == len(frame) - 400
+    # apply's report counts the missing values of the new rows
+    applied_report = json.loads((applied / "report.json").read_text())
+    expected = {
+        c: int(n)
+        for c, n in frame.iloc[400:].drop(columns="label").isna().sum().items()
+        if n
+    }
+    assert applied_report["run"]["missing_values"]["columns"] == expected
+    assert "Missing feature values" in (applied / "report.html").read_text()
 
 
 def test_failed_guardrail_withholds_the_cleaned_rows(tmp_path):
