@@ -50,9 +50,9 @@ fit's own evidence (``docs/decisions.md``, "Calibrated decisions"):
    F1 among those whose estimated precision reaches the floor (or, with a
    target precision, the widest threshold that meets it) is chosen.
 5. **Corrections.** A flagged row is corrected to ``a = argmax_{j≠y} W[i, j]``
-   only when the estimated precision of the corrections from its observed
-   class to *a* (the mean of ``W[·, a]`` over the rows that would be
-   corrected so) meets the correction target; otherwise it is discarded.
+   only when its own ``W[i, a]`` meets the correction target (so the
+   estimated precision of the corrections from its observed class to *a*,
+   the mean of ``W[·, a]`` over them, does too); otherwise it is discarded.
    Where the features barely predict the label, nothing is corrected.
 
 The uncertainty of the estimates comes from a bootstrap over rows (the noise
@@ -408,7 +408,13 @@ def _agreement(evidence, alternative, require_agreement):
 
 
 def _correction_thresholds(codes, alternative, strength, candidate, target, n_classes):
-    """Per (observed, new) pair, the posterior a correction needs."""
+    """Per (observed, new) pair, the posterior a correction needs.
+
+    Each corrected row's own posterior of the new class must reach the
+    target (so the pair's estimated precision, the mean posterior of its
+    corrections, does too); a pair none of whose rows reaches it is not
+    corrected at all, on these rows or on new ones.
+    """
     out = np.full((n_classes, n_classes), np.inf)
     pairs: list[dict[str, Any]] = []
     for source in range(n_classes):
@@ -420,9 +426,9 @@ def _correction_thresholds(codes, alternative, strength, candidate, target, n_cl
                 continue
             values = np.sort(strength[rows])[::-1]
             running = np.cumsum(values) / np.arange(1, values.shape[0] + 1)
-            ok = np.flatnonzero(running >= target)
+            ok = np.flatnonzero(values >= target)
             if ok.size:
-                out[source, dest] = values[ok.max()]
+                out[source, dest] = target
             pairs.append(
                 {
                     "from": source,
