@@ -55,9 +55,9 @@ DECISION_REASONS = {
         "stages"
     ),
     "correction_not_precise": (
-        "the label is likely wrong, but corrections between these two classes "
-        "are not estimated to be precise enough on this data, so the row is "
-        "discarded rather than relabelled"
+        "the label is likely wrong, but the other class is not probable enough "
+        "(for this row, or for corrections between these two classes on this "
+        "data) to relabel it, so the row is discarded"
     ),
 }
 
