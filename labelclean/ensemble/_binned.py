@@ -228,34 +228,25 @@ def _best_splits(hist, n_bins_per_feature, criterion):
                 if added == 0.0:
                     continue  # same partition as the previous bin
                 w_left += added
-                g = _split_gain(parent, left, w_left, total, right, criterion)
-                if g > best:
-                    best = g
-                    feature[node] = j
-                    split_bin[node] = b
-                    gain[node] = g
-                    left_value[node] = left
-                    right_value[node] = right
-                    missing_left[node] = w_missing == 0.0 and w_left >= weight - w_left
-                if w_missing > 0.0 and b < n_value_bins - 1:
-                    for k in range(n_classes):
-                        with_missing[k] = left[k] + missing[k]
-                    g = _split_gain(
-                        parent,
-                        with_missing,
-                        w_left + w_missing,
-                        total,
-                        right,
-                        criterion,
-                    )
+                for k in range(n_classes):
+                    with_missing[k] = left[k] + missing[k]
+                # Missing rows right (side 0) and, when there are any and
+                # some value goes right, left (side 1).
+                sides = 2 if w_missing > 0.0 and b < n_value_bins - 1 else 1
+                for side in range(sides):
+                    child = left if side == 0 else with_missing
+                    w_child = w_left if side == 0 else w_left + w_missing
+                    g = _split_gain(parent, child, w_child, total, right, criterion)
                     if g > best:
                         best = g
                         feature[node] = j
                         split_bin[node] = b
                         gain[node] = g
-                        left_value[node] = with_missing
+                        left_value[node] = child
                         right_value[node] = right
-                        missing_left[node] = True
+                        missing_left[node] = side == 1 or (
+                            w_missing == 0.0 and w_left >= weight - w_left
+                        )
     return feature, split_bin, missing_left, gain, left_value, right_value
 
 
