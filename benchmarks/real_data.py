@@ -235,6 +235,7 @@ def run_cell(X_tr, y_noisy, y_true, flipped, X_te, y_te, seed, out):
         out[f"time_{name}"].append(t.seconds)
         p, r, f1 = scores(flipped, issues)
         out[f"{name}_p"].append(p)
+        out[f"{name}_share"].append(float(np.mean(issues)))
         out[f"{name}_f1"].append(f1)
         classes = np.asarray(pd.Series(y_noisy).astype("category").cat.categories)
         out[f"{name}_cl_acc"].append(float(np.mean(classes[cl.predict(Xo_te)] == y_te)))
@@ -257,22 +258,48 @@ def _mean(values):
     return float(arr.mean()) if arr.size else float("nan")
 
 
-def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--data", nargs="+", choices=list(DATASETS))
+def _override(item):
+    """Set one module constant of the calibration (an ablation, not a default)."""
+    import labelclean.pipeline._calibration as calibration
+
+    name, _, value = item.partition("=")
+    if not hasattr(calibration, name) or not name.isupper():
+        raise SystemExit(f"--calibration: no constant {name!r} in _calibration")
+    setattr(calibration, name, type(getattr(calibration, name))(value))
+
+
+def main(
+    datasets=None,
+    title="Calibrated decisions on public tables (real_data.py)",
+    description=None,
+    section="real-data",
+) -> None:
+    datasets = DATASETS if datasets is None else datasets
+    parser = argparse.ArgumentParser(description=description or __doc__.split("\n")[0])
+    parser.add_argument("--data", nargs="+", choices=list(datasets))
     parser.add_argument("--reps", type=int, default=5)
-    parser.add_argument("--section", default="real-data")
+    parser.add_argument("--section", default=section)
     parser.add_argument(
         "--noise",
         nargs="+",
         default=["u0", "u10", "u20", "u30", "cc10", "cc20", "cc30"],
         help="cells to run: u (uniform) or cc (class-conditional) and a percent",
     )
+    parser.add_argument(
+        "--calibration",
+        nargs="+",
+        default=[],
+        metavar="NAME=VALUE",
+        help="ablation: override a constant of labelclean.pipeline._calibration "
+        "(e.g. LOW_PREDICTABILITY_FLOOR=0.5); the table's command line shows it",
+    )
     args = parser.parse_args()
+    for item in args.calibration:
+        _override(item)
     warnings.simplefilter("ignore")
-    names = args.data or list(DATASETS)
+    names = args.data or list(datasets)
     header = [
-        "## Calibrated decisions on public tables (real_data.py)",
+        f"## {title}",
         "",
         f"Machine: {machine()}",
         "",
@@ -284,19 +311,20 @@ def main() -> None:
         "rows; est. P: labelclean's own estimate of its flag precision; covered: "
         "share of repetitions whose measured precision lies in the reported "
         "interval; corr. P: share of corrections that restore the true label; "
+        "flagged CL: share of rows cleanlab flags (mean); "
         "max loss: largest share of a class flagged; accuracy on the clean test "
         "half (labelclean's final model, CleanLearning, plain models). Mean ± sd.",
         "",
         "| data | noise | F1 labelclean | F1 cleanlab+LR | F1 cleanlab+HGB "
         "| P labelclean | est. P | covered | P best cleanlab | corr. P (n) "
-        "| flagged | max loss | acc labelclean | acc CL+LR | acc CL+HGB "
-        "| acc HGB | acc LR |",
-        "|" + "---|" * 17,
+        "| flagged | flagged CL+LR / +HGB | max loss | acc labelclean | acc CL+LR "
+        "| acc CL+HGB | acc HGB | acc LR |",
+        "|" + "---|" * 18,
     ]
     lines = list(header)
     verdict = defaultdict(list)
     for name in names:
-        X, y = DATASETS[name]()
+        X, y = datasets[name]()
         y = np.asarray(y)
         cells = [
             (cell.rstrip("0123456789"), int(cell.lstrip("uc")) / 100)
@@ -324,7 +352,9 @@ def main() -> None:
                 f"{_m(out['lc_est_p'])} | "
                 f"{f'{np.mean(cov):.0%}' if cov else '–'} | {best_p:.3f} | "
                 f"{_m(out['lc_corr_p'])} ({np.mean(out['lc_corrections']):.0f}) | "
-                f"{_m(out['lc_share'])} | {_m(out['lc_max_class_loss'])} | "
+                f"{_m(out['lc_share'])} | "
+                f"{_mean(out['lr_share']):.3f} / {_mean(out['hgb_share']):.3f} | "
+                f"{_m(out['lc_max_class_loss'])} | "
                 f"{_m(out['lc_acc'])} | {_m(out['lr_cl_acc'])} | "
                 f"{_m(out['hgb_cl_acc'])} | {_m(out['hgb_plain_acc'])} | "
                 f"{_m(out['lr_plain_acc'])} |"

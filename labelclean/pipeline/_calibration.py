@@ -231,6 +231,7 @@ def estimate_joint(
     *,
     predictable: bool = True,
     noise_cap: float | None = None,
+    recognised: np.ndarray | None = None,
 ) -> np.ndarray:
     """The joint distribution Q[observed, true] of the labels (sums to 1).
 
@@ -243,6 +244,12 @@ def estimate_joint(
     conservative side). The total is capped by :func:`anchor_disagreement`
     (its upper limit, or its lower limit when not ``predictable``), or by
     ``noise_cap`` when given.
+
+    ``recognised``: per class, whether the evidence tells the class apart
+    from the others (:func:`recognised_classes`). A class it does not is
+    assumed clean: none of its labels is counted as wrong, and no label of
+    another class is counted as a hidden row of it (the evidence could not
+    tell either from overlap).
     """
     counts = np.bincount(codes, minlength=n_classes).astype(np.float64)
     joint = confident_joint(P, codes, n_classes)
@@ -259,6 +266,11 @@ def estimate_joint(
         if off > 0 and rate[label] > 0:
             Q[label] = calibrated[label] * (rate[label] * counts[label] / off)
         Q[label, label] = counts[label] * (1.0 - rate[label] if off > 0 else 1.0)
+    if recognised is not None and not np.all(recognised):
+        unseen = ~np.asarray(recognised, dtype=bool)
+        Q[unseen] = 0.0
+        Q[:, unseen] = 0.0
+        Q[np.diag_indices(n_classes)] += counts - Q.sum(axis=1)
     if noise_cap is None:
         anchor = anchor_disagreement(P, codes)
         noise_cap = anchor["upper_limit" if predictable else "lower_limit"]
@@ -392,6 +404,62 @@ def _kappa(P, codes, n_classes, noise=0.0):
     return accuracy, float(p_obs.max()), kappa, max(kappa, corrected)
 
 
+def _table_kappa(N):
+    """Cohen's κ of a 2 × 2 table of counts (rows: predicted, columns: label)."""
+    total = N.sum()
+    if total <= 0:
+        return 0.0
+    agree = np.trace(N) / total
+    chance = float(N.sum(axis=1) @ N.sum(axis=0)) / total**2
+    return float((agree - chance) / (1.0 - chance)) if chance < 1 else 0.0
+
+
+def recognised_classes(P, codes, n_classes, noise=0.0):
+    """Whether the evidence tells each class apart from the others.
+
+    Per class *l*, the predictability test of :func:`calibrate` for the two
+    classes "l" and "not l": Cohen's κ between "the evidence's most probable
+    class is l" and "the label is l", and the same κ on the table corrected
+    for ``noise`` (flipped uniformly, a row of class l loses its label with
+    probability ρ and a row of another class takes label l with probability
+    ρ / (K − 1); the observed table is the true one times that transition,
+    which is inverted). A class is recognised unless both are low (κ below
+    :data:`LOW_PREDICTABILITY_KAPPA` and corrected κ below
+    :data:`NOISE_CORRECTED_KAPPA`). A class the evidence never or rarely
+    names (a small class among large ones, a class the features do not
+    describe) is not: its rows look unlike their label only because the
+    evidence cannot see the class at all. With two classes the test is the
+    data set's own.
+
+    Returns
+    -------
+    recognised : ndarray of bool, shape (n_classes,)
+    kappas : list of (float, float)
+        κ and noise-corrected κ per class.
+    """
+    predicted = np.argmax(P, axis=1)
+    out = np.ones(n_classes, dtype=bool)
+    kappas = []
+    spread = noise / max(n_classes - 1, 1)
+    T = np.array([[1.0 - spread, spread], [noise, 1.0 - noise]])
+    for label in range(n_classes):
+        N = np.zeros((2, 2))
+        np.add.at(
+            N, ((predicted == label).astype(int), (codes == label).astype(int)), 1
+        )
+        kappa = _table_kappa(N)
+        corrected = kappa
+        if noise > 0 and abs(np.linalg.det(T)) > 1e-9:
+            corrected = max(kappa, _table_kappa(np.clip(N @ np.linalg.inv(T), 0, None)))
+        kappas.append((kappa, corrected))
+        out[label] = not (
+            kappa < LOW_PREDICTABILITY_KAPPA and corrected < NOISE_CORRECTED_KAPPA
+        )
+    if n_classes == 2:
+        out[:] = True
+    return out, kappas
+
+
 def _alternative(W, codes):
     """Most probable true class other than the observed one, and its posterior."""
     rows = np.arange(codes.shape[0])
@@ -479,7 +547,10 @@ def calibrate(
         P, codes, n_classes, anchor["beyond_evidence"]
     )
     low = kappa < LOW_PREDICTABILITY_KAPPA and kappa_star < NOISE_CORRECTED_KAPPA
-    Q = estimate_joint(P, codes, n_classes, predictable=not low)
+    recognised, class_kappas = recognised_classes(
+        P, codes, n_classes, anchor["beyond_evidence"]
+    )
+    Q = estimate_joint(P, codes, n_classes, predictable=not low, recognised=recognised)
     W = noise_posterior(P, codes, Q)
     r = 1.0 - W[np.arange(n), codes]
     alternative, strength = _alternative(W, codes)
@@ -505,7 +576,8 @@ def calibrate(
     precision, recall, _ = _estimates_at(threshold, P, codes, Q, r)
     # Beside the bootstrap: the estimates with unweighted known flips, and
     # with the other noise levels the data allow (the cap not applied, and
-    # the cap at the surest rows' share itself).
+    # the cap at the surest rows' share itself; classes the evidence does
+    # not recognise not assumed clean: their noise is unknown, not absent).
     others = [_estimates_at(threshold, P, codes, Q, r, weighted=False)]
     noise_ends = []
     for cap in (1.0, anchor["share"]):
@@ -513,7 +585,7 @@ def calibrate(
         rc = 1.0 - noise_posterior(P, codes, Qc)[np.arange(n), codes]
         others.append(_estimates_at(threshold, P, codes, Qc, rc))
         noise_ends.append(1.0 - float(np.trace(Qc)))
-    boot = _bootstrap(P, codes, threshold, random_state, not low)
+    boot = _bootstrap(P, codes, threshold, random_state, not low, recognised)
     counts = np.bincount(codes, minlength=n_classes)
     per_class = 1.0 - np.diag(Q) / np.maximum(Q.sum(axis=1), 1e-300)
     summary = {
@@ -552,12 +624,20 @@ def calibrate(
             "kappa": kappa,
             "kappa_noise_corrected": kappa_star,
             "low": bool(low),
+            "per_class": [
+                {
+                    "kappa": float(k),
+                    "kappa_noise_corrected": float(kc),
+                    "recognised": bool(ok),
+                }
+                for (k, kc), ok in zip(class_kappas, recognised, strict=True)
+            ],
         },
     }
     return Calibration(Q, threshold, corr_thresholds, summary)
 
 
-def _bootstrap(P, codes, threshold, random_state, predictable):
+def _bootstrap(P, codes, threshold, random_state, predictable, recognised=None):
     """Point estimates ± 1.645 bootstrap standard deviations (about 5–95 %).
 
     The noise estimate and the known-flip measurement are redone on each
@@ -573,7 +653,9 @@ def _bootstrap(P, codes, threshold, random_state, predictable):
         Pb, cb = P[rows], codes[rows]
         if np.unique(cb).shape[0] < n_classes:
             continue
-        Qb = estimate_joint(Pb, cb, n_classes, predictable=predictable)
+        Qb = estimate_joint(
+            Pb, cb, n_classes, predictable=predictable, recognised=recognised
+        )
         rb = 1.0 - noise_posterior(Pb, cb, Qb)[np.arange(size), cb]
         precision, recall, rate = _estimates_at(threshold, Pb, cb, Qb, rb)
         values["noise_rate"].append(rate)

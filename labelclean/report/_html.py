@@ -233,6 +233,21 @@ def _calibration_story(run: Mapping[str, Any]) -> list[str]:
         else:
             text += " No row was flagged: no operating point was precise enough."
         story.append(text)
+        unseen = [
+            str(name)
+            for name, c in zip(
+                cal.get("classes") or [], pred.get("per_class") or [], strict=False
+            )
+            if isinstance(c, Mapping) and not c.get("recognised", True)
+        ]
+        if unseen and cal.get("decision_rule") != "thresholds":
+            shown = ", ".join(f"'{c}'" for c in unseen[:8])
+            more = f" and {len(unseen) - 8} more" if len(unseen) > 8 else ""
+            story.append(
+                f"The evidence does not tell class(es) {shown}{more} apart from the "
+                "others, so their labels cannot be checked: their rows were kept "
+                "as labelled, and no row was relabelled into them."
+            )
     missing = run.get("missing_values")
     if isinstance(missing, Mapping) and missing.get("columns"):
         cols = ", ".join(

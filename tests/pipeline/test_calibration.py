@@ -1,6 +1,7 @@
 """Calibrated decisions: estimates, operating point, do-no-harm, missing values."""
 
 import json
+from html import unescape
 
 import numpy as np
 import pandas as pd
@@ -11,7 +12,11 @@ from typer.testing import CliRunner
 from labelclean.cli.main import app
 from labelclean.noise import flip_labels
 from labelclean.pipeline import LabelCleaner
-from labelclean.pipeline._calibration import anchor_disagreement, estimate_joint
+from labelclean.pipeline._calibration import (
+    anchor_disagreement,
+    estimate_joint,
+    recognised_classes,
+)
 from labelclean.validation import validate_output
 
 runner = CliRunner()
@@ -327,3 +332,87 @@ def test_boosting_learners_route_missing_values_natively():
     # RoSR-L (no native routing) gets the imputed values and the indicator.
     linear = LabelCleaner(model="rosr", random_state=0).fit(frame, y)
     assert (linear.predict(frame) == y).mean() > 0.95
+
+
+def _with_hidden_class(n=1500, seed=0):
+    """Three overlapping classes, and a smaller fourth the features do not
+    describe (its rows are drawn like class 0's rows: every label is right)."""
+    rng = np.random.RandomState(seed)
+    y = rng.choice(4, size=n, p=[0.85 / 3, 0.85 / 3, 0.85 / 3, 0.15])
+    centers = np.array([[0.0, 0.0], [1.5, 0.0], [0.0, 1.5], [0.0, 0.0]])
+    X = centers[y] + rng.randn(n, 2)
+    return X, y
+
+
+def test_recognised_classes_tells_a_hidden_class_from_a_separated_one():
+    _, y = _with_hidden_class()
+    # Evidence of a good model: the three centres are told apart, class 3
+    # is never the most probable class (it looks like class 0).
+    P = np.full((y.shape[0], 4), 0.02)
+    P[np.arange(y.shape[0]), np.where(y == 3, 0, y)] = 0.94
+    recognised, kappas = recognised_classes(P, y, 4)
+    assert recognised.tolist() == [True, True, True, False]
+    assert kappas[3] == (0.0, 0.0)
+    # Uniform flips lower every class's κ; the correction for the measured
+    # noise keeps the separated classes recognised.
+    noisy, _ = flip_labels(np.where(y == 3, 0, y), 0.3, random_state=0)
+    recognised, kappas = recognised_classes(
+        P[:, :3] / P[:, :3].sum(1, keepdims=True), noisy, 3, 0.3
+    )
+    assert recognised.all()
+    assert min(k for k, _ in kappas) < 0.6 < min(kc for _, kc in kappas)
+
+
+def test_an_unrecognised_class_is_assumed_clean_in_the_joint():
+    _, y = _with_hidden_class()
+    P = np.full((y.shape[0], 4), 0.02)
+    P[np.arange(y.shape[0]), np.where(y == 3, 0, y)] = 0.94
+    recognised = np.array([True, True, True, False])
+    free = estimate_joint(P, y, 4, noise_cap=1.0)
+    assert free[3, 0] > 0.03  # confident learning: class 3's rows are class 0's
+    Q = estimate_joint(P, y, 4, noise_cap=1.0, recognised=recognised)
+    assert Q[3, :3].sum() == Q[:3, 3].sum() == 0.0
+    counts = np.bincount(y, minlength=4) / y.shape[0]
+    np.testing.assert_allclose(Q.sum(axis=1), counts)
+
+
+def test_a_class_the_features_do_not_describe_is_not_discarded():
+    X, y = _with_hidden_class()
+    cleaner = LabelCleaner(random_state=0).fit(X, y)
+    per_class = cleaner.calibration_["predictability"]["per_class"]
+    # Class 0 shares its region with class 3, so it may go unrecognised too.
+    assert [c["recognised"] for c in per_class][1:] == [True, True, False]
+    # Without the per-class test, 8 % of class 3 and 4 % of all rows were
+    # discarded, every one of them wrongly.
+    flagged = cleaner.decisions_ != "kept"
+    assert flagged[y == 3].mean() <= 0.02
+    assert flagged.mean() <= 0.02
+
+
+def test_the_report_names_the_classes_the_evidence_cannot_see(tmp_path):
+    X, y = _with_hidden_class()
+    names = np.array(["north", "east", "west", "hidden"])
+    frame = pd.DataFrame(X, columns=["a", "b"]).assign(label=names[y])
+    data, out = tmp_path / "data.parquet", tmp_path / "out"
+    frame.to_parquet(data, index=False)
+    res = runner.invoke(
+        app, ["run", str(data), "-p", "multiclass-rosr", "--label", "label",
+              "--out", str(out)],
+    )  # fmt: skip
+    assert res.exit_code == 0, res.output
+    report = json.loads((out / "report.json").read_text())
+    cal = report["run"]["calibration"]
+    seen = dict(
+        zip(
+            cal["classes"],
+            (c["recognised"] for c in cal["predictability"]["per_class"]),
+            strict=True,
+        )
+    )
+    assert not seen["hidden"] and seen["east"] and seen["west"]
+    html = unescape((out / "report.html").read_text())
+    assert "does not tell class(es) 'hidden'" in html
+    audit = pd.read_parquet(out / "audit.parquet")
+    hidden = audit["label"] == "hidden"
+    assert (audit.loc[hidden, "decision"] == "kept").mean() >= 0.98
+    assert not (audit["cleaned_label"][~hidden] == "hidden").any()
