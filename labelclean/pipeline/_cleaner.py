@@ -54,6 +54,7 @@ from labelclean.utils._features import (
 )
 from labelclean.utils._sampling import stratified_rows
 from labelclean.utils._sklearn import HasMethods, Interval, StrOptions, fit_context
+from labelclean.utils._threads import one_blas_thread
 from labelclean.utils._validation import (
     check_labels,
     check_no_infinity,
@@ -818,7 +819,12 @@ class LabelCleaner(BaseEstimator):
             self._fit_model(model, Z, codes, soft, rows, quiet=False)
             return self._proba_in_classes(model, Z[test])
 
-        with warnings.catch_warnings():
+        # BLAS on one thread for every fold, whatever n_jobs: the limit is the
+        # process's, so with folds in parallel one fold's limit would reach
+        # another's matrix products, and a product's summation order (so its
+        # last bits, which an iterative solver amplifies) depends on the
+        # thread count.
+        with warnings.catch_warnings(), one_blas_thread():
             warnings.simplefilter("ignore", UserWarning)
             parts = Parallel(n_jobs=self.n_jobs, prefer="threads")(
                 delayed(fit_fold)(*task) for task in tasks

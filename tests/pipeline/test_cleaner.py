@@ -3,11 +3,17 @@
 import numpy as np
 import pandas as pd
 import pytest
-from sklearn.datasets import load_breast_cancer, make_blobs, make_circles
+from sklearn.datasets import (
+    load_breast_cancer,
+    make_blobs,
+    make_circles,
+    make_classification,
+)
 from sklearn.linear_model import LogisticRegression
 from sklearn.metrics import f1_score
 from sklearn.pipeline import make_pipeline
 from sklearn.preprocessing import StandardScaler
+from threadpoolctl import threadpool_limits
 
 from labelclean.confidence import KNNConfidence
 from labelclean.ensemble import CBAdaBoostClassifier, SPLBoostClassifier
@@ -143,6 +149,23 @@ def test_threads_do_not_change_the_result(model):
     pd.testing.assert_frame_equal(one.audit_, two.audit_)
     np.testing.assert_array_equal(one.evidence_.model_proba, two.evidence_.model_proba)
     np.testing.assert_array_equal(one.predict_proba(X), two.predict_proba(X))
+
+
+def test_threads_do_not_change_the_result_on_wide_data():
+    # Wide enough for OpenBLAS to split its products over threads: each fold
+    # must run its BLAS on one thread whatever n_jobs, or the folds' last bits
+    # (and, through the solver, their probabilities) depend on it.
+    X, y = make_classification(
+        1500, n_features=100, n_informative=50, n_classes=10, random_state=0
+    )
+    y_noisy, _ = flip_labels(y, 0.2, random_state=0)
+    params = {"suspects": FAST["suspects"], "model": "rosr", "random_state": 1}
+    # The suite runs with one BLAS thread (conftest); a user's run does not.
+    with threadpool_limits(limits=2, user_api="blas"):
+        one = LabelCleaner(**params, n_jobs=1).fit(X, y_noisy)
+        two = LabelCleaner(**params, n_jobs=2).fit(X, y_noisy)
+    np.testing.assert_array_equal(one.evidence_.model_proba, two.evidence_.model_proba)
+    pd.testing.assert_frame_equal(one.audit_, two.audit_)
 
 
 def test_confidence_estimator_instance_is_cloned():
