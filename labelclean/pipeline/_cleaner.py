@@ -819,11 +819,12 @@ class LabelCleaner(BaseEstimator):
             self._fit_model(model, Z, codes, soft, rows, quiet=False)
             return self._proba_in_classes(model, Z[test])
 
-        # BLAS on one thread for every fold, whatever n_jobs: the limit is the
-        # process's, so with folds in parallel one fold's limit would reach
-        # another's matrix products, and a product's summation order (so its
-        # last bits, which an iterative solver amplifies) depends on the
-        # thread count.
+        # BLAS on one thread for every fold, whatever n_jobs, set here by the
+        # calling thread: a limit set inside a worker thread (the solvers'
+        # own) does not reach OpenBLAS, so folds running at once multiplied
+        # on several BLAS threads each, and a product's summation order (its
+        # last bits, which an iterative solver amplifies) then depended on
+        # the timing and on n_jobs (docs/reliability.md, Determinism).
         with warnings.catch_warnings(), one_blas_thread():
             warnings.simplefilter("ignore", UserWarning)
             parts = Parallel(n_jobs=self.n_jobs, prefer="threads")(
