@@ -148,8 +148,8 @@ def _mixture_bound(P, codes, sources, source_noise=None) -> np.ndarray:
     stand-ins for class j: their probability of l is typically far lower
     than a true row of j's, so they crowd the lowest quantiles of the
     stand-ins' distribution, where the bound would bite wrongly (with 30 %
-    of each class flipped to the next, it cut a correct 31 % estimate to
-    4 %). The thresholds therefore start above that share.
+    of each class flipped to the next, it cut confident learning's correct
+    31 % to 12 %). The thresholds therefore start above that share.
     """
     n_classes = sources.shape[0]
     counts = np.bincount(codes, minlength=n_classes)
