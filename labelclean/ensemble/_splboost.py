@@ -120,7 +120,8 @@ def latent_loss(log_loss, age, regularizer="hard", *, t=4.0, zeta=None):
         return loss - loss**2 / (2.0 * age)
     if regularizer == "polynomial":
         p = t / (t - 1.0)
-        return age / p * (1.0 - (1.0 - loss / age) ** p)
+        # loss ≤ age up to rounding (exp of the clipped log): clip the base.
+        return age / p * (1.0 - np.maximum(1.0 - loss / age, 0.0) ** p)
     z = _zeta(zeta, age)
     if regularizer == "mixture":
         a = (age * z / (age + z)) ** 2

@@ -328,3 +328,15 @@ def test_self_paced_weights_errors():
         clf.self_paced_weights(X[:3], [0, 7, 1])
     with pytest.raises(ValueError, match="X has 3 rows but y has 2"):
         clf.self_paced_weights(X[:3], [0, 1])
+
+
+@pytest.mark.parametrize("t", [1.3, 4.0])
+def test_polynomial_latent_loss_is_finite_at_the_cutoff(t):
+    # The loss is clipped at the cutoff in the log domain; exp(log(age)) can
+    # exceed age by one ulp, and a negative base to a fractional power is NaN.
+    age = 3.7
+    log_loss = np.array([np.log(age), np.log(age) + 1e-3, 5.0])
+    assert np.exp(np.log(age)) > age
+    latent = latent_loss(log_loss, age, "polynomial", t=t)
+    p = t / (t - 1.0)
+    np.testing.assert_allclose(latent, age / p)
