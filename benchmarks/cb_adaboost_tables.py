@@ -227,7 +227,7 @@ def main():
         help="only compare rounds and errors of weighted fitting and resampling",
     )
     args = parser.parse_args()
-    reps = 3 if args.quick else 30
+    reps = args.reps or (3 if args.quick else 30)
     header = machine()
     if args.stopping:
         reps = 3 if args.quick else 10
