@@ -218,6 +218,7 @@ def paper(ms):
 def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--quick", action="store_true")
+    parser.add_argument("--reps", type=int, default=None, help="default 30")
     parser.add_argument(
         "--tables", nargs="+", choices=("ii", "iv"), default=("ii", "iv")
     )

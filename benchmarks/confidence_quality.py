@@ -80,12 +80,15 @@ def table_1(reps: int) -> str:
         "KNN filter. Mean = mean over repetitions of the mean γ of the group; "
         "± = standard deviation of γ over all rows of the group (the paper's "
         "spread, which is per-row, not per-repetition); (rep sd) = standard "
-        "deviation of the per-repetition means. Δ = ours − paper.",
+        "deviation of the per-repetition means. Δ = ours − paper. Verdict "
+        "(two-sided): 'within' when |Δ| is at most the paper's ±, else "
+        "'above' or 'below' the paper.",
         "",
-        "| data | n | noise | group | paper | ours | Δ | (rep sd) |",
-        "|---|---|---|---|---|---|---|---|",
+        "| data | n | noise | group | paper | ours | Δ | (rep sd) | verdict |",
+        "|---|---|---|---|---|---|---|---|---|",
     ]
     worst = 0.0
+    verdicts = []
     for (data, n, noise), paper in PAPER_TABLE_1.items():
         clean_means, mis_means, clean_all, mis_all = [], [], [], []
         for rep in range(reps):
@@ -112,12 +115,26 @@ def table_1(reps: int) -> str:
             delta = ours - p_mean
             if n == 500:
                 worst = max(worst, abs(delta))
+            if abs(delta) <= p_std:
+                verdict = "within"
+            else:
+                verdict = "above" if delta > 0 else "below"
+            verdicts.append(verdict)
             lines.append(
                 f"| {data} | {n} | {noise:.0%} | {group} | {p_mean:.4f} ± {p_std:.4f} "
                 f"| {ours:.4f} ± {spread:.4f} | {delta:+.4f} "
-                f"| {np.std(means, ddof=1):.4f} |"
+                f"| {np.std(means, ddof=1):.4f} | {verdict} |"
             )
-    lines += ["", f"Largest |Δ| over the n = 500 cells: {worst:.4f}."]
+    tally = ", ".join(
+        f"{verdicts.count(v)} {v}"
+        for v in ("within", "above", "below")
+        if v in verdicts
+    )
+    lines += [
+        "",
+        f"Largest |Δ| over the n = 500 cells: {worst:.4f}. Verdicts: {tally} "
+        f"(of {len(verdicts)} cells).",
+    ]
     return "\n".join(lines)
 
 
