@@ -20,6 +20,16 @@ used.
 from __future__ import annotations
 
 import numpy as np
+from sklearn.tree import DecisionTreeClassifier
+
+from labelclean.confidence import KNNConfidence
+from labelclean.ensemble import (
+    BinnedTreeClassifier,
+    CBAdaBoostClassifier,
+    SPBLClassifier,
+    SPLBoostClassifier,
+)
+from labelclean.linear_model import RoSRClassifier
 
 __all__ = ["cb_adaboost", "rosr_l", "spbl", "splboost"]
 
@@ -53,8 +63,6 @@ def splboost(regularizer="hard", *, random_state=None, **params):
     The default ``SPLBoostClassifier()`` boosts binned stumps and searches 11
     ages with three folds.
     """
-    from labelclean.ensemble import BinnedTreeClassifier, SPLBoostClassifier
-
     if regularizer not in SPLBOOST_REGULARIZERS:
         raise ValueError(
             f"regularizer must be one of {sorted(SPLBOOST_REGULARIZERS)}, "
@@ -92,11 +100,6 @@ def cb_adaboost(*, random_state=None, **params):
     The default ``CBAdaBoostClassifier()`` fits by weight (so never stops
     early) with K = 10 and a binned stump.
     """
-    from sklearn.tree import DecisionTreeClassifier
-
-    from labelclean.confidence import KNNConfidence
-    from labelclean.ensemble import CBAdaBoostClassifier
-
     settings = {
         "n_estimators": 200,
         "resample": True,
@@ -119,8 +122,6 @@ def spbl(*, random_state=None, **params):
     The default ``SPBLClassifier()`` sets a threshold per class and stops
     growing the selection at 90 % of each class.
     """
-    from labelclean.ensemble import SPBLClassifier
-
     settings = {"per_class": False, "final_share": 1.0}
     settings.update(params)
     return SPBLClassifier(random_state=random_state, **settings)
@@ -134,8 +135,6 @@ def rosr_l(**params):
     class's share of the total before each weighted fit
     (``class_mass='keep'``).
     """
-    from labelclean.linear_model import RoSRClassifier
-
     settings = {"per_class": True, "class_mass": "free"}
     settings.update(params)
     return RoSRClassifier(**settings)
