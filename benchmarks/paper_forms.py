@@ -45,6 +45,15 @@ from labelclean.linear_model import RoSRClassifier
 from labelclean.noise import flip_labels
 
 
+def _noisy_split(X, y, noise, rep, test_size=0.3):
+    """Seeded stratified split; ``noise`` of the training labels reversed."""
+    X_tr, X_te, y_tr, y_te = train_test_split(
+        X, y, test_size=test_size, stratify=y, random_state=rep
+    )
+    y_noisy, _ = flip_labels(y_tr, noise, random_state=rep)
+    return X_tr, X_te, np.asarray(y_noisy), y_te
+
+
 def _intro(title, header, text):
     return [
         f"## {title} (paper_forms.py)",
@@ -80,10 +89,7 @@ def spbl_part(reps, header):
         err = {"paper": [], "patience": [], "default": []}
         size = {key: [] for key in err}
         for rep in range(reps):
-            X_tr, X_te, y_tr, y_te = train_test_split(
-                X, y, test_size=0.3, stratify=y, random_state=rep
-            )
-            y_noisy, _ = flip_labels(y_tr, noise, random_state=rep)
+            X_tr, X_te, y_noisy, y_te = _noisy_split(X, y, noise, rep)
             for key, model in (
                 ("paper", papers.spbl(random_state=rep)),
                 ("patience", papers.spbl(n_iter_no_change=1, random_state=rep)),
@@ -183,10 +189,7 @@ def splboost_part(reps, header):
         err = {"paper": [], "default": []}
         ages = {"paper": [], "default": []}
         for rep in range(reps):
-            X_tr, X_te, y_tr, y_te = train_test_split(
-                X, y, test_size=0.3, stratify=y, random_state=rep
-            )
-            y_noisy, _ = flip_labels(y_tr, noise, random_state=rep)
+            X_tr, X_te, y_noisy, y_te = _noisy_split(X, y, noise, rep)
             for key, model in (
                 ("paper", SPLBoostClassifier(age_grid=grid, cv=5, random_state=rep)),
                 ("default", SPLBoostClassifier(random_state=rep)),
@@ -277,10 +280,7 @@ def splboost_stop_part(reps, header):
         for age in (1.0, 1.5, 2.5, 4.0):
             res = {"rounds": [], "zero": [], "out": [], "err": []}
             for rep in range(reps):
-                X_tr, X_te, y_tr, y_te = train_test_split(
-                    X, y, test_size=0.3, stratify=y, random_state=rep
-                )
-                y_noisy, _ = flip_labels(y_tr, 0.05, random_state=rep)
+                X_tr, X_te, y_noisy, y_te = _noisy_split(X, y, 0.05, rep)
                 model = papers.splboost(reg, age=age, random_state=rep)
                 model.fit(X_tr, y_noisy)
                 res["rounds"].append(len(model.estimators_))
