@@ -29,7 +29,8 @@ from sklearn.metrics import f1_score, precision_score, recall_score, roc_auc_sco
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from benchmarks._common import command, machine, mean_std, write_section
-from labelclean.confidence import BayesConfidence, KNNConfidence, KNNFilter
+from labelclean.confidence import BayesConfidence, KNNConfidence
+from labelclean.filters import KNNFilter
 from labelclean.noise import flip_labels
 
 PAPER_TABLE_1 = {

@@ -14,62 +14,13 @@ from numbers import Integral
 import numpy as np
 from numpy.typing import ArrayLike
 from sklearn.base import BaseEstimator, clone
-from sklearn.compose import ColumnTransformer
-from sklearn.utils.validation import check_is_fitted, validate_data
 
 from labelclean.exceptions import DataValidationError
-from labelclean.utils._features import check_feature_frame, make_feature_encoder
+from labelclean.filters import KNNFilter
+from labelclean.utils._features import FeatureSpaceMixin
 from labelclean.utils._sklearn import HasMethods, Interval, StrOptions
-from labelclean.utils._validation import (
-    check_no_infinity,
-    check_unique_columns,
-    is_dataframe,
-    non_numeric_columns,
-)
 
-__all__ = ["BaseConfidence", "FeatureSpaceMixin"]
-
-
-class FeatureSpaceMixin:
-    """Maps validated features into the encoded distance space (not public).
-
-    Needs a ``max_categories`` parameter; sets ``feature_encoder_``.
-    """
-
-    # -- features ---------------------------------------------------------
-    def _encode_features(self, X: ArrayLike, *, reset: bool) -> np.ndarray:
-        """Validate ``X`` and map it to the encoded distance space."""
-        check_unique_columns(X)
-        mixed = is_dataframe(X) and bool(non_numeric_columns(X))
-        if not reset:
-            check_is_fitted(self)
-            expects_frame = isinstance(self.feature_encoder_, ColumnTransformer)
-            if expects_frame and not mixed:
-                if not is_dataframe(X):
-                    raise DataValidationError(
-                        f"{type(self).__name__} was fitted on a DataFrame with "
-                        "categorical columns; pass a DataFrame with the same columns."
-                    )
-                mixed = True
-        if mixed:
-            validate_data(self, X, skip_check_array=True, reset=reset)
-            if X.shape[0] == 0:
-                raise DataValidationError("X has 0 rows; pass at least one row.")
-            if reset:
-                self.feature_encoder_ = make_feature_encoder(
-                    X, max_categories=self.max_categories
-                )
-                return np.asarray(self.feature_encoder_.fit_transform(X), np.float64)
-            check_feature_frame(X)
-            return np.asarray(self.feature_encoder_.transform(X), np.float64)
-        X = validate_data(
-            self, X, reset=reset, dtype=np.float64, ensure_all_finite="allow-nan"
-        )
-        check_no_infinity(X, getattr(self, "feature_names_in_", None))
-        if reset:
-            self.feature_encoder_ = make_feature_encoder(None)
-            return self.feature_encoder_.fit_transform(X)
-        return self.feature_encoder_.transform(X)
+__all__ = ["BaseConfidence"]
 
 
 class BaseConfidence(FeatureSpaceMixin, BaseEstimator):
@@ -108,8 +59,6 @@ class BaseConfidence(FeatureSpaceMixin, BaseEstimator):
         if self.noise_filter is None:
             return None
         if isinstance(self.noise_filter, str):
-            from labelclean.confidence._knn import KNNFilter
-
             return KNNFilter(
                 algorithm=self.algorithm,
                 max_categories=self.max_categories,

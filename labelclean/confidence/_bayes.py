@@ -20,9 +20,9 @@ from sklearn.utils import check_random_state
 from sklearn.utils.validation import check_is_fitted
 
 from labelclean.confidence._base import BaseConfidence
-from labelclean.confidence._knn import _CANDIDATE_MARGIN, _seed
-from labelclean.confidence._neighbors import NeighborIndex
 from labelclean.exceptions import DataValidationError
+from labelclean.utils._neighbors import CANDIDATE_MARGIN, NeighborIndex
+from labelclean.utils._sampling import draw_seed
 from labelclean.utils._sklearn import Interval, StrOptions, fit_context
 from labelclean.utils._validation import check_labels
 
@@ -309,15 +309,14 @@ class BayesConfidence(BaseConfidence):
             keep = np.ones(n_samples, dtype=bool)
             self.removal_round_ = np.zeros(n_samples, dtype=np.int64)
         else:
-            flt._validate_params()
             index = NeighborIndex(
                 Z,
-                n_candidates=flt.n_neighbors + _CANDIDATE_MARGIN,
+                n_candidates=flt.n_neighbors + CANDIDATE_MARGIN,
                 algorithm=self.algorithm,
-                random_state=_seed(rng),
+                random_state=draw_seed(rng),
                 n_jobs=self.n_jobs,
             )
-            keep, self.removal_round_, _ = flt._run(index, codes)
+            keep, self.removal_round_, _ = flt.rounds(index, codes)
         self.in_reduced_set_ = keep
         self._fit_densities(Z[keep], codes[keep], n_classes, rng)
         self.observed_priors_ = np.bincount(codes, minlength=n_classes) / n_samples

@@ -18,7 +18,6 @@ page of a file written with checksums (as labelclean writes them, see
 as wrong values. Input files are opened read-only and never modified.
 """
 
-import difflib
 import json
 import os
 from collections.abc import Iterator, Mapping, Sequence
@@ -27,6 +26,7 @@ from pathlib import Path
 from typing import Any
 
 from labelclean.exceptions import DataValidationError, InputFileError
+from labelclean.utils._suggest import close_match
 
 __all__ = [
     "LABELCLEAN_METADATA_KEY",
@@ -345,9 +345,9 @@ def _check_columns(source: ParquetSource, columns: Sequence[str] | None) -> None
     if missing:
         hints = []
         for name in missing:
-            close = difflib.get_close_matches(str(name), available, n=1)
+            close = close_match(name, available)
             if close:
-                hints.append(f"{name!r} (did you mean {close[0]!r}?)")
+                hints.append(f"{name!r} (did you mean {close!r}?)")
             else:
                 hints.append(repr(name))
         raise DataValidationError(

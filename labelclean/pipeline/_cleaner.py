@@ -31,13 +31,14 @@ import numpy as np
 import pandas as pd
 from joblib import effective_n_jobs
 from numpy.typing import ArrayLike
-from sklearn.base import BaseEstimator, clone
+from sklearn.base import clone
 from sklearn.model_selection import StratifiedKFold
 from sklearn.utils import check_random_state, get_tags
 from sklearn.utils.parallel import Parallel, delayed
 from sklearn.utils.validation import check_is_fitted
 
 from labelclean.exceptions import DataValidationError
+from labelclean.filters._base import BaseFilter
 from labelclean.pipeline._calibration import calibrate, decide_calibrated
 from labelclean.pipeline._decisions import (
     Evidence,
@@ -45,14 +46,14 @@ from labelclean.pipeline._decisions import (
     decide,
     neighbor_counts_json,
 )
-from labelclean.report._audit import AUDIT_COLUMNS
+from labelclean.utils._audit import AUDIT_COLUMNS
 from labelclean.utils._features import (
     check_feature_frame,
     make_feature_encoder,
     missing_value_counts,
     restore_missing,
 )
-from labelclean.utils._sampling import stratified_rows
+from labelclean.utils._sampling import draw_seed, stratified_rows
 from labelclean.utils._sklearn import HasMethods, Interval, StrOptions, fit_context
 from labelclean.utils._threads import one_blas_thread
 from labelclean.utils._validation import (
@@ -216,10 +217,6 @@ def _plain_label(value: Any) -> Any:
     return value.item() if isinstance(value, np.generic) else value
 
 
-def _seed(rng: np.random.RandomState) -> int:
-    return int(rng.randint(np.iinfo(np.int32).max))
-
-
 class _StageClock:
     """Wall seconds of consecutive stages (``lap(name)`` ends one)."""
 
@@ -237,7 +234,7 @@ def _fit_accepts(estimator, name: str) -> bool:
     return name in inspect.signature(estimator.fit).parameters
 
 
-class LabelCleaner(BaseEstimator):
+class LabelCleaner(BaseFilter):
     """Find, correct and discard wrong labels: the whole cleaning pipeline.
 
     Parameters
@@ -635,7 +632,9 @@ class LabelCleaner(BaseEstimator):
         n_folds = int(min(self.cv, counts.min()))
         folds = None
         if n_folds >= 2:
-            splitter = StratifiedKFold(n_folds, shuffle=True, random_state=_seed(rng))
+            splitter = StratifiedKFold(
+                n_folds, shuffle=True, random_state=draw_seed(rng)
+            )
             folds = list(splitter.split(Z, codes))
 
         clock.lap("features")
@@ -644,7 +643,7 @@ class LabelCleaner(BaseEstimator):
         # thread while the confidence stage runs here (its boosting kernels
         # release the GIL, e.g. during pynndescent's compilation). The seeds
         # are drawn first, so the results do not depend on it.
-        conf_seed, suspects_seed = _seed(rng), _seed(rng)
+        conf_seed, suspects_seed = draw_seed(rng), draw_seed(rng)
         self.suspect_estimator_ = self._make_suspects(suspects_seed)
         labels = self.classes_[codes]
         with ThreadPoolExecutor(max_workers=1) as pool:
@@ -695,7 +694,7 @@ class LabelCleaner(BaseEstimator):
 
         # 3. final model: out of fold (for each candidate, then choose one),
         #    then on the cleaned rows ----------------------------------------
-        model_seed = _seed(rng)
+        model_seed = draw_seed(rng)
         if folds is None:
             warnings.warn(
                 "a class has a single row: the final model's probabilities are "
@@ -723,7 +722,7 @@ class LabelCleaner(BaseEstimator):
         # 4. decisions -----------------------------------------------------
         evidence = Evidence(codes, soft, oof, spl_weight)
         self.evidence_ = evidence
-        self._calibrate(evidence, _seed(rng))
+        self._calibrate(evidence, draw_seed(rng))
         decided = self._decide(evidence)
         decision, _, new_codes, _ = decided
         self.decisions_ = decision
@@ -1020,33 +1019,9 @@ class LabelCleaner(BaseEstimator):
             index, y, evidence, self._decide(evidence), counts, None
         )
 
-    def fit_resample(self, X: ArrayLike, y: ArrayLike):
-        """Fit, then return the cleaned rows: corrected labels, discarded rows gone.
-
-        Parameters
-        ----------
-        X : {array-like, DataFrame} of shape (n_samples, n_features)
-            Features.
-        y : array-like of shape (n_samples,)
-            Observed labels.
-
-        Returns
-        -------
-        X_cleaned : same container as X
-            The kept and corrected rows, with the caller's columns and index.
-        y_cleaned : same container as y
-            Their labels after correction.
-        """
-        self.fit(X, y)
-        idx = self.sample_indices_
-        X_out = X.iloc[idx] if is_dataframe(X) else np.asarray(X)[idx]
-        if isinstance(y, pd.Series):
-            y_out = pd.Series(
-                self.cleaned_labels_, index=y.index[idx], name=y.name, dtype=y.dtype
-            )
-        else:
-            y_out = self.cleaned_labels_
-        return X_out, y_out
+    def _resampled_labels(self) -> np.ndarray:
+        """``fit_resample``'s labels: the kept rows' labels after correction."""
+        return self.cleaned_labels_
 
     def predict(self, X: ArrayLike) -> np.ndarray:
         """Labels predicted by the final model.

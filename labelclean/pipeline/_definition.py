@@ -41,7 +41,8 @@ from types import MappingProxyType
 from typing import Any
 
 from labelclean.exceptions import OutputError, PipelineDefinitionError
-from labelclean.pipeline._registry import STAGE_KINDS, StageRegistry, did_you_mean
+from labelclean.pipeline._registry import STAGE_KINDS, StageRegistry
+from labelclean.utils._suggest import did_you_mean
 
 __all__ = [
     "FORMAT_VERSION",

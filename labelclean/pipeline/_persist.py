@@ -23,10 +23,9 @@ MODEL_VERSION = 1
 
 def allowed_types() -> list[str]:
     """Fully qualified names of the labelclean types a model file may hold."""
-    from labelclean.confidence import _neighbors
     from labelclean.pipeline._cleaner import LabelCleaner
     from labelclean.pipeline._decisions import Evidence
-    from labelclean.utils import _features
+    from labelclean.utils import _features, _neighbors
     from labelclean.utils.discovery import all_estimators
 
     names = {f"{cls.__module__}.{cls.__qualname__}" for _, cls in all_estimators()}

@@ -19,24 +19,18 @@ their kinds when ``labelclean.pipeline`` is imported); tests and
 applications may build their own :class:`StageRegistry`.
 """
 
-import difflib
 import re
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
 from labelclean.exceptions import PipelineDefinitionError
+from labelclean.utils._suggest import did_you_mean
 
 __all__ = ["STAGE_KINDS", "StageKind", "StageRegistry", "register_stage_kind"]
 
 _KIND_NAME = re.compile(r"^[a-z][a-z0-9_]*$")
 T = TypeVar("T")
-
-
-def did_you_mean(name: str, choices: Iterable[str]) -> str:
-    """A ``"; did you mean 'x'?"`` suffix, or ``""`` when nothing is close."""
-    close = difflib.get_close_matches(str(name), sorted(choices), n=1, cutoff=0.6)
-    return f"; did you mean {close[0]!r}?" if close else ""
 
 
 @dataclass(frozen=True)

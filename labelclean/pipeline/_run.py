@@ -301,10 +301,17 @@ def run_pipeline(
     -------
     result : RunResult
     """
-    from labelclean.io import OutputFolder, file_sha256, inspect_parquet, read_parquet
+    from labelclean.io import (
+        OutputFolder,
+        file_sha256,
+        inspect_parquet,
+        iter_batches,
+        read_parquet,
+    )
     from labelclean.pipeline._definition import load_pipeline
     from labelclean.pipeline._persist import dumps_cleaner
     from labelclean.pipeline._stages import build_cleaner
+    from labelclean.utils._sampling import stratified_positions
     from labelclean.validation import validate_input
 
     definition = load_pipeline(pipeline)
@@ -321,7 +328,6 @@ def run_pipeline(
     from labelclean.pipeline._stream import (
         DEFAULT_BATCH_SIZE,
         read_rows,
-        stratified_sample_positions,
     )
 
     if max_fit_rows is not None and max_fit_rows < 2:
@@ -348,8 +354,12 @@ def run_pipeline(
     clock = _StageClock()
     with OutputFolder(out, inputs=inputs, overwrite=overwrite) as folder:
         if sampled:
-            positions = stratified_sample_positions(
-                source, label=label, n_rows=int(max_fit_rows), random_state=seed
+            positions = stratified_positions(
+                lambda: (
+                    f[label] for f in iter_batches(source, columns=[label], row_id=None)
+                ),
+                n_rows=int(max_fit_rows),
+                random_state=seed,
             )
             frame = read_rows(source, positions, batch_size)
         else:

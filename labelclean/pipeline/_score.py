@@ -16,7 +16,7 @@ import numpy as np
 import pandas as pd
 
 from labelclean.exceptions import DataValidationError, OutputError
-from labelclean.pipeline._registry import did_you_mean
+from labelclean.utils._suggest import did_you_mean
 
 logger = logging.getLogger(__name__)
 

@@ -578,59 +578,6 @@ def _decide_with_fitted(
     return audit, _cleaned_frame(frame, audit_cols, label)
 
 
-def stratified_sample_positions(
-    source: Any, *, label: str, n_rows: int, random_state: int
-) -> np.ndarray:
-    """Positions of a stratified, seeded sample of ``n_rows`` rows of ``source``.
-
-    Two passes over the label column only: the first counts each class, the
-    quota of a class is its share of ``n_rows`` (largest remainders, at least
-    one row per class); the second gives every row a uniform random key from
-    one seeded generator, in input order, and keeps per class the rows with
-    the smallest keys (a bounded reservoir). Memory holds the sample's
-    positions and one batch, not the input.
-
-    Returns
-    -------
-    positions : ndarray of int64, sorted
-    """
-    from labelclean.io import iter_batches
-
-    counts: dict[Any, int] = {}
-    for frame in iter_batches(source, columns=[label], row_id=None):
-        for value, k in frame[label].value_counts(sort=False).items():
-            counts[value] = counts.get(value, 0) + int(k)
-    total = sum(counts.values())
-    classes = sorted(counts, key=str)
-    share = np.array([counts[c] for c in classes], dtype=float) * n_rows / total
-    quota = np.maximum(np.floor(share).astype(np.int64), 1)
-    left = n_rows - int(quota.sum())
-    if left > 0:
-        order = np.argsort(-(share - np.floor(share)), kind="stable")
-        quota[order[:left]] += 1
-    quota = np.minimum(quota, [counts[c] for c in classes])
-    rng = np.random.default_rng(random_state)
-    keys = {c: np.empty(0) for c in classes}
-    kept = {c: np.empty(0, dtype=np.int64) for c in classes}
-    offset = 0
-    for frame in iter_batches(source, columns=[label], row_id=None):
-        n = len(frame)
-        draw = rng.random(n)
-        labels = frame[label].to_numpy()
-        for j, c in enumerate(classes):
-            rows = np.flatnonzero(labels == c)
-            if not rows.size:
-                continue
-            k = np.concatenate([keys[c], draw[rows]])
-            p = np.concatenate([kept[c], rows + offset])
-            if k.size > quota[j]:
-                best = np.argpartition(k, quota[j] - 1)[: quota[j]]
-                k, p = k[best], p[best]
-            keys[c], kept[c] = k, p
-        offset += n
-    return np.sort(np.concatenate([kept[c] for c in classes]))
-
-
 def read_rows(source: Any, positions: np.ndarray, batch_size: int) -> pd.DataFrame:
     """The rows at sorted ``positions`` of ``source``, read batch by batch."""
     from labelclean.io import iter_batches

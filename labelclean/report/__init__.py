@@ -7,13 +7,6 @@ opens without a network connection. :class:`AuditSummary` builds the same
 dict from an audit streamed in batches or partitions, in bounded memory.
 """
 
-from labelclean.report._audit import (
-    AUDIT_COLUMNS,
-    DECISIONS,
-    EVIDENCE_COLUMNS,
-    REQUIRED_AUDIT_COLUMNS,
-    check_audit_frame,
-)
 from labelclean.report._html import render_html
 from labelclean.report._json import (
     REPORT_FORMAT,
@@ -22,6 +15,13 @@ from labelclean.report._json import (
     to_jsonable,
 )
 from labelclean.report._summary import AuditSummary
+from labelclean.utils._audit import (
+    AUDIT_COLUMNS,
+    DECISIONS,
+    EVIDENCE_COLUMNS,
+    REQUIRED_AUDIT_COLUMNS,
+    check_audit_frame,
+)
 
 __all__ = [
     "AUDIT_COLUMNS",

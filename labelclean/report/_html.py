@@ -18,7 +18,7 @@ from importlib import resources
 from typing import Any
 
 from labelclean import __version__
-from labelclean.report._audit import DECISIONS
+from labelclean.utils._audit import DECISIONS
 
 __all__ = ["render_html"]
 

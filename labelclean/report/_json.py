@@ -1,6 +1,6 @@
 """Building ``report.json``, the canonical summary of a run, from its audit.
 
-:func:`build_report` reads an audit table (see :mod:`labelclean.report._audit`
+:func:`build_report` reads an audit table (see :mod:`labelclean.utils._audit`
 and ``docs/audit.md``) plus the run's information and validation results,
 and returns a plain dict of JSON types only: counts per class and per
 decision, corrections from one label to another, reason codes, histograms of
@@ -19,7 +19,7 @@ import math
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from labelclean.report._audit import (
+from labelclean.utils._audit import (
     DECISIONS,
     EVIDENCE_COLUMNS,
     PROBABILITY_COLUMNS,
@@ -305,7 +305,7 @@ def build_report(
 
     check_audit_frame(audit)
     n_rows = len(audit)
-    from labelclean.report._audit import AUDIT_COLUMNS
+    from labelclean.utils._audit import AUDIT_COLUMNS
 
     evidence_present = [c for c in EVIDENCE_COLUMNS if c in audit.columns]
     evidence_missing = [c for c in EVIDENCE_COLUMNS if c not in audit.columns]

@@ -22,13 +22,6 @@ whole-audit mean up to rounding (about 1e-15).
 from collections import Counter
 from typing import Any
 
-from labelclean.report._audit import (
-    AUDIT_COLUMNS,
-    DECISIONS,
-    EVIDENCE_COLUMNS,
-    PROBABILITY_COLUMNS,
-    check_audit_frame,
-)
 from labelclean.report._json import (
     _row_id,
     _row_record,
@@ -36,6 +29,13 @@ from labelclean.report._json import (
     _suspicion,
     assemble_report,
     to_jsonable,
+)
+from labelclean.utils._audit import (
+    AUDIT_COLUMNS,
+    DECISIONS,
+    EVIDENCE_COLUMNS,
+    PROBABILITY_COLUMNS,
+    check_audit_frame,
 )
 
 __all__ = ["FINE_BINS", "MAX_EXACT_VALUES", "AuditSummary"]

@@ -22,11 +22,11 @@ Both functions return a :class:`ValidationResult`: JSON-serialisable through
 number of unexpected rows and up to ``max_examples`` of their row ids.
 """
 
-import difflib
 from collections.abc import Hashable, Iterable, Sequence
 from typing import Any
 
 from labelclean.exceptions import DataValidationError
+from labelclean.utils._suggest import close_match
 from labelclean.validation._change import change_checks, class_change_counts
 from labelclean.validation._gx import ge_check, run_expectations
 from labelclean.validation._results import CheckResult, ValidationResult, _plain
@@ -72,9 +72,8 @@ def _check_not_nested(column: Any, name: Hashable) -> None:
 
 
 def _suggest(name: str, columns: Iterable[Hashable]) -> str:
-    names = [str(c) for c in columns]
-    close = difflib.get_close_matches(str(name), names, n=1)
-    return f" (did you mean {close[0]!r}?)" if close else ""
+    close = close_match(name, columns)
+    return f" (did you mean {close!r}?)" if close else ""
 
 
 # --------------------------------------------------------------------------

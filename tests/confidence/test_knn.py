@@ -12,8 +12,9 @@ from sklearn.datasets import load_breast_cancer, make_blobs
 from sklearn.metrics import roc_auc_score
 from sklearn.neighbors import NearestNeighbors
 
-from labelclean.confidence import KNNConfidence, KNNFilter
+from labelclean.confidence import KNNConfidence
 from labelclean.exceptions import DataValidationError
+from labelclean.filters import KNNFilter
 from labelclean.noise import flip_labels
 
 # Six points on a line: two tight groups, with row 2 labelled like the far group.

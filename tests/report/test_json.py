@@ -10,7 +10,7 @@ import pytest
 
 from labelclean.exceptions import DataValidationError
 from labelclean.report import build_report, to_jsonable
-from labelclean.report._audit import EVIDENCE_COLUMNS
+from labelclean.utils._audit import EVIDENCE_COLUMNS
 
 
 def _strict_json(report):

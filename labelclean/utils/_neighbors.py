@@ -55,6 +55,11 @@ APPROXIMATE_MIN_SAMPLES = 200_000
 _BRUTE_FORCE_MAX_QUERIES = 2_000
 
 
+#: Extra candidates kept per row beyond the largest neighbourhood, so that
+#: the noise filter's later rounds rarely need a new search.
+CANDIDATE_MARGIN = 8
+
+
 def resolve_algorithm(algorithm: str, n_samples: int) -> str:
     """Turn ``'auto'`` into ``'exact'`` or ``'approximate'`` by data size."""
     if algorithm == "auto":

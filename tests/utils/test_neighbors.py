@@ -5,13 +5,13 @@ import pytest
 from sklearn.datasets import make_blobs
 
 from labelclean.confidence import KNNConfidence
-from labelclean.confidence._neighbors import (
+from labelclean.noise import flip_labels
+from labelclean.utils._neighbors import (
     APPROXIMATE_MIN_SAMPLES,
     ExactPool,
     NeighborIndex,
     resolve_algorithm,
 )
-from labelclean.noise import flip_labels
 
 
 def test_auto_chooses_by_size():
