@@ -9,9 +9,9 @@ each addition every weight in ``W`` is re-optimised (fully corrective), then
 ``v`` is updated and the self-paced threshold annealed; a held-out validation
 split picks the number of weak learners.
 
-The module is self-contained: the weak-learner fit (:func:`_fit_candidates`),
-the l2,1 solver for ``W`` (:func:`_solve_w`) and the self-paced weights
-(:func:`_mixture_weights`, :func:`_share_threshold`) live here.
+The weak-learner fit (:func:`_fit_candidates`) and the l2,1 solver for ``W``
+(:func:`_solve_w`) live here; the self-paced weights are the shared ones of
+:mod:`labelclean.utils._self_paced`.
 """
 
 import logging
@@ -31,6 +31,7 @@ from sklearn.utils.extmath import softmax
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, validate_data
 
+from labelclean.utils._self_paced import mixture_weights, share_threshold
 from labelclean.utils._sklearn import (
     Interval,
     StrOptions,
@@ -46,34 +47,6 @@ logger = logging.getLogger(__name__)
 
 # Smoothing of the l2,1 norm in the W update.
 _EPS = 1e-6
-
-
-# --- self-paced weights ------------------------------------------------------
-
-
-def _mixture_weights(
-    losses: np.ndarray, lam: np.ndarray, zeta: np.ndarray
-) -> np.ndarray:
-    """spbl.md eq. 8: 1 up to ``zeta lam / (zeta + lam)``, 0 from ``lam``."""
-    with np.errstate(divide="ignore"):
-        v = zeta / losses - zeta / lam
-    v = np.where(losses <= zeta * lam / (zeta + lam), 1.0, v)
-    v = np.where(losses >= lam, 0.0, v)
-    return np.clip(v, 0.0, 1.0)
-
-
-def _share_threshold(losses: np.ndarray, weights: np.ndarray, share: float) -> float:
-    """Threshold ``lambda`` just above the loss at which ``share`` is reached.
-
-    Rows ranked by loss; cumulative (initial) weight; the threshold sits just
-    above the loss of the row where ``share`` of the total weight is reached,
-    so that this row and all easier ones are selected (``v > 0``).
-    """
-    order = np.argsort(losses, kind="stable")
-    cum = np.cumsum(weights[order])
-    m = int(np.searchsorted(cum, share * cum[-1] * (1.0 - 1e-12), side="left"))
-    m = min(m, order.shape[0] - 1)
-    return float(losses[order[m]]) * (1.0 + 1e-6) + np.finfo(float).tiny
 
 
 # --- weak learners -------------------------------------------------------------
@@ -499,16 +472,16 @@ class SPBLClassifier(ClassifierMixin, BaseEstimator):
                 if self.per_class:
                     lam = np.array(
                         [
-                            _share_threshold(losses[c_tr == k], s_tr[c_tr == k], share)
+                            share_threshold(losses[c_tr == k], s_tr[c_tr == k], share)
                             if np.any(c_tr == k)
                             else np.inf
                             for k in range(n_classes)
                         ]
                     )
                 else:
-                    lam = np.full(n_classes, _share_threshold(losses, s_tr, share))
+                    lam = np.full(n_classes, share_threshold(losses, s_tr, share))
                 lam_rows = lam[c_tr]
-                v = _mixture_weights(losses, lam_rows, self.zeta_ratio * lam_rows)
+                v = mixture_weights(losses, lam_rows, self.zeta_ratio * lam_rows)
             history.append((W.copy(), v.copy(), lam, ok))
             if val.size:
                 pred = np.argmax(H_val @ W, axis=1)
@@ -546,7 +519,7 @@ class SPBLClassifier(ClassifierMixin, BaseEstimator):
                 H_v = H_val[:, : best + 1]
                 val_losses, _ = _margins_loss(H_v, W, codes[val])
                 lam_val = lam[codes[val]]
-                spl_weight[val] = _mixture_weights(
+                spl_weight[val] = mixture_weights(
                     val_losses, lam_val, self.zeta_ratio * lam_val
                 )
             else:

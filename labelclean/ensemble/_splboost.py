@@ -5,8 +5,9 @@
 fits the weak learner with weights ``v_i * w_i``, where ``w_i`` is AdaBoost's
 weight and ``v_i`` in [0, 1] the closed-form minimiser of a self-paced
 regularizer at the row's current exponential loss. The regularizers and their
-latent losses (the integral of ``v*``, Theorem 1) are the module-level
-functions :func:`spl_weights` and :func:`latent_loss`.
+latent losses (the integral of ``v*``, Theorem 1) are
+:func:`~labelclean.utils._self_paced.spl_weights` and
+:func:`~labelclean.utils._self_paced.latent_loss`.
 """
 
 from numbers import Integral, Real
@@ -25,111 +26,15 @@ from labelclean.ensemble._base import (
     samme_weight,
 )
 from labelclean.utils._sampling import stratified_rows
+from labelclean.utils._self_paced import REGULARIZERS, latent_loss, spl_weights
 from labelclean.utils._sklearn import Interval, StrOptions, fit_context
 
-__all__ = ["SPLBoostClassifier", "latent_loss", "spl_weights"]
+__all__ = ["SPLBoostClassifier"]
 
-REGULARIZERS = ("hard", "linear", "polynomial", "mixture", "mixture_log")
 # The age used during the warm-up rounds (Remark 3 of the paper).
 WARMUP_AGE = 1e6
 # The default, cheap grid for the age when age="auto".
 DEFAULT_AGE_GRID = tuple(np.round(np.arange(1.0, 6.01, 0.5), 1))
-
-
-def _cutoff(regularizer: str, age: float) -> float:
-    """Loss at and above which ``v* = 0`` (and the latent loss is constant)."""
-    return age * age if regularizer == "mixture" else age
-
-
-def _zeta(zeta, age):
-    return 0.5 * age if zeta is None else zeta
-
-
-def spl_weights(log_loss, age, regularizer="hard", *, t=4.0, zeta=None):
-    """Self-paced weights ``v*(age; loss)`` in [0, 1] from ``log(loss)``.
-
-    Parameters
-    ----------
-    log_loss : ndarray
-        Natural logarithm of each row's loss (exponential loss here).
-    age : float
-        The age parameter lambda (may be ``inf``: every weight is 1).
-    regularizer : {"hard", "linear", "polynomial", "mixture", "mixture_log"}
-        - "hard": ``v = 1`` if ``loss < age`` else 0.
-        - "linear": ``v = 1 - loss / age`` below ``age``, else 0.
-        - "polynomial": ``v = (1 - loss / age) ** (1 / (t - 1))`` below ``age``.
-        - "mixture": the form of splboost §II-C (regularizer
-          ``zeta**2 / (v + zeta / age)``): 1 up to ``(age zeta / (age + zeta))**2``,
-          0 from ``age**2``, else ``zeta * (1 / sqrt(loss) - 1 / age)``.
-        - "mixture_log": the form of SPBL eq. 7-8 (regularizer
-          ``-zeta log(v + zeta / age)``): 1 up to ``zeta age / (zeta + age)``,
-          0 from ``age``, else ``zeta / loss - zeta / age``.
-    t : float, default=4.0
-        Exponent of the polynomial regularizer (> 1).
-    zeta : float, default=None
-        Mixture parameter; None means ``age / 2``.
-
-    Returns
-    -------
-    v : ndarray
-        Weights in [0, 1], same shape as ``log_loss``.
-    """
-    log_loss = np.asarray(log_loss, dtype=np.float64)
-    if not np.isfinite(age):
-        return np.ones_like(log_loss)
-    cutoff = _cutoff(regularizer, age)
-    if regularizer == "hard":
-        return (log_loss < np.log(cutoff)).astype(np.float64)
-    # Losses at or beyond the cutoff all give 0; clipping avoids overflow.
-    loss = np.exp(np.minimum(log_loss, np.log(cutoff)))
-    if regularizer == "linear":
-        v = 1.0 - loss / age
-    elif regularizer == "polynomial":
-        v = np.clip(1.0 - loss / age, 0.0, 1.0) ** (1.0 / (t - 1.0))
-    elif regularizer == "mixture":
-        z = _zeta(zeta, age)
-        v = z * (1.0 / np.sqrt(loss) - 1.0 / age)
-    elif regularizer == "mixture_log":
-        z = _zeta(zeta, age)
-        v = z / loss - z / age
-    else:  # pragma: no cover - validated by the estimator
-        raise ValueError(f"unknown regularizer {regularizer!r}")
-    v = np.clip(v, 0.0, 1.0)
-    v[log_loss >= np.log(cutoff)] = 0.0
-    return v
-
-
-def latent_loss(log_loss, age, regularizer="hard", *, t=4.0, zeta=None):
-    """Latent SPL loss ``F(loss) = integral_0^loss v*(age; l) dl`` (Theorem 1).
-
-    Parameters are those of :func:`spl_weights`.
-
-    Returns
-    -------
-    value : ndarray
-        The latent loss of each row; constant from the cutoff on.
-    """
-    log_loss = np.asarray(log_loss, dtype=np.float64)
-    if not np.isfinite(age):
-        return np.exp(log_loss)
-    cutoff = _cutoff(regularizer, age)
-    loss = np.exp(np.minimum(log_loss, np.log(cutoff)))
-    if regularizer == "hard":
-        return loss
-    if regularizer == "linear":
-        return loss - loss**2 / (2.0 * age)
-    if regularizer == "polynomial":
-        p = t / (t - 1.0)
-        # loss ≤ age up to rounding (exp of the clipped log): clip the base.
-        return age / p * (1.0 - np.maximum(1.0 - loss / age, 0.0) ** p)
-    z = _zeta(zeta, age)
-    if regularizer == "mixture":
-        a = (age * z / (age + z)) ** 2
-        mid = a + 2.0 * z * (np.sqrt(loss) - np.sqrt(a)) - z * (loss - a) / age
-    else:  # mixture_log
-        a = z * age / (z + age)
-        mid = a + z * np.log(np.maximum(loss, a) / a) - z * (loss - a) / age
-    return np.where(loss <= a, loss, mid)
 
 
 class SPLBoostClassifier(BaseWeightBoosting):

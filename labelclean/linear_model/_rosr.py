@@ -28,6 +28,7 @@ from sklearn.utils.extmath import softmax
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, validate_data
 
+from labelclean.utils._self_paced import mixture_weights, share_threshold
 from labelclean.utils._sklearn import (
     Interval,
     StrOptions,
@@ -40,10 +41,6 @@ from labelclean.utils._validation import check_labels
 __all__ = ["RoSRClassifier"]
 
 logger = logging.getLogger(__name__)
-
-# Relative margin that puts a threshold just above the loss of the last row
-# selected in a round, so that this row is selected (v > 0).
-_LAMBDA_MARGIN = 1e-6
 
 
 def _softmax_loss_grad(
@@ -120,40 +117,12 @@ def _spl_weights(
     same value everywhere for RoSR).
 
     - 'linear': rosr.md eq. 10 / 14, ``v = max(0, 1 - l / lambda)``.
-    - 'mixture': rosr.md eq. 12 / 18 with ``zeta = zeta_ratio * lambda``:
-      1 below ``zeta lambda / (zeta + lambda)``, 0 from ``lambda`` on,
-      ``zeta / l - zeta / lambda`` in between.
+    - 'mixture': rosr.md eq. 12 / 18 with ``zeta = zeta_ratio * lambda``
+      (:func:`~labelclean.utils._self_paced.mixture_weights`).
     """
     if weighting == "linear":
         return np.clip(1.0 - losses / lam, 0.0, 1.0)
-    zeta = zeta_ratio * lam
-    with np.errstate(divide="ignore"):
-        v = zeta / losses - zeta / lam
-    v = np.where(losses <= zeta * lam / (zeta + lam), 1.0, v)
-    v = np.where(losses >= lam, 0.0, v)
-    return np.clip(v, 0.0, 1.0)
-
-
-def _threshold(losses: np.ndarray, weights: np.ndarray, share: float) -> float:
-    """Smallest threshold that selects ``share`` of the weight of a group.
-
-    The rows are ranked by loss; the threshold is placed just above the loss
-    of the row at which the cumulative (initial) weight first reaches
-    ``share`` of the group's weight, so that this row and every row before it
-    have ``l < lambda`` (selected, ``v > 0``). When the selected rows all tie
-    on the same loss, the threshold doubles that loss so that the group keeps
-    a real weight instead of one that rounds to zero.
-    """
-    order = np.argsort(losses, kind="stable")
-    sorted_losses = losses[order]
-    cum = np.cumsum(weights[order])
-    total = cum[-1]
-    m = int(np.searchsorted(cum, share * total * (1.0 - 1e-12), side="left"))
-    m = min(m, sorted_losses.shape[0] - 1)
-    loss_m = float(sorted_losses[m])
-    if sorted_losses[0] * (1.0 + _LAMBDA_MARGIN) >= loss_m:
-        return 2.0 * loss_m + np.finfo(float).tiny
-    return loss_m * (1.0 + _LAMBDA_MARGIN) + np.finfo(float).tiny
+    return mixture_weights(losses, lam, zeta_ratio * lam)
 
 
 def _thresholds(
@@ -166,11 +135,15 @@ def _thresholds(
 ) -> np.ndarray:
     """Thresholds ``lambda_k`` per class (RoSR-L) or one global ``lambda``."""
     if not per_class:
-        return np.full(n_classes, _threshold(losses, weights, share))
+        return np.full(
+            n_classes, share_threshold(losses, weights, share, double_ties=True)
+        )
     lam = np.empty(n_classes)
     for k in range(n_classes):
         members = codes == k
-        lam[k] = _threshold(losses[members], weights[members], share)
+        lam[k] = share_threshold(
+            losses[members], weights[members], share, double_ties=True
+        )
     return lam
 
 

@@ -11,8 +11,6 @@ from labelclean.ensemble import SPBLClassifier
 from labelclean.ensemble._spbl import (
     _dual,
     _margins_loss,
-    _mixture_weights,
-    _share_threshold,
     _solve_w,
 )
 from labelclean.noise import flip_labels
@@ -33,19 +31,6 @@ def digits_small():
         X, y, train_size=600, test_size=400, stratify=y, random_state=0
     )
     return X_tr, X_te, y_tr, y_te
-
-
-def test_mixture_weights_match_eq_8():
-    # lambda = 3, zeta = 1.5: 1 up to 1, 0 from 3, zeta/l - zeta/lambda between.
-    losses = np.array([0.2, 1.0, 1.5, 2.5, 3.0, 4.0])
-    v = _mixture_weights(losses, np.full(6, 3.0), np.full(6, 1.5))
-    np.testing.assert_allclose(v, [1.0, 1.0, 0.5, 0.1, 0.0, 0.0])
-
-
-def test_share_threshold_selects_the_share():
-    losses = np.array([0.4, 0.1, 0.3, 0.2, 0.5])
-    lam = _share_threshold(losses, np.ones(5), 0.6)
-    assert np.sum(losses < lam) == 3
 
 
 def test_dual_scores_are_minus_the_gradient():

@@ -11,8 +11,8 @@ from sklearn.ensemble import AdaBoostClassifier
 from sklearn.tree import DecisionTreeClassifier
 
 from labelclean.ensemble import BinnedTreeClassifier, SPLBoostClassifier
-from labelclean.ensemble._splboost import REGULARIZERS, latent_loss, spl_weights
 from labelclean.noise import flip_labels
+from labelclean.utils._self_paced import REGULARIZERS
 
 
 def gaussian_data(n_per_class, seed):
@@ -21,65 +21,6 @@ def gaussian_data(n_per_class, seed):
     a = rng.multivariate_normal([2, -2], [[2.5, 1.5], [1.5, 5]], n_per_class)
     b = rng.multivariate_normal([-2, 2], [[2.3, -0.7], [-0.7, 2.3]], n_per_class)
     return np.r_[a, b], np.repeat([0, 1], n_per_class)
-
-
-def _regularizer(name, v, age, t=4.0, zeta=None):
-    zeta = age / 2 if zeta is None else zeta
-    if name == "hard":
-        return -age * v
-    if name == "linear":
-        return age * (v**2 / 2 - v)
-    if name == "polynomial":
-        return age * (v**t / t - v)
-    if name == "mixture":
-        return zeta**2 / (v + zeta / age)
-    return -zeta * np.log(v + zeta / age)
-
-
-@pytest.mark.parametrize("regularizer", REGULARIZERS)
-@pytest.mark.parametrize("age", [1.5, 3.0])
-def test_spl_weights_minimise_the_regularised_loss(regularizer, age):
-    losses = np.linspace(0.01, 12.0, 300)
-    v_grid = np.linspace(0.0, 1.0, 20001)
-    v = spl_weights(np.log(losses), age, regularizer)
-    for loss, vi in zip(losses, v, strict=True):
-        objective = v_grid * loss + _regularizer(regularizer, v_grid, age)
-        best = v_grid[np.argmin(objective)]
-        assert abs(vi - best) < 2e-3, (loss, vi, best)
-
-
-@pytest.mark.parametrize("regularizer", REGULARIZERS)
-def test_latent_loss_is_the_integral_of_the_weights(regularizer):
-    age = 2.5
-    losses = np.linspace(1e-6, 10.0, 200001)
-    v = spl_weights(np.log(losses), age, regularizer)
-    integral = np.concatenate(
-        [[0.0], np.cumsum((v[1:] + v[:-1]) / 2 * np.diff(losses))]
-    )
-    latent = latent_loss(np.log(losses), age, regularizer)
-    np.testing.assert_allclose(latent[::1000], integral[::1000], atol=1e-4)
-
-
-def test_closed_forms_on_small_values():
-    log_loss = np.log([0.5, 2.0, 3.0, 8.0])
-    np.testing.assert_array_equal(spl_weights(log_loss, 3.0, "hard"), [1, 1, 0, 0])
-    np.testing.assert_allclose(
-        spl_weights(log_loss, 3.0, "linear"), [5 / 6, 1 / 3, 0, 0]
-    )
-    np.testing.assert_allclose(
-        spl_weights(log_loss, 4.0, "polynomial", t=2.0), [7 / 8, 1 / 2, 1 / 4, 0]
-    )
-    # mixture_log, age 4, zeta 2: 1 below 4/3, 0 from 4, else 2/l - 1/2.
-    np.testing.assert_allclose(
-        spl_weights(log_loss, 4.0, "mixture_log"), [1, 0.5, 1 / 6, 0]
-    )
-    # mixture, age 2, zeta 1: 1 below 4/9, 0 from 4, else 1/sqrt(l) - 1/2.
-    np.testing.assert_allclose(
-        spl_weights(log_loss, 2.0, "mixture"),
-        [1 / np.sqrt(0.5) - 0.5, 1 / np.sqrt(2) - 0.5, 1 / np.sqrt(3) - 0.5, 0],
-    )
-    # Huge losses do not overflow.
-    assert spl_weights(np.array([1e4]), 3.0, "linear")[0] == 0.0
 
 
 @pytest.mark.parametrize("n_classes", [2, 3])
@@ -328,15 +269,3 @@ def test_self_paced_weights_errors():
         clf.self_paced_weights(X[:3], [0, 7, 1])
     with pytest.raises(ValueError, match="X has 3 rows but y has 2"):
         clf.self_paced_weights(X[:3], [0, 1])
-
-
-@pytest.mark.parametrize("t", [1.3, 4.0])
-def test_polynomial_latent_loss_is_finite_at_the_cutoff(t):
-    # The loss is clipped at the cutoff in the log domain; exp(log(age)) can
-    # exceed age by one ulp, and a negative base to a fractional power is NaN.
-    age = 3.7
-    log_loss = np.array([np.log(age), np.log(age) + 1e-3, 5.0])
-    assert np.exp(np.log(age)) > age
-    latent = latent_loss(log_loss, age, "polynomial", t=t)
-    p = t / (t - 1.0)
-    np.testing.assert_allclose(latent, age / p)

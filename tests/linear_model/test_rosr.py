@@ -12,7 +12,7 @@ from sklearn.preprocessing import StandardScaler
 from threadpoolctl import threadpool_limits
 
 from labelclean.linear_model import RoSRClassifier
-from labelclean.linear_model._rosr import _spl_weights, _threshold
+from labelclean.linear_model._rosr import _spl_weights
 from labelclean.noise import flip_labels
 
 
@@ -61,19 +61,6 @@ def test_mixture_weights_match_eq_12():
     losses = np.array([0.2, 1.0, 1.5, 2.5, 3.0, 4.0])
     v = _spl_weights(losses, np.full(6, 3.0), "mixture", 0.5)
     np.testing.assert_allclose(v, [1.0, 1.0, 0.5, 0.1, 0.0, 0.0])
-
-
-def test_threshold_selects_the_requested_share():
-    losses = np.array([5.0, 1.0, 3.0, 2.0, 4.0, 6.0])
-    lam = _threshold(losses, np.ones(6), 0.5)
-    assert np.sum(losses < lam) == 3
-    assert lam == pytest.approx(3.0, rel=1e-5)
-    # Weighted shares count the weights, not the rows.
-    weights = np.array([1.0, 3.0, 1.0, 1.0, 1.0, 1.0])
-    assert np.sum(losses < _threshold(losses, weights, 0.5)) == 2
-    # All tied: the group keeps weight 1/2 under linear weighting.
-    tied = _threshold(np.full(4, 2.0), np.ones(4), 0.5)
-    np.testing.assert_allclose(_spl_weights(np.full(4, 2.0), tied, "linear", 0.5), 0.5)
 
 
 # --- equivalence with scikit-learn --------------------------------------------
