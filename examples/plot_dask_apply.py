@@ -38,7 +38,7 @@ cleaner.fit(frame.loc[:399, features], frame.loc[:399, "label"])
 # A local cluster (pass an address, or set ``DASK_SCHEDULER_ADDRESS``, to use
 # a real one). ``read_partitions`` gives one partition per row group, indexed
 # by row position; ``audit_partition`` decides one partition.
-from labelclean.pipeline import audit_partition, dask_client, read_partitions
+from labelclean.runner import audit_partition, dask_client, read_partitions
 
 with dask_client(n_workers=1, threads_per_worker=1, processes=False) as client:
     ddf = read_partitions(folder)

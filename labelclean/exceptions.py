@@ -8,6 +8,7 @@ uses for it, so that a job runner can tell the classes of failure apart.
 
 __all__ = [
     "DataValidationError",
+    "GuardrailError",
     "InputFileError",
     "LabelcleanError",
     "OutputError",
@@ -43,3 +44,9 @@ class PipelineDefinitionError(LabelcleanError, ValueError):
     """A pipeline definition or a fitted pipeline file is invalid."""
 
     exit_code = 6
+
+
+class GuardrailError(LabelcleanError, RuntimeError):
+    """The run finished and wrote its outputs, but a guardrail failed."""
+
+    exit_code = 7

@@ -34,7 +34,7 @@ def apply(
     jobs: Jobs = -1,
 ) -> None:
     """Correct and discard labels of new batches the way a fitted pipeline does."""
-    from labelclean.pipeline import apply_model
+    from labelclean.runner import apply_model
 
     with user_errors(), progress_note("applying"):
         result = apply_model(

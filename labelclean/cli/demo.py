@@ -19,7 +19,7 @@ def demo(
 ) -> None:
     """Clean the bundled wine data (15 % flipped labels) with the RoSR-L pipeline."""
     from labelclean.datasets import example_path
-    from labelclean.pipeline import run_pipeline
+    from labelclean.runner import run_pipeline
 
     with user_errors(), progress_note("cleaning the example data"):
         result = run_pipeline(

@@ -14,7 +14,7 @@ def report(
     ],
 ) -> None:
     """Render the HTML report again from the run's report.json."""
-    from labelclean.pipeline import render_report
+    from labelclean.runner import render_report
 
     with user_errors():
         path = render_report(folder)

@@ -97,7 +97,7 @@ def run(
     ] = None,
 ) -> None:
     """Find, correct and discard wrong labels; write cleaned data, audit and report."""
-    from labelclean.pipeline import run_pipeline
+    from labelclean.runner import run_pipeline
 
     overrides = {
         k: v

@@ -60,7 +60,7 @@ def score(
     ] = False,
 ) -> None:
     """Estimate each row's label confidence and write it next to the row."""
-    from labelclean.pipeline._score import score_file
+    from labelclean.runner import score_file
 
     with user_errors():
         summary = score_file(

@@ -25,7 +25,7 @@ def validate(
     ] = False,
 ) -> None:
     """Check the input's schema and values; exit 3 if a check fails."""
-    from labelclean.pipeline import validate_file
+    from labelclean.runner import validate_file
 
     with user_errors():
         result = validate_file(

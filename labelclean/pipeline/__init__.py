@@ -1,14 +1,17 @@
-"""Cleaning pipelines: stage kinds, declarative definitions, and running them.
+"""The cleaning pipeline: one estimator, its stages, and declarative definitions.
 
-Stage kinds are registered in :data:`STAGE_KINDS` with
-:func:`register_stage_kind`; :func:`load_pipeline` reads and validates a TOML
-definition from ``pipelines/`` (see ``docs/pipelines.md``) before anything
-runs.
+- :class:`LabelCleaner`: the whole pipeline as one scikit-learn estimator
+  (confidence, SPLBoost suspects, final model, one decision per row);
+- stage kinds (:data:`STAGE_KINDS`, :func:`register_stage_kind`) and TOML
+  definitions (:func:`load_pipeline`, ``docs/pipelines.md``) that build a
+  :class:`LabelCleaner` (:func:`build_cleaner`);
+- persistence of a fitted pipeline (:func:`dumps_cleaner`,
+  :func:`load_cleaner`).
+
+Nothing here reads or writes data files; that is :mod:`labelclean.runner`.
 """
 
-from labelclean.pipeline import _stages  # noqa: F401  (registers the stage kinds)
-from labelclean.pipeline._cleaner import AUDIT_EVIDENCE_COLUMNS, LabelCleaner
-from labelclean.pipeline._dask import audit_partition, dask_client, read_partitions
+from labelclean.pipeline._cleaner import LabelCleaner, final_model_info
 from labelclean.pipeline._definition import (
     FORMAT_VERSION,
     DataSpec,
@@ -19,23 +22,16 @@ from labelclean.pipeline._definition import (
     parse_pipeline,
     pipeline_search_path,
 )
-from labelclean.pipeline._persist import load_cleaner
+from labelclean.pipeline._persist import dumps_cleaner, load_cleaner, loads_cleaner
 from labelclean.pipeline._registry import (
     STAGE_KINDS,
     StageKind,
     StageRegistry,
     register_stage_kind,
 )
-from labelclean.pipeline._run import (
-    apply_model,
-    render_report,
-    run_pipeline,
-    validate_file,
-)
 from labelclean.pipeline._stages import build_cleaner
 
 __all__ = [
-    "AUDIT_EVIDENCE_COLUMNS",
     "FORMAT_VERSION",
     "STAGE_KINDS",
     "DataSpec",
@@ -44,18 +40,14 @@ __all__ = [
     "StageKind",
     "StageRegistry",
     "StageSpec",
-    "apply_model",
-    "audit_partition",
     "available_pipelines",
     "build_cleaner",
-    "dask_client",
+    "dumps_cleaner",
+    "final_model_info",
     "load_cleaner",
     "load_pipeline",
+    "loads_cleaner",
     "parse_pipeline",
     "pipeline_search_path",
-    "read_partitions",
     "register_stage_kind",
-    "render_report",
-    "run_pipeline",
-    "validate_file",
 ]

@@ -21,7 +21,6 @@ training rows, :meth:`LabelCleaner.audit` for new labelled rows).
 
 import inspect
 import logging
-import time
 import warnings
 from concurrent.futures import ThreadPoolExecutor
 from numbers import Integral, Real
@@ -46,8 +45,10 @@ from labelclean.pipeline._decisions import (
     decide,
     neighbor_counts_json,
 )
+from labelclean.report import build_report
 from labelclean.utils._audit import AUDIT_COLUMNS
 from labelclean.utils._features import (
+    MISSING_VALUE_HANDLING,
     check_feature_frame,
     make_feature_encoder,
     missing_value_counts,
@@ -56,6 +57,7 @@ from labelclean.utils._features import (
 from labelclean.utils._sampling import draw_seed, stratified_rows
 from labelclean.utils._sklearn import HasMethods, Interval, StrOptions, fit_context
 from labelclean.utils._threads import one_blas_thread
+from labelclean.utils._timing import StageClock
 from labelclean.utils._validation import (
     check_labels,
     check_no_infinity,
@@ -65,10 +67,9 @@ from labelclean.utils._validation import (
 
 logger = logging.getLogger(__name__)
 
-__all__ = ["AUDIT_EVIDENCE_COLUMNS", "LabelCleaner", "final_model_info"]
+__all__ = ["LabelCleaner", "final_model_info"]
 
 #: Columns the audit adds to the user's columns, in order (docs/audit.md).
-AUDIT_EVIDENCE_COLUMNS = AUDIT_COLUMNS
 
 
 #: The fixed rule's thresholds, used only when a threshold is given
@@ -79,14 +80,6 @@ THRESHOLD_DEFAULTS = {
     "model_threshold": 0.4,
 }
 
-#: How missing feature values are handled, in words (report and docs).
-MISSING_VALUE_HANDLING = (
-    "numeric and date columns: the binned boosting learners route missing "
-    "values natively (a missing bin); the confidence stage and RoSR-L get the "
-    "training rows' median, plus a 0/1 missing-indicator column for every "
-    "column that had missing values; categorical columns: a '<missing>' "
-    "level; fitted on the training rows and reused for new rows"
-)
 
 #: SPLBoost's λ grid inside the pipeline: six ages spanning the paper's
 #: [1, 6] instead of its 51 (a sixth of the cross-validation cost).
@@ -217,19 +210,6 @@ def _plain_label(value: Any) -> Any:
     return value.item() if isinstance(value, np.generic) else value
 
 
-class _StageClock:
-    """Wall seconds of consecutive stages (``lap(name)`` ends one)."""
-
-    def __init__(self) -> None:
-        self.times: dict[str, float] = {}
-        self._last = time.perf_counter()
-
-    def lap(self, name: str) -> None:
-        now = time.perf_counter()
-        self.times[name] = now - self._last
-        self._last = now
-
-
 def _fit_accepts(estimator, name: str) -> bool:
     return name in inspect.signature(estimator.fit).parameters
 
@@ -344,7 +324,7 @@ class LabelCleaner(BaseFilter):
         Fitted feature preparation for the suspect stage and final model.
     audit_ : DataFrame
         One row per training row: the decision, reason and evidence columns
-        (:data:`AUDIT_EVIDENCE_COLUMNS`), indexed like the input.
+        (:data:`~labelclean.report.AUDIT_COLUMNS`), indexed like the input.
     calibration_ : dict
         What the fit measured about its own rows, JSON-ready: the estimated
         ``noise_rate`` (with a 5–95 % bootstrap interval) and
@@ -619,7 +599,7 @@ class LabelCleaner(BaseFilter):
             Fitted pipeline.
         """
         rng = check_random_state(self.random_state)
-        clock = _StageClock()
+        clock = StageClock()
         raw, Z = self._check_X(X, reset=True)
         self.missing_values_ = {
             "columns": missing_value_counts(raw),
@@ -990,7 +970,7 @@ class LabelCleaner(BaseFilter):
         Returns
         -------
         audit : DataFrame
-            The columns of :data:`AUDIT_EVIDENCE_COLUMNS`, indexed like ``X``.
+            The columns of :data:`~labelclean.report.AUDIT_COLUMNS`, indexed like ``X``.
         """
         check_is_fitted(self)
         raw, Z = self._check_X(X, reset=False)
@@ -1068,11 +1048,7 @@ class LabelCleaner(BaseFilter):
         -------
         report : dict
         """
-        from labelclean.pipeline._decisions import DECISION_REASONS
-        from labelclean.report import build_report
-
         check_is_fitted(self)
-        kwargs.setdefault("reason_descriptions", DECISION_REASONS)
         run = dict(kwargs.pop("run", None) or {})
         run.setdefault("final_model", final_model_info(self))
         return build_report(self.audit_, run=run, **kwargs)

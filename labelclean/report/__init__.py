@@ -8,15 +8,11 @@ dict from an audit streamed in batches or partitions, in bounded memory.
 """
 
 from labelclean.report._html import render_html
-from labelclean.report._json import (
-    REPORT_FORMAT,
-    REPORT_VERSION,
-    build_report,
-    to_jsonable,
-)
-from labelclean.report._summary import AuditSummary
+from labelclean.report._json import REPORT_FORMAT, REPORT_VERSION, to_jsonable
+from labelclean.report._summary import AuditSummary, build_report
 from labelclean.utils._audit import (
     AUDIT_COLUMNS,
+    DECISION_REASONS,
     DECISIONS,
     EVIDENCE_COLUMNS,
     REQUIRED_AUDIT_COLUMNS,
@@ -25,6 +21,7 @@ from labelclean.utils._audit import (
 
 __all__ = [
     "AUDIT_COLUMNS",
+    "DECISION_REASONS",
     "DECISIONS",
     "EVIDENCE_COLUMNS",
     "REPORT_FORMAT",

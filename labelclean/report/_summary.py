@@ -20,8 +20,10 @@ whole-audit mean up to rounding (about 1e-15).
 """
 
 from collections import Counter
+from collections.abc import Mapping, Sequence
 from typing import Any
 
+from labelclean.report._distribution import FINE_BINS, MAX_EXACT_VALUES, Distribution
 from labelclean.report._json import (
     _row_id,
     _row_record,
@@ -32,123 +34,16 @@ from labelclean.report._json import (
 )
 from labelclean.utils._audit import (
     AUDIT_COLUMNS,
+    DECISION_REASONS,
     DECISIONS,
     EVIDENCE_COLUMNS,
     PROBABILITY_COLUMNS,
     check_audit_frame,
 )
 
-__all__ = ["FINE_BINS", "MAX_EXACT_VALUES", "AuditSummary"]
-
-#: Bins of the histogram quantiles are read from, once a column has too many
-#: distinct values to count them exactly.
-FINE_BINS = 16_384
-
-#: Most distinct values per evidence column counted exactly.
-MAX_EXACT_VALUES = 4_096
+__all__ = ["FINE_BINS", "MAX_EXACT_VALUES", "AuditSummary", "build_report"]
 
 _POSITION = "__labelclean_position__"
-
-
-class _Distribution:
-    """Histogram, extremes, sum and (while few) exact value counts of a column."""
-
-    def __init__(self, n_bins: int) -> None:
-        import numpy as np
-
-        self.edges = np.linspace(0.0, 1.0, n_bins + 1)
-        self.counts = np.zeros((len(DECISIONS), n_bins), dtype=np.int64)
-        self.fine = np.zeros(FINE_BINS, dtype=np.int64)
-        self.values: Counter | None = Counter()
-        self.n_missing = 0
-        self.n_outside = 0
-        self.n_present = 0
-        self.total = 0.0
-        self.min = np.inf
-        self.max = -np.inf
-
-    def add(self, values: Any, decision: Any) -> None:
-        import numpy as np
-
-        finite = np.isfinite(values)
-        for k, d in enumerate(DECISIONS):
-            sel = finite & (decision == d)
-            hist, _ = np.histogram(np.clip(values[sel], 0.0, 1.0), bins=self.edges)
-            self.counts[k] += hist
-        present = values[finite]
-        self.n_missing += int((~finite).sum())
-        if not present.size:
-            return
-        self.n_outside += int(((present < 0) | (present > 1)).sum())
-        self.n_present += int(present.size)
-        self.total += float(present.sum())
-        self.min = min(self.min, float(present.min()))
-        self.max = max(self.max, float(present.max()))
-        bins = np.clip((present * FINE_BINS).astype(np.int64), 0, FINE_BINS - 1)
-        self.fine += np.bincount(bins, minlength=FINE_BINS)
-        if self.values is not None:
-            uniq, tally = np.unique(present, return_counts=True)
-            self.values.update(dict(zip(uniq.tolist(), tally.tolist(), strict=True)))
-            if len(self.values) > MAX_EXACT_VALUES:
-                self.values = None
-
-    def merge(self, other: "_Distribution") -> None:
-        self.counts += other.counts
-        self.fine += other.fine
-        if self.values is None or other.values is None:
-            self.values = None
-        else:
-            self.values.update(other.values)
-            if len(self.values) > MAX_EXACT_VALUES:
-                self.values = None
-        self.n_missing += other.n_missing
-        self.n_outside += other.n_outside
-        self.n_present += other.n_present
-        self.total += other.total
-        self.min = min(self.min, other.min)
-        self.max = max(self.max, other.max)
-
-    def _quantile(self, q: float) -> float:
-        import numpy as np
-
-        n = self.n_present
-        rank = q * (n - 1)
-        lo, hi = int(np.floor(rank)), int(np.ceil(rank))
-        if self.values is not None:
-            keys = sorted(self.values)
-            cum = np.cumsum([self.values[k] for k in keys])
-            a = keys[int(np.searchsorted(cum, lo, side="right"))]
-            b = keys[int(np.searchsorted(cum, hi, side="right"))]
-            # numpy's own interpolation between the two order statistics.
-            return float(np.quantile(np.array([a, b]), rank - lo))
-        cum = np.cumsum(self.fine)
-        b = int(np.searchsorted(cum, rank, side="right"))
-        before = cum[b - 1] if b else 0
-        inside = (rank - before + 0.5) / max(int(self.fine[b]), 1)
-        value = (b + min(max(inside, 0.0), 1.0)) / FINE_BINS
-        return float(min(max(value, self.min), self.max))
-
-    def to_dict(self, column: str) -> dict[str, Any]:
-        summary = None
-        if self.n_present:
-            summary = {
-                "min": self.min,
-                "q25": self._quantile(0.25),
-                "median": self._quantile(0.5),
-                "q75": self._quantile(0.75),
-                "max": self.max,
-                "mean": self.total / self.n_present,
-            }
-        return {
-            "column": column,
-            "bin_edges": [round(float(e), 12) for e in self.edges],
-            "counts": {
-                d: [int(c) for c in self.counts[k]] for k, d in enumerate(DECISIONS)
-            },
-            "n_missing": self.n_missing,
-            "n_outside_unit_interval": self.n_outside,
-            "summary": summary,
-        }
 
 
 class AuditSummary:
@@ -211,7 +106,7 @@ class AuditSummary:
         self._observed_labels: set = set()
         self._triples: Counter = Counter()  # (observed, cleaned, decision) -> n
         self._reasons: Counter = Counter()  # (decision, reason) -> n
-        self._dists: dict[str, _Distribution] = {}
+        self._dists: dict[str, Distribution] = {}
         self._rounds: Counter = Counter()
         self._rounds_missing = 0
         self._suspects: Any = None
@@ -282,7 +177,7 @@ class AuditSummary:
                 values = pd.to_numeric(audit[column], errors="coerce").to_numpy(
                     dtype=np.float64, na_value=np.nan
                 )
-                dist = self._dists.setdefault(column, _Distribution(self.n_bins))
+                dist = self._dists.setdefault(column, Distribution(self.n_bins))
                 dist.add(values, decision)
         if "spl_zero_round" in audit.columns:
             rounds = audit["spl_zero_round"]
@@ -430,6 +325,21 @@ class AuditSummary:
         """Labels with at least one row in the cleaned output."""
         return {c for (_, c, d), n in self._triples.items() if d != "discarded" and n}
 
+    def outside_unit_interval(self) -> dict[str, int]:
+        """Per evidence column present: values outside [0, 1]."""
+        return {column: dist.n_outside for column, dist in self._dists.items()}
+
+    def example_ids(self, decision: str) -> list[Any]:
+        """Row ids of the first ``n_examples`` rows with ``decision``."""
+        ex = self._examples
+        if ex is None:
+            return []
+        return [
+            _row_id(ex, self.id_column, position)
+            for position in range(len(ex))
+            if ex["decision"].iat[position] == decision
+        ]
+
     def report(
         self,
         *,
@@ -519,7 +429,9 @@ class AuditSummary:
                 ),
             )
         ]
-        explain = dict(reason_descriptions or {})
+        explain = dict(
+            DECISION_REASONS if reason_descriptions is None else reason_descriptions
+        )
         reasons = [
             {
                 "decision": d,
@@ -603,6 +515,95 @@ class AuditSummary:
             evidence_present=evidence_present,
             evidence_missing=evidence_missing,
         )
+
+
+def build_report(
+    audit: Any,
+    *,
+    label: str | None = None,
+    id_column: str | None = None,
+    run: Mapping[str, Any] | None = None,
+    validation: Sequence[Mapping[str, Any]] | Mapping[str, Any] | None = None,
+    n_suspects: int = 50,
+    n_examples: int = 5,
+    n_bins: int = 20,
+    max_example_columns: int = 12,
+    reason_descriptions: Mapping[str, str] | None = None,
+) -> dict[str, Any]:
+    """Summarise a run's audit as the canonical ``report.json`` dict.
+
+    Parameters
+    ----------
+    audit : pandas.DataFrame
+        One row per input row: the user's columns plus the audit columns of
+        ``docs/audit.md``. Missing optional evidence columns are tolerated
+        and listed under ``evidence.missing``.
+    label : str, default=None
+        Name of the user's label column, for the record.
+    id_column : str, default=None
+        Column identifying rows; ``None`` uses the audit's index.
+    run : dict, default=None
+        Information about the run (pipeline name and stages, parameters,
+        seed, inputs, versions, ...); copied under ``run`` after
+        :func:`to_jsonable`.
+    validation : dict or list of dict, default=None
+        Validation results (e.g. ``ValidationResult.to_dict()`` of the input
+        suite and the output guardrails); copied under ``validation``.
+    n_suspects : int, default=50
+        Most suspects listed.
+    n_examples : int, default=5
+        Example rows listed per decision.
+    n_bins : int, default=20
+        Histogram bins over [0, 1].
+    max_example_columns : int, default=12
+        Most user columns shown in example rows.
+    reason_descriptions : dict of str to str, default=None
+        One sentence per reason code, shown next to the reason counts; None
+        uses labelclean's own (``DECISION_REASONS``).
+
+    Returns
+    -------
+    report : dict
+        JSON types only (``json.dumps(report, allow_nan=False)`` works). See
+        ``docs/audit.md`` for the keys.
+
+    Raises
+    ------
+    DataValidationError
+        If ``audit`` does not follow the audit contract.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> from labelclean.report import build_report
+    >>> audit = pd.DataFrame({
+    ...     "x": [0.1, 0.2, 0.9],
+    ...     "decision": ["kept", "corrected", "discarded"],
+    ...     "reason": ["ok", "relabelled", "low_confidence"],
+    ...     "observed_label": ["a", "a", "b"],
+    ...     "cleaned_label": ["a", "b", None],
+    ...     "confidence": [0.9, 0.1, 0.2],
+    ... })
+    >>> report = build_report(audit)
+    >>> report["summary"]["decisions"]
+    {'kept': 1, 'corrected': 1, 'discarded': 1}
+    >>> [s["row_id"] for s in report["suspects"]["rows"]]
+    [1, 2, 0]
+    """
+    summary = AuditSummary(
+        id_column=id_column,
+        n_suspects=n_suspects,
+        n_examples=n_examples,
+        n_bins=n_bins,
+        max_example_columns=max_example_columns,
+    )
+    summary.add(audit)
+    return summary.report(
+        label=label,
+        run=run,
+        validation=validation,
+        reason_descriptions=reason_descriptions,
+    )
 
 
 def _is_na(value: Any) -> bool:

@@ -15,6 +15,7 @@ from labelclean.exceptions import DataValidationError
 __all__ = [
     "AUDIT_COLUMNS",
     "DECISIONS",
+    "DECISION_REASONS",
     "EVIDENCE_COLUMNS",
     "PROBABILITY_COLUMNS",
     "REQUIRED_AUDIT_COLUMNS",
@@ -23,6 +24,37 @@ __all__ = [
 
 #: The three decisions, in the order reports show them.
 DECISIONS: tuple[str, ...] = ("kept", "corrected", "discarded")
+
+#: Every reason code with one sentence for the report.
+DECISION_REASONS = {
+    "ok": "no stage found the label doubtful enough",
+    "trusted_alternative": (
+        "the confidence stage and the final model both trust another label "
+        "above the correction threshold"
+    ),
+    "low_confidence": (
+        "label confidence below the suspect threshold, the final model agrees the "
+        "label is doubtful, and no alternative is trusted enough"
+    ),
+    "spl_zero_weight": (
+        "SPLBoost gave the row zero weight, the final model agrees the label is "
+        "doubtful, and no alternative is trusted enough"
+    ),
+    "low_confidence_and_spl_zero": (
+        "low label confidence and zero SPLBoost weight, the final model agrees, "
+        "and no alternative is trusted enough"
+    ),
+    "likely_mislabeled": (
+        "the estimated probability that the label is wrong reaches the operating "
+        "point calibrated on this data, and no other label is trusted by both "
+        "stages"
+    ),
+    "correction_not_precise": (
+        "the label is likely wrong, but the other class is not probable enough "
+        "(for this row, or for corrections between these two classes on this "
+        "data) to relabel it, so the row is discarded"
+    ),
+}
 
 #: Columns every audit holds.
 REQUIRED_AUDIT_COLUMNS: tuple[str, ...] = (

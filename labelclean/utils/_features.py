@@ -23,6 +23,8 @@ scale (a heterogeneous Euclidean-overlap metric). The encoder is an ordinary
 fitted scikit-learn object, so it pickles and transforms new rows.
 """
 
+from typing import Any
+
 import numpy as np
 import pandas as pd
 from numpy.typing import ArrayLike
@@ -41,11 +43,13 @@ from labelclean.utils._validation import (
 )
 
 __all__ = [
+    "MISSING_VALUE_HANDLING",
     "FeatureSpaceMixin",
     "check_feature_frame",
     "make_feature_encoder",
     "missing_value_counts",
     "restore_missing",
+    "select_features",
 ]
 
 _CATEGORICAL_WEIGHT = 1.0 / np.sqrt(2.0)
@@ -303,6 +307,37 @@ def missing_value_counts(X) -> dict[str, int]:
 
 def _as_string(frame: pd.DataFrame) -> np.ndarray:
     return frame.astype(object).where(frame.notna(), "<missing>").astype(str).to_numpy()
+
+
+#: How missing feature values are handled, in words (report and docs).
+MISSING_VALUE_HANDLING = (
+    "numeric and date columns: the binned boosting learners route missing "
+    "values natively (a missing bin); the confidence stage and RoSR-L get the "
+    "training rows' median, plus a 0/1 missing-indicator column for every "
+    "column that had missing values; categorical columns: a '<missing>' "
+    "level; fitted on the training rows and reused for new rows"
+)
+
+
+def select_features(
+    columns: Any,
+    *,
+    label: Any,
+    id_column: Any = None,
+    features: Any = None,
+    exclude: Any = None,
+) -> list:
+    """The feature columns of a table, as the user chose them.
+
+    ``features`` when given, else every column but the label and the id;
+    then without the ``exclude`` columns.
+    """
+    if features:
+        chosen = list(features)
+    else:
+        chosen = [c for c in columns if c not in (label, id_column)]
+    excluded = set(exclude or ())
+    return [c for c in chosen if c not in excluded]
 
 
 class FeatureSpaceMixin:

@@ -1,10 +1,24 @@
-"""Validation of inputs (expectations) and outputs (guardrails) of a run.
+"""Validation of a run's input (expectations) and output (guardrails).
+
+- :func:`validate_input`: the input suite, before anything is fitted;
+- :class:`InputChecks`: the same suite over a stream of batches;
+- :func:`output_checks`: the output suite of a run, from its audit's summary;
+- :func:`validate_output`: the output suite on a whole audit table.
 
 great-expectations is imported only when a validation runs, so importing this
 package is cheap.
 """
 
-from labelclean.validation._expectations import validate_input, validate_output
+from labelclean.validation._batches import InputChecks
+from labelclean.validation._input import validate_input
+from labelclean.validation._output import output_checks, validate_output
 from labelclean.validation._results import CheckResult, ValidationResult
 
-__all__ = ["CheckResult", "ValidationResult", "validate_input", "validate_output"]
+__all__ = [
+    "CheckResult",
+    "InputChecks",
+    "ValidationResult",
+    "output_checks",
+    "validate_input",
+    "validate_output",
+]

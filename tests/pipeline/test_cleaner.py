@@ -19,9 +19,10 @@ from labelclean.confidence import KNNConfidence
 from labelclean.ensemble import CBAdaBoostClassifier, SPLBoostClassifier
 from labelclean.linear_model import RoSRClassifier
 from labelclean.noise import flip_labels
-from labelclean.pipeline import AUDIT_EVIDENCE_COLUMNS, LabelCleaner
+from labelclean.pipeline import LabelCleaner
 from labelclean.pipeline._cleaner import _choose_model
 from labelclean.pipeline._decisions import Evidence, decide
+from labelclean.report import AUDIT_COLUMNS
 
 FAST = {
     "suspects": SPLBoostClassifier(n_estimators=30, age=2.0),
@@ -65,7 +66,7 @@ def test_audit_accounts_for_every_row_and_keeps_index():
         suspects=None, model=LogisticRegression(max_iter=500), random_state=0
     ).fit(frame, labels)
     audit = cleaner.audit_
-    assert list(audit.columns) == list(AUDIT_EVIDENCE_COLUMNS)
+    assert list(audit.columns) == list(AUDIT_COLUMNS)
     assert audit.index.equals(frame.index)
     assert set(audit["decision"]) <= {"kept", "corrected", "discarded"}
     assert (

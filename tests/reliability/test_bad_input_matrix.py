@@ -55,7 +55,8 @@ from labelclean.exceptions import (
     OutputError,
     PipelineDefinitionError,
 )
-from labelclean.pipeline import LabelCleaner, apply_model, run_pipeline
+from labelclean.pipeline import LabelCleaner
+from labelclean.runner import apply_model, run_pipeline
 
 EXPECTED_CLASS = {
     EXIT_DATA: DataValidationError,

@@ -31,7 +31,7 @@ import pytest
 from reliability_utils import make_frame, python_env, tree_digest, write_pipeline
 
 from labelclean.io import MARKER_NAME, file_sha256
-from labelclean.pipeline import run_pipeline
+from labelclean.runner import run_pipeline
 
 pytestmark = pytest.mark.skipif(
     not hasattr(signal, "SIGKILL"), reason="needs POSIX signals"

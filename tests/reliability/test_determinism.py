@@ -15,7 +15,7 @@ import pytest
 from reliability_utils import make_frame, write_pipeline
 
 from labelclean.confidence import KNNConfidence
-from labelclean.pipeline import run_pipeline
+from labelclean.runner import run_pipeline
 
 COMPARED = (
     "cleaned.parquet",

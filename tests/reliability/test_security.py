@@ -25,8 +25,7 @@ from typer.testing import CliRunner
 
 from labelclean.cli.main import app
 from labelclean.exceptions import PipelineDefinitionError
-from labelclean.pipeline import load_pipeline, parse_pipeline
-from labelclean.pipeline._persist import loads_cleaner
+from labelclean.pipeline import load_pipeline, loads_cleaner, parse_pipeline
 
 SIDE_EFFECTS: list[str] = []
 

@@ -18,7 +18,7 @@ def _strict_json(report):
 
 
 def test_counts_per_decision_and_class(audit):
-    report = build_report(audit, label="label")
+    report = build_report(audit, label="label", reason_descriptions={})
     assert _strict_json(report) == report
     summary = report["summary"]
     assert summary["decisions"] == {"kept": 6, "corrected": 2, "discarded": 2}
@@ -220,3 +220,11 @@ def test_to_jsonable():
         "td": "0 days 00:00:01",
         "o": "<class 'object'>",
     }
+
+
+def test_reasons_are_described_by_default(audit):
+    from labelclean.report import DECISION_REASONS
+
+    reasons = {r["reason"]: r["description"] for r in build_report(audit)["reasons"]}
+    assert reasons["ok"] == DECISION_REASONS["ok"]
+    assert reasons["spl_zero"] is None  # not one of labelclean's reasons

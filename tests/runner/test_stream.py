@@ -10,11 +10,11 @@ import pytest
 from labelclean.exceptions import DataValidationError
 from labelclean.io import read_parquet
 from labelclean.noise import flip_labels
-from labelclean.pipeline import LabelCleaner, apply_model
+from labelclean.pipeline import LabelCleaner, dumps_cleaner
 from labelclean.pipeline._decisions import neighbor_counts_json
-from labelclean.pipeline._persist import dumps_cleaner
-from labelclean.pipeline._run import _feature_schema
 from labelclean.report import AuditSummary, build_report
+from labelclean.runner import apply_model
+from labelclean.runner._run import feature_schema as _feature_schema
 
 FEATURES = [f"f{i}" for i in range(4)]
 
@@ -198,7 +198,7 @@ def test_model_file_holds_no_per_training_row_results(fitted):
     import io
     import zipfile
 
-    from labelclean.pipeline._persist import loads_cleaner
+    from labelclean.pipeline import loads_cleaner
 
     cleaner, path, new, _ = fitted
     loaded, _ = loads_cleaner(path.read_bytes())

@@ -10,18 +10,14 @@ pytest.importorskip("distributed")
 
 from labelclean.io import read_parquet
 from labelclean.noise import flip_labels
-from labelclean.pipeline import (
-    LabelCleaner,
-    apply_model,
-    run_pipeline,
-)
-from labelclean.pipeline._dask import (
+from labelclean.pipeline import LabelCleaner, dumps_cleaner, load_cleaner
+from labelclean.runner import apply_model, run_pipeline
+from labelclean.runner._dask import (
     audit_partition,
     dask_client,
     read_partitions,
 )
-from labelclean.pipeline._persist import dumps_cleaner, load_cleaner
-from labelclean.pipeline._run import _feature_schema
+from labelclean.runner._run import feature_schema as _feature_schema
 
 FEATURES = [f"f{i}" for i in range(4)]
 
@@ -148,7 +144,7 @@ def test_run_sampled_dask_equals_local(client, tmp_path):
 
 
 def test_failed_guardrail_withholds_dask_parts(client, tmp_path):
-    from labelclean.pipeline._run import GuardrailError
+    from labelclean.exceptions import GuardrailError
 
     frame = _frame(600, 3)
     frame.to_parquet(tmp_path / "in.parquet", row_group_size=200)

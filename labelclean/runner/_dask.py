@@ -2,8 +2,9 @@
 
 The fitted pipeline is the same :class:`~labelclean.pipeline.LabelCleaner`,
 and every partition goes through the same function as every batch of the
-single-machine stream (:func:`~labelclean.pipeline._stream.decide_frame`), so
-the two engines give the same rows and decisions.
+single-machine stream (:func:`~labelclean.runner._stream.decide_rows`), so
+the two engines give the same rows and decisions, and the same outcome
+(:class:`~labelclean.runner._stream.StreamOutcome`).
 
 * :func:`dask_client`: a client of the scheduler at ``scheduler``, else at
   ``DASK_SCHEDULER_ADDRESS``, else of a new local cluster.
@@ -34,6 +35,11 @@ from typing import Any
 
 import numpy as np
 import pandas as pd
+
+from labelclean.io import ParquetSource, inspect_parquet, write_parquet
+from labelclean.report import AuditSummary
+from labelclean.runner._stream import StreamOutcome, decide_frame, decide_rows
+from labelclean.validation import InputChecks
 
 __all__ = [
     "audit_partition",
@@ -140,9 +146,6 @@ def read_partitions(source: Any) -> Any:
     _require_dask()
     import dask.dataframe as dd
 
-    from labelclean.io import inspect_parquet
-    from labelclean.io._parquet import ParquetSource
-
     src = source if isinstance(source, ParquetSource) else inspect_parquet(source)
     parts = _parts(src)
     meta = _read_part(parts[0]).iloc[:0] if parts else None
@@ -172,8 +175,6 @@ def audit_partition(
         The partition's columns plus the audit columns, as
         :meth:`LabelCleaner.audit` gives them.
     """
-    from labelclean.pipeline._stream import decide_frame
-
     if not len(frame):
         return frame.iloc[:0]
     audit, _ = decide_frame(cleaner, frame, label=label, features=features)
@@ -186,45 +187,29 @@ def _process(
     label: str,
     features: list[str],
     id_column: str | None,
-    classes: list[Any],
-    reserved: tuple[str, ...],
+    checks: InputChecks | None,
     paths: tuple[str, str],
     metadata: dict[str, Any] | None,
     fit_positions: Any,
     fit_audit: Any,
-) -> tuple[Any, Any]:
-    from labelclean.io import write_parquet
-    from labelclean.pipeline._stream import (
-        InputChecks,
-        _decide_with_fitted,
-        decide_frame,
-    )
-    from labelclean.report import AuditSummary
-
+) -> tuple[AuditSummary, InputChecks | None]:
+    """One task: read, check and decide a partition, write its two parts."""
     frame = _read_part(part)
-    checks = InputChecks(
-        label=label,
-        features=list(features),
-        classes=classes,
-        id_column=id_column,
-        reserved_columns=reserved,
-    )
-    checks.add(frame)
-    if fit_positions is None:
-        audit, cleaned = decide_frame(cleaner, frame, label=label, features=features)
-    else:
+    if checks is not None:
+        checks = checks.fresh()  # this partition's own totals
+        checks.add(frame)
+    fitted = {}
+    if fit_positions is not None:
         lo, hi = np.searchsorted(
             fit_positions, [part.offset, part.offset + part.n_rows]
         )
-        audit, cleaned = _decide_with_fitted(
-            cleaner,
-            frame,
-            part.offset,
-            fit_positions[lo:hi],
-            fit_audit.iloc[lo:hi],
-            label,
-            features,
-        )
+        fitted = {
+            "fit_positions": fit_positions[lo:hi],
+            "fit_audit": fit_audit.iloc[lo:hi],
+        }
+    audit, cleaned = decide_rows(
+        cleaner, frame, label=label, features=features, offset=part.offset, **fitted
+    )
     # A materialised index (never a RangeIndex, which parquet stores as
     # metadata only) gives every part the same schema.
     for frame_out, path in ((audit, paths[0]), (cleaned, paths[1])):
@@ -233,15 +218,6 @@ def _process(
     summary = AuditSummary(id_column=id_column)
     summary.add(audit, positions=np.asarray(audit.index, dtype=np.int64))
     return summary, checks
-
-
-@dataclass
-class DaskOutcome:
-    """What :func:`decide_dask` did."""
-
-    summary: Any
-    input_checks: Any
-    n_batches: int
 
 
 def decide_dask(
@@ -254,29 +230,26 @@ def decide_dask(
     id_column: str | None,
     names: dict[str, str],
     metadata: dict[str, Any] | None = None,
-    reserved_columns: tuple[str, ...] = (),
+    checks: InputChecks | None = None,
     client: Any = None,
     scheduler: str | None = None,
     fit_positions: Any = None,
     fit_audit: Any = None,
-) -> DaskOutcome:
+) -> StreamOutcome:
     """Decide every partition of ``source`` on Dask into ``folder``.
 
     Writes ``<audit stem>/part.NNNNN.parquet`` and ``<cleaned
     stem>/part.NNNNN.parquet`` (one per row group of the input, numbered in
     input order) and returns the merged summary. Arguments as for
-    :func:`~labelclean.pipeline._stream.stream_decide`; ``client`` is used
+    :func:`~labelclean.runner._stream.stream_decide`; ``client`` is used
     as given, else one is made by :func:`dask_client` from ``scheduler``.
 
     Returns
     -------
-    outcome : DaskOutcome
+    outcome : StreamOutcome
     """
     _require_dask()
     import dask
-
-    from labelclean.pipeline._stream import InputChecks
-    from labelclean.report import AuditSummary
 
     parts = _parts(source)
     stems = [names[k].rsplit(".", 1)[0] for k in ("audit", "cleaned")]
@@ -301,8 +274,7 @@ def decide_dask(
                 label,
                 list(features),
                 id_column,
-                cleaner.classes_.tolist(),
-                tuple(reserved_columns),
+                checks,
                 path,
                 metadata,
                 positions,
@@ -318,13 +290,8 @@ def decide_dask(
         with dask_client(scheduler) as cl:
             results = run(cl)
     summary = AuditSummary(id_column=id_column)
-    checks = InputChecks(
-        label=label,
-        features=list(features),
-        classes=cleaner.classes_.tolist(),
-        id_column=id_column,
-    )
     for part_summary, part_checks in results:
         summary.merge(part_summary)
-        checks.merge(part_checks)
-    return DaskOutcome(summary=summary, input_checks=checks, n_batches=len(parts))
+        if checks is not None:
+            checks.merge(part_checks)
+    return StreamOutcome(summary=summary, input_checks=checks, n_batches=len(parts))

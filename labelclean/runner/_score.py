@@ -15,7 +15,10 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from labelclean.confidence import BayesConfidence, KNNConfidence
 from labelclean.exceptions import DataValidationError, OutputError
+from labelclean.io import inspect_parquet, read_parquet, write_parquet
+from labelclean.utils._features import select_features
 from labelclean.utils._suggest import did_you_mean
 
 logger = logging.getLogger(__name__)
@@ -58,17 +61,14 @@ def _feature_columns(
             f"the input already has column(s) {clash!r}, which labelclean adds; "
             "rename them before scoring."
         )
-    if features:
-        missing = [c for c in features if c not in columns]
-        if missing:
-            raise DataValidationError(
-                f"feature column(s) {missing!r} are not in the input (columns: "
-                f"{columns!r})"
-            )
-        chosen = list(features)
-    else:
-        chosen = [c for c in columns if c not in (label, id_column)]
-    chosen = [c for c in chosen if c not in set(exclude or ())]
+    missing = [c for c in features or () if c not in columns]
+    if missing:
+        raise DataValidationError(
+            f"feature column(s) {missing!r} are not in the input (columns: {columns!r})"
+        )
+    chosen = select_features(
+        columns, label=label, id_column=id_column, features=features, exclude=exclude
+    )
     if not chosen:
         raise DataValidationError(
             "no feature columns are left to score with; pass --feature or fewer "
@@ -119,8 +119,6 @@ def score_frame(
         ``filter_round`` (KNN filter round that removed the row from L_red, 0
         if kept).
     """
-    from labelclean.confidence import BayesConfidence, KNNConfidence
-
     columns = _feature_columns(frame, label, id_column, features, exclude)
     if method == "knn":
         est = KNNConfidence(random_state=random_state)
@@ -176,8 +174,6 @@ def score_file(
     summary : ScoreSummary
         Counts and the output path.
     """
-    from labelclean.io import inspect_parquet, read_parquet, write_parquet
-
     source = inspect_parquet(input_path)
     out = Path(output_path).resolve()
     inputs = [Path(p).resolve() for p in source.files]

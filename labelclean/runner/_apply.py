@@ -1,0 +1,177 @@
+"""Applying a saved pipeline to new labelled batches: the library behind ``apply``.
+
+:func:`apply_model` loads ``model.skops``, checks that the input has the
+training schema, and decides every row through the one output path
+(:func:`~labelclean.runner._outputs.write_outputs`), streamed in bounded
+memory or on Dask.
+"""
+
+import logging
+import os
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+import pyarrow as pa
+
+from labelclean.exceptions import DataValidationError
+from labelclean.io import OutputFolder, file_sha256, inspect_parquet
+from labelclean.pipeline import final_model_info, load_cleaner
+from labelclean.runner._outputs import (
+    OUTPUT_NAMES,
+    RunResult,
+    finish,
+    input_files,
+    versions,
+    withhold_if_failed,
+    write_outputs,
+)
+from labelclean.runner._stream import DEFAULT_BATCH_SIZE
+from labelclean.utils._timing import StageClock
+
+logger = logging.getLogger(__name__)
+
+__all__ = ["apply_model"]
+
+
+def apply_model(
+    model_path: str | os.PathLike[str],
+    input_path: str | os.PathLike[str],
+    out: str | os.PathLike[str],
+    *,
+    overwrite: bool = False,
+    fail_on: str = "never",
+    batch_size: int | None = None,
+    engine: str = "local",
+    scheduler: str | None = None,
+    n_jobs: int | None = None,
+) -> RunResult:
+    """Decide the rows of new labelled batches with a saved model.
+
+    The input is streamed: read one record batch at a time
+    (:func:`~labelclean.io.iter_batches`), decided by
+    :meth:`LabelCleaner.audit`, appended to ``audit.parquet`` and
+    ``cleaned.parquet``, and folded into the report's summary
+    (:class:`~labelclean.report.AuditSummary`). Memory holds a few batches
+    (``n_jobs + 2``), the model and the summary, whatever the size of the
+    input; the rows and decisions are those of ``cleaner.audit`` on the whole
+    input.
+
+    Parameters
+    ----------
+    model_path : path-like
+        ``model.skops`` from a run's output folder (or the folder itself).
+    input_path : path-like
+        A parquet file or folder with the training schema.
+    out : path-like
+        Output folder, as for :func:`run_pipeline` (no model is written).
+    overwrite : bool, default=False
+        Replace a previous result in ``out``.
+    fail_on : {'never', 'error'}, default='never'
+        Raise :class:`GuardrailError` when an output guardrail fails.
+    batch_size : int, default=None
+        Rows per batch (default
+        :data:`~labelclean.runner.DEFAULT_BATCH_SIZE`).
+    engine : {'local', 'dask'}, default='local'
+        'local' streams batches in this process; 'dask' decides the row
+        groups as partitions on a Dask cluster and writes ``audit/`` and
+        ``cleaned/`` folders of parquet parts (``docs/scale.md``).
+    scheduler : str, default=None
+        Dask scheduler address; default ``DASK_SCHEDULER_ADDRESS``, else a
+        local cluster.
+    n_jobs : int, default=None
+        Batches decided at once by the local engine, each on one thread
+        (joblib's convention: None is 1, -1 every processor); the outputs do
+        not depend on it.
+
+    Returns
+    -------
+    result : RunResult
+    """
+    clock = StageClock()
+    cleaner, meta = load_cleaner(model_path)
+    clock.lap("load_model")
+    label, id_column = meta["label"], meta.get("id_column")
+    source = inspect_parquet(input_path)
+    _check_source_schema(source, meta, label)
+    with OutputFolder(
+        out, inputs=[Path(input_path), Path(model_path)], overwrite=overwrite
+    ) as folder:
+        files = input_files(source)
+        run_info = {
+            "pipeline": {"name": meta.get("pipeline"), "model": str(model_path)},
+            "command": "apply",
+            "seed": meta.get("seed"),
+            "label": label,
+            "features": meta["features"],
+            "final_model": final_model_info(cleaner),
+            "inputs": files,
+        }
+        manifest = {
+            "format": "labelclean-manifest",
+            "version": 1,
+            "command": "apply",
+            "versions": versions(),
+            "inputs": files,
+            "model": {"path": str(model_path), "sha256": file_sha256(model_path)}
+            if Path(model_path).is_file()
+            else {"path": str(model_path)},
+            "outputs": {k: v for k, v in OUTPUT_NAMES.items() if k != "model"},
+        }
+        output_result, counts = write_outputs(
+            folder,
+            cleaner=cleaner,
+            source=source,
+            label=label,
+            id_column=id_column,
+            features=list(meta["features"]),
+            run_info=run_info,
+            guardrails={},
+            model_bytes=None,
+            manifest=manifest,
+            batch_size=batch_size or DEFAULT_BATCH_SIZE,
+            engine=engine,
+            scheduler=scheduler,
+            n_jobs=n_jobs,
+        )
+        withhold_if_failed(folder, output_result, fail_on)
+    clock.lap("decide_and_write")
+    n_rows = sum(counts.values())
+    logger.info(
+        "apply times (s): %s; %.0f rows/s while deciding and writing",
+        clock.summary(),
+        n_rows / max(clock.times["decide_and_write"], 1e-9),
+    )
+    return finish(folder, n_rows, counts, output_result, fail_on)
+
+
+def _check_source_schema(source: Any, meta: dict[str, Any], label: str) -> None:
+    """Refuse an input whose columns or types differ from the training data."""
+    empty = pa.Table.from_batches([], schema=source.schema).to_pandas()
+    _check_schema(empty, meta["schema"], label)
+
+
+def _check_schema(frame: pd.DataFrame, expected: dict[str, str], label: str) -> None:
+    missing = [c for c in expected if c not in frame.columns]
+    if missing:
+        raise DataValidationError(
+            f"the input lacks feature column(s) {missing!r} the model was fitted "
+            "with; pass batches with the training schema."
+        )
+    changed = {
+        c: (expected[c], str(frame[c].dtype))
+        for c in expected
+        if str(frame[c].dtype) != expected[c]
+    }
+    if changed:
+        detail = ", ".join(
+            f"{c!r}: {a} at fit, {b} now" for c, (a, b) in changed.items()
+        )
+        raise DataValidationError(
+            f"the input's column types differ from the training data ({detail}); "
+            "cast them back to the training types."
+        )
+    if label not in frame.columns:
+        raise DataValidationError(
+            f"the input has no label column {label!r}; `apply` audits labelled batches."
+        )

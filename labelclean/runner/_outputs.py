@@ -1,0 +1,263 @@
+"""The one output path of every run: decide the rows, write every file.
+
+:func:`write_outputs` is called by :func:`~labelclean.runner.run_pipeline`
+and :func:`~labelclean.runner.apply_model`, whatever the engine: the rows are
+streamed through the fitted pipeline (:func:`~labelclean.runner._stream.stream_decide`
+here, :func:`~labelclean.runner._dask.decide_dask` on a cluster), the audit
+and the cleaned rows are appended as they are decided, the report's summary
+(:class:`~labelclean.report.AuditSummary`) is folded batch by batch, and the
+output guardrails (:func:`~labelclean.validation.output_checks`) are computed
+from that summary. Then ``report.json``, ``report.html``, the model and
+``manifest.json`` are written. Every file goes into an
+:class:`~labelclean.io.OutputFolder`, published as one unit.
+"""
+
+import json
+import os
+import platform
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from labelclean import __version__
+from labelclean.exceptions import DataValidationError, GuardrailError, InputFileError
+from labelclean.io import atomic_write_text, file_sha256
+from labelclean.report import render_html
+from labelclean.runner._dask import decide_dask
+from labelclean.runner._stream import InputChecks, stream_decide
+from labelclean.utils._audit import AUDIT_COLUMNS, DECISION_REASONS, DECISIONS
+from labelclean.utils._features import MISSING_VALUE_HANDLING
+from labelclean.validation import output_checks
+
+__all__ = ["OUTPUT_NAMES", "RunResult", "render_report", "write_outputs"]
+
+#: The files of an output folder, by role.
+OUTPUT_NAMES = {
+    "cleaned": "cleaned.parquet",
+    "audit": "audit.parquet",
+    "report_json": "report.json",
+    "report_html": "report.html",
+    "manifest": "manifest.json",
+    "model": "model.skops",
+}
+
+
+@dataclass
+class RunResult:
+    """What a run or an apply did."""
+
+    out: Path
+    n_rows: int
+    decisions: dict[str, int]
+    validation_success: bool
+    failed_checks: list[str] = field(default_factory=list)
+    files: dict[str, str] = field(default_factory=dict)
+
+
+def versions() -> dict[str, str]:
+    """Versions of labelclean, Python and the libraries that shape the outputs."""
+    import importlib.metadata as md
+
+    out = {"labelclean": __version__, "python": platform.python_version()}
+    for name in ("numpy", "pandas", "scikit-learn", "scipy", "pyarrow", "skops"):
+        try:
+            out[name] = md.version(name)
+        except md.PackageNotFoundError:  # pragma: no cover
+            out[name] = "not installed"
+    return out
+
+
+def input_files(source: Any) -> list[dict[str, Any]]:
+    """Path, rows and SHA-256 of every input file (report and manifest)."""
+    return [
+        {"path": str(p), "rows": int(r), "sha256": file_sha256(p)}
+        for p, r in zip(source.files, source.file_rows, strict=True)
+    ]
+
+
+def write_outputs(
+    folder: Any,
+    *,
+    cleaner: Any,
+    source: Any,
+    label: str,
+    id_column: str | None,
+    features: list[str],
+    run_info: dict[str, Any],
+    guardrails: dict[str, Any],
+    model_bytes: bytes | None,
+    manifest: dict[str, Any],
+    batch_size: int,
+    input_validation: Any = None,
+    check_batches: bool = True,
+    fit_positions: Any = None,
+    fit_audit: Any = None,
+    engine: str = "local",
+    scheduler: str | None = None,
+    n_jobs: int | None = None,
+) -> tuple[Any, dict[str, int]]:
+    """Decide every row of ``source`` with ``cleaner`` and write every output.
+
+    Parameters
+    ----------
+    folder : OutputFolder
+        The open output folder.
+    cleaner : LabelCleaner
+        The fitted pipeline.
+    source : ParquetSource
+        The input.
+    label, id_column, features
+        Columns, as at fit time.
+    run_info : dict
+        The report's ``run`` section (the engine is added here).
+    guardrails : dict
+        The definition's ``[validation]`` limits.
+    model_bytes : bytes or None
+        ``model.skops``'s content; None writes no model (``apply``).
+    manifest : dict
+        ``manifest.json``'s content.
+    batch_size : int
+        Rows per streamed batch.
+    input_validation : ValidationResult, default=None
+        The input suite's result on the rows the pipeline was fitted on.
+    check_batches : bool, default=True
+        Run the input checks batch by batch as the rows stream by (off when
+        ``input_validation`` covers every row already).
+    fit_positions, fit_audit : ndarray and DataFrame, default=None
+        Positions of the rows the cleaner was fitted on and their fit-time
+        audit; those rows keep it (no row is judged by a model that saw its
+        label).
+    engine : {'local', 'dask'}, default='local'
+    scheduler : str, default=None
+        Dask scheduler address.
+    n_jobs : int, default=None
+        Batches decided at once by the local engine.
+
+    Returns
+    -------
+    output_result : ValidationResult
+        The output guardrails.
+    decisions : dict of str to int
+        Rows per decision.
+    """
+    if source.num_rows == 0:
+        raise DataValidationError("the input has no rows; pass at least one row.")
+    meta = {"run": {k: run_info[k] for k in ("pipeline", "seed") if k in run_info}}
+    checks = None
+    if check_batches:
+        checks = InputChecks(
+            label=label,
+            features=list(features),
+            classes=cleaner.classes_.tolist(),
+            id_column=id_column,
+            reserved_columns=AUDIT_COLUMNS,
+        )
+    common = {
+        "label": label,
+        "features": features,
+        "id_column": id_column,
+        "names": OUTPUT_NAMES,
+        "metadata": meta,
+        "checks": checks,
+        "fit_positions": fit_positions,
+        "fit_audit": fit_audit,
+    }
+    if engine == "dask":
+        outcome = decide_dask(cleaner, source, folder, scheduler=scheduler, **common)
+        engine_info = {"name": "dask", "n_partitions": outcome.n_batches}
+    else:
+        outcome = stream_decide(
+            cleaner, source, folder, batch_size=batch_size, n_jobs=n_jobs, **common
+        )
+        engine_info = {
+            "name": "stream",
+            "batch_size": batch_size,
+            "n_batches": outcome.n_batches,
+        }
+    output_result = output_checks(
+        outcome.summary,
+        max_discarded_share=guardrails.get("max_discarded_share", 0.5),
+        max_discarded_share_per_class=guardrails.get("max_discarded_share_per_class"),
+        require_all_classes=guardrails.get("require_all_classes", True),
+        max_changed_share_per_class=guardrails.get("max_changed_share_per_class"),
+        calibration=run_info.get("calibration"),
+    )
+    run_info = {**run_info, "engine": engine_info}
+    validation = [] if input_validation is None else [input_validation.to_dict()]
+    if checks is not None:
+        validation.append(checks.result().to_dict())
+        if "missing_values" not in run_info:  # apply: the new rows' own counts
+            run_info["missing_values"] = {
+                "columns": dict(checks.missing_counts),
+                "handling": MISSING_VALUE_HANDLING,
+            }
+    validation.append(output_result.to_dict())
+    report = outcome.summary.report(
+        label=label,
+        run=run_info,
+        validation=validation,
+        reason_descriptions=DECISION_REASONS,
+    )
+    folder.write_json(OUTPUT_NAMES["report_json"], report)
+    folder.write_text(OUTPUT_NAMES["report_html"], render_html(report))
+    if model_bytes is not None:
+        folder.write_bytes(OUTPUT_NAMES["model"], model_bytes)
+    folder.write_json(OUTPUT_NAMES["manifest"], manifest)
+    return output_result, outcome.summary.decisions
+
+
+def withhold_if_failed(folder: Any, output_result: Any, fail_on: str) -> None:
+    """A failed guardrail with fail-on: the cleaned rows are not published
+    under their usable name (``cleaned.parquet.rejected``, ``cleaned.rejected/``);
+    the audit and the report, which say why, are."""
+    if output_result.failures and fail_on in ("error", "warning"):
+        for name in (OUTPUT_NAMES["cleaned"], "cleaned"):
+            folder.withhold(name)
+
+
+def finish(
+    folder: Any, n_rows: int, counts: dict[str, int], output_result: Any, fail_on: str
+) -> RunResult:
+    """The :class:`RunResult`; raise :class:`GuardrailError` when asked to."""
+    failed = [c.name for c in output_result.failures]
+    result = RunResult(
+        out=folder.path,
+        n_rows=n_rows,
+        decisions={d: int(counts.get(d, 0)) for d in DECISIONS},
+        validation_success=output_result.success,
+        failed_checks=failed,
+        files={name: str(folder.path / name) for name in OUTPUT_NAMES.values()},
+    )
+    if failed and fail_on in ("error", "warning"):
+        raise GuardrailError(
+            f"output guardrail(s) failed: {', '.join(failed)}; the cleaned rows "
+            "were withheld (cleaned.parquet.rejected), the audit and the report "
+            f"were written to {str(folder.path)!r} (see report.html)."
+        )
+    return result
+
+
+def render_report(folder_path: str | os.PathLike[str]) -> Path:
+    """Re-render ``report.html`` from a run folder's ``report.json``.
+
+    Returns
+    -------
+    path : Path
+        The HTML file written (atomically).
+    """
+    folder = Path(folder_path)
+    source = folder / OUTPUT_NAMES["report_json"] if folder.is_dir() else folder
+    try:
+        report = json.loads(source.read_text(encoding="utf-8"))
+    except FileNotFoundError as exc:
+        raise InputFileError(
+            f"no report.json in {str(folder)!r}; pass a folder a `labelclean run` "
+            "wrote."
+        ) from exc
+    except (json.JSONDecodeError, UnicodeDecodeError) as exc:
+        raise InputFileError(f"{str(source)!r} is not valid JSON: {exc}.") from exc
+    if not isinstance(report, dict) or report.get("format") != "labelclean-report":
+        raise InputFileError(f"{str(source)!r} is not a labelclean report.")
+    target = source.with_name(OUTPUT_NAMES["report_html"])
+    atomic_write_text(target, render_html(report))
+    return target
