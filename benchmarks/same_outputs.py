@@ -196,10 +196,11 @@ def _python_api() -> dict[str, str]:
     return hashes
 
 
-def collect() -> dict[str, dict[str, str]]:
-    """Run everything in a temporary folder; folder name -> file -> sha256."""
+def collect(keep: Path | None = None) -> dict[str, dict[str, str]]:
+    """Run everything in a temporary folder (or ``keep``); folder -> file -> sha256."""
     with tempfile.TemporaryDirectory() as tmp:
-        work = Path(tmp)
+        work = Path(tmp) if keep is None else keep
+        work.mkdir(parents=True, exist_ok=True)
         _breast_cancer(work / "cancer.parquet")
         result = {}
         for name, argv in _runs():
@@ -230,8 +231,11 @@ def main() -> None:
     group = parser.add_mutually_exclusive_group(required=True)
     group.add_argument("--write", type=Path, help="write the hashes to this JSON file")
     group.add_argument("--check", type=Path, help="compare with hashes written before")
+    parser.add_argument(
+        "--keep", type=Path, help="run in this folder and keep the outputs to compare"
+    )
     args = parser.parse_args()
-    now = collect()
+    now = collect(args.keep)
     if args.write:
         args.write.write_text(json.dumps(now, indent=1, sort_keys=True) + "\n")
         print(f"wrote {sum(map(len, now.values()))} hashes to {args.write}")

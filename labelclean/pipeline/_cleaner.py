@@ -46,7 +46,6 @@ from labelclean.pipeline._decisions import (
     neighbor_counts_json,
 )
 from labelclean.report import build_report
-from labelclean.utils._audit import AUDIT_COLUMNS
 from labelclean.utils._features import (
     MISSING_VALUE_HANDLING,
     check_feature_frame,

@@ -8,7 +8,10 @@ code. The training audit is not stored (it is in ``audit.parquet``).
 """
 
 import copy
+import io
+import json
 import os
+import zipfile
 from pathlib import Path
 from typing import Any
 
@@ -82,9 +85,7 @@ def _canonical_archive(data: bytes) -> bytes:
     first appearance, and by a fixed date) so that the same fit gives the same
     bytes in any process.
     """
-    import io
     import re
-    import zipfile
 
     numbers: dict[str, str] = {}
 
@@ -112,6 +113,51 @@ def _canonical_archive(data: bytes) -> bytes:
     return out.getvalue()
 
 
+#: Classes that moved between modules since model files were first written:
+#: (old module, class) -> new module. Files naming the old place are read as
+#: if they named the new one (:func:`_migrate`), so older model files load.
+MOVED_TYPES = {
+    (
+        "labelclean.confidence._neighbors",
+        "NeighborIndex",
+    ): "labelclean.utils._neighbors",
+    ("labelclean.confidence._knn", "KNNFilter"): "labelclean.filters._knn",
+}
+
+
+def _renamed(node: Any) -> bool:
+    """Point every moved class of a skops schema at its new module, in place."""
+    changed = False
+    if isinstance(node, dict):
+        new = MOVED_TYPES.get((node.get("__module__"), node.get("__class__")))
+        if new is not None:
+            node["__module__"] = new
+            changed = True
+        for value in node.values():
+            changed |= _renamed(value)
+    elif isinstance(node, list):
+        for value in node:
+            changed |= _renamed(value)
+    return changed
+
+
+def _migrate(data: bytes) -> bytes:
+    """``data`` with moved classes renamed (:data:`MOVED_TYPES`); else as is."""
+
+    with zipfile.ZipFile(io.BytesIO(data)) as archive:
+        schema = json.loads(archive.read("schema.json"))
+        if not _renamed(schema):
+            return data
+        out = io.BytesIO()
+        with zipfile.ZipFile(out, "w", compression=zipfile.ZIP_DEFLATED) as target:
+            for info in archive.infolist():
+                content = archive.read(info.filename)
+                if info.filename == "schema.json":
+                    content = json.dumps(schema).encode("utf-8")
+                target.writestr(info, content)
+    return out.getvalue()
+
+
 def loads_cleaner(data: bytes, *, source: str = "<bytes>") -> tuple[Any, dict]:
     """Load a cleaner from skops bytes, refusing any unknown type.
 
@@ -120,11 +166,11 @@ def loads_cleaner(data: bytes, *, source: str = "<bytes>") -> tuple[Any, dict]:
     cleaner : LabelCleaner
     metadata : dict
     """
-    import zipfile
 
     import skops.io as sio
 
     try:
+        data = _migrate(data)
         untrusted = sio.get_untrusted_types(data=data)
     except (zipfile.BadZipFile, KeyError, ValueError, TypeError) as exc:
         raise PipelineDefinitionError(

@@ -21,8 +21,8 @@ from labelclean.utils._audit import (
 
 __all__ = [
     "AUDIT_COLUMNS",
-    "DECISION_REASONS",
     "DECISIONS",
+    "DECISION_REASONS",
     "EVIDENCE_COLUMNS",
     "REPORT_FORMAT",
     "REPORT_VERSION",

@@ -1,0 +1,82 @@
+"""Tests of model files: saving, loading, and files from earlier layouts."""
+
+import io
+import json
+import zipfile
+
+import numpy as np
+import pytest
+from sklearn.datasets import make_classification
+
+from labelclean.confidence import KNNConfidence
+from labelclean.filters import KNNFilter
+from labelclean.pipeline import LabelCleaner, dumps_cleaner, loads_cleaner
+from labelclean.pipeline._persist import MOVED_TYPES
+
+
+def _with_old_module_names(data: bytes) -> bytes:
+    """The same model file as an earlier labelclean wrote it (classes at their
+    old modules)."""
+    old = {(new, cls): module for (module, cls), new in MOVED_TYPES.items()}
+
+    def rename(node):
+        if isinstance(node, dict):
+            key = (node.get("__module__"), node.get("__class__"))
+            if key in old:
+                node["__module__"] = old[key]
+            for value in node.values():
+                rename(value)
+        elif isinstance(node, list):
+            for value in node:
+                rename(value)
+
+    source = zipfile.ZipFile(io.BytesIO(data))
+    schema = json.loads(source.read("schema.json"))
+    rename(schema)
+    out = io.BytesIO()
+    with zipfile.ZipFile(out, "w") as target:
+        for info in source.infolist():
+            content = source.read(info.filename)
+            if info.filename == "schema.json":
+                content = json.dumps(schema).encode()
+            target.writestr(info, content)
+    return out.getvalue()
+
+
+@pytest.fixture(scope="module")
+def fitted():
+    X, y = make_classification(n_samples=150, n_features=5, random_state=0)
+    # An explicit KNNFilter instance, so the file holds one.
+    confidence = KNNConfidence(noise_filter=KNNFilter(n_neighbors=5))
+    cleaner = LabelCleaner(confidence=confidence, random_state=0).fit(X, y)
+    return cleaner, X, y
+
+
+def test_model_files_of_the_earlier_layout_still_load(fitted):
+    cleaner, X, y = fitted
+    data = dumps_cleaner(cleaner, metadata={"label": "y"})
+    old = _with_old_module_names(data)
+    assert old != data
+    assert b"labelclean.confidence._neighbors" in zipfile.ZipFile(
+        io.BytesIO(old)
+    ).read("schema.json")
+    loaded, meta = loads_cleaner(old)
+    assert meta == {"label": "y"}
+    np.testing.assert_array_equal(loaded.predict_proba(X), cleaner.predict_proba(X))
+    assert loaded.audit(X, y).equals(cleaner.audit(X, y))
+
+
+def test_unknown_modules_are_still_refused(fitted):
+    cleaner, _, _ = fitted
+    data = dumps_cleaner(cleaner)
+    source = zipfile.ZipFile(io.BytesIO(data))
+    schema = source.read("schema.json").replace(
+        b"labelclean.utils._neighbors", b"labelclean.elsewhere._neighbors"
+    )
+    out = io.BytesIO()
+    with zipfile.ZipFile(out, "w") as target:
+        for info in source.infolist():
+            content = schema if info.filename == "schema.json" else source.read(info)
+            target.writestr(info, content)
+    with pytest.raises(ValueError, match="labelclean never writes"):
+        loads_cleaner(out.getvalue())
