@@ -22,13 +22,9 @@ from labelclean.pipeline._definition import (
     parse_pipeline,
     pipeline_search_path,
 )
+from labelclean.pipeline._kinds import STAGE_KINDS, register_stage_kind
 from labelclean.pipeline._persist import dumps_cleaner, load_cleaner, loads_cleaner
-from labelclean.pipeline._registry import (
-    STAGE_KINDS,
-    StageKind,
-    StageRegistry,
-    register_stage_kind,
-)
+from labelclean.pipeline._registry import StageKind, StageRegistry
 from labelclean.pipeline._stages import build_cleaner
 
 __all__ = [

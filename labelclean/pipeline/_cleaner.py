@@ -45,6 +45,7 @@ from labelclean.pipeline._decisions import (
     decide,
     neighbor_counts_json,
 )
+from labelclean.pipeline._kinds import STAGE_KINDS
 from labelclean.report import build_report
 from labelclean.utils._features import (
     MISSING_VALUE_HANDLING,
@@ -80,11 +81,6 @@ THRESHOLD_DEFAULTS = {
 }
 
 
-#: SPLBoost's λ grid inside the pipeline: six ages spanning the paper's
-#: [1, 6] instead of its 51 (a sixth of the cross-validation cost).
-PIPELINE_AGE_GRID = (1.0, 1.5, 2.0, 3.0, 4.0, 6.0)
-
-
 #: Above this many rows, ``model='auto'`` compares its candidates on a
 #: stratified sample of this many rows (then evaluates only the chosen one on
 #: every row): the comparison's standard error is already below 0.3 points.
@@ -97,9 +93,6 @@ AUTO_CANDIDATES = ("rosr", "cb_adaboost", "cb_adaboost_trees")
 #: The candidates for more than two classes (boosted stumps are weak
 #: multi-class learners; depth-3 trees capture interactions).
 AUTO_CANDIDATES_MULTICLASS = ("rosr", "cb_adaboost_trees")
-
-#: Depth of the trees of the ``'cb_adaboost_trees'`` candidate.
-TREE_DEPTH = 3
 
 #: The rule of :func:`_choose_model`, in words (``model_selection_['rule']``).
 AUTO_RULE = (
@@ -209,6 +202,18 @@ def _plain_label(value: Any) -> Any:
     return value.item() if isinstance(value, np.generic) else value
 
 
+def _stage(spec: Any, seed: int) -> Any:
+    """A fresh stage: a built-in kind's name (:data:`STAGE_KINDS`) or a clone
+    of an estimator, seeded with ``seed`` unless it has a seed of its own."""
+    if isinstance(spec, str):
+        est = STAGE_KINDS.get(spec).build()
+    else:
+        est = clone(spec)
+    if "random_state" in est.get_params() and est.random_state is None:
+        est.set_params(random_state=seed)
+    return est
+
+
 def _fit_accepts(estimator, name: str) -> bool:
     return name in inspect.signature(estimator.fit).parameters
 
@@ -233,8 +238,10 @@ class LabelCleaner(BaseFilter):
         The suspect stage: a :class:`~labelclean.ensemble.SPLBoostClassifier`
         (or a configured instance); its zero-weight rows are suspects and take
         no part in fitting the final model. 'splboost' chooses λ by
-        cross-validation over :data:`PIPELINE_AGE_GRID`. None skips it.
-    model : {'auto', 'cb_adaboost', 'rosr', 'spbl'} or classifier, default='auto'
+        cross-validation over six ages (``PIPELINE_AGE_GRID``). None skips
+        it.
+    model : {'auto', 'cb_adaboost', 'cb_adaboost_trees', 'rosr', 'spbl'} or \
+classifier, default='auto'
         The final model.
 
         - 'auto': RoSR-L for more than two classes. For two classes, both
@@ -243,7 +250,8 @@ class LabelCleaner(BaseFilter):
           labels is lower than RoSR-L's by more than one standard error of
           the paired difference (otherwise RoSR-L); see ``model_name_``,
           ``model_selection_`` and ``docs/decisions.md``.
-        - 'cb_adaboost', 'rosr', 'spbl': that labelclean classifier.
+        - 'cb_adaboost', 'cb_adaboost_trees' (depth-3 trees), 'rosr', 'spbl':
+          that labelclean classifier.
         - a classifier: used as given (cloned); soft labels are passed when
           its ``fit`` takes ``gamma`` or ``soft_labels``.
     target_precision : float or None, default=None
@@ -434,15 +442,7 @@ class LabelCleaner(BaseFilter):
     # ------------------------------------------------------------------
     # stage construction
     def _make_confidence(self, seed: int):
-        if isinstance(self.confidence, str):
-            from labelclean.confidence import BayesConfidence, KNNConfidence
-
-            cls = KNNConfidence if self.confidence == "knn" else BayesConfidence
-            est = cls(random_state=seed)
-        else:
-            est = clone(self.confidence)
-            if "random_state" in est.get_params() and est.random_state is None:
-                est.set_params(random_state=seed)
+        est = _stage(self.confidence, seed)
         # The neighbour search may use the threads too (an estimator's own
         # n_jobs wins).
         if "n_jobs" in est.get_params() and est.n_jobs is None:
@@ -450,16 +450,7 @@ class LabelCleaner(BaseFilter):
         return est
 
     def _make_suspects(self, seed: int):
-        if self.suspects is None:
-            return None
-        if isinstance(self.suspects, str):
-            from labelclean.ensemble import SPLBoostClassifier
-
-            return SPLBoostClassifier(random_state=seed, age_grid=PIPELINE_AGE_GRID)
-        est = clone(self.suspects)
-        if "random_state" in est.get_params() and est.random_state is None:
-            est.set_params(random_state=seed)
-        return est
+        return None if self.suspects is None else _stage(self.suspects, seed)
 
     def _model_candidates(self, n_classes: int) -> list[str]:
         """Names of the final models to evaluate; the first is the default."""
@@ -473,32 +464,7 @@ class LabelCleaner(BaseFilter):
 
     def _make_model(self, name: str, seed: int):
         """A fresh final model: ``name`` from :meth:`_model_candidates`."""
-        choice = self.model
-        if isinstance(choice, str):
-            if name == "cb_adaboost":
-                from labelclean.ensemble import CBAdaBoostClassifier
-
-                return CBAdaBoostClassifier(random_state=seed)
-            if name == "cb_adaboost_trees":
-                from labelclean.ensemble import (
-                    BinnedTreeClassifier,
-                    CBAdaBoostClassifier,
-                )
-
-                return CBAdaBoostClassifier(
-                    BinnedTreeClassifier(max_depth=TREE_DEPTH), random_state=seed
-                )
-            if name == "spbl":
-                from labelclean.ensemble import SPBLClassifier
-
-                return SPBLClassifier(random_state=seed)
-            from labelclean.linear_model import RoSRClassifier
-
-            return RoSRClassifier()
-        est = clone(choice)
-        if "random_state" in est.get_params() and est.random_state is None:
-            est.set_params(random_state=seed)
-        return est
+        return _stage(name if isinstance(self.model, str) else self.model, seed)
 
     # ------------------------------------------------------------------
     def _check_X(self, X, *, reset: bool):

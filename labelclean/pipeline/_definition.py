@@ -12,7 +12,7 @@ A definition names the stages of a cleaning pipeline and their parameters
 
     [[stages]]
     name = "confidence"
-    kind = "knn_confidence"
+    kind = "knn"
     params = { n_neighbors = 5 }
 
 :func:`load_pipeline` finds a definition by name (a file stem in the search
@@ -21,8 +21,7 @@ standard library's :mod:`tomllib`, and validates all of it before anything
 runs: unknown sections and keys, wrong types and out-of-range values,
 duplicate or malformed stage names, unknown stage kinds (looked up in a
 :class:`~labelclean.pipeline.StageRegistry`), unknown or invalid stage
-parameters, and output file names that would leave the output folder. All
-problems are reported together in one :class:`PipelineDefinitionError`,
+parameters. All problems are reported together in one :class:`PipelineDefinitionError`,
 each with its location (``stages -> 2 -> params -> n_estimators``, stages
 counted from 0) and a "did you mean" suggestion where one is close. Nothing
 in a definition is imported or evaluated.
@@ -40,8 +39,9 @@ from pathlib import Path
 from types import MappingProxyType
 from typing import Any
 
-from labelclean.exceptions import OutputError, PipelineDefinitionError
-from labelclean.pipeline._registry import STAGE_KINDS, StageRegistry
+from labelclean.exceptions import PipelineDefinitionError
+from labelclean.pipeline._kinds import STAGE_KINDS
+from labelclean.pipeline._registry import StageRegistry
 from labelclean.utils._suggest import did_you_mean
 
 __all__ = [
@@ -126,18 +126,6 @@ def _one_of(*choices: str) -> Callable[[Any], str | None]:
     return check
 
 
-def _output_name(v: Any) -> str | None:
-    if not isinstance(v, str):
-        return "must be a file name (string)"
-    from labelclean.io import check_relative_name
-
-    try:
-        check_relative_name(v)
-    except OutputError as exc:
-        return str(exc)
-    return None
-
-
 def _version(v: Any) -> str | None:
     if isinstance(v, bool) or v != FORMAT_VERSION:
         return (
@@ -174,14 +162,6 @@ SECTIONS: dict[str, dict[str, Callable[[Any], str | None]]] = {
         "require_all_classes": _is_bool,
         "fail_on": _one_of("never", "error", "warning"),
         "max_examples": _number(0, 10_000, integer=True),
-    },
-    "outputs": {
-        "cleaned": _output_name,
-        "audit": _output_name,
-        "report_json": _output_name,
-        "report_html": _output_name,
-        "manifest": _output_name,
-        "model": _output_name,
     },
 }
 _STAGE_KEYS = ("name", "kind", "params", "description")
@@ -244,7 +224,7 @@ class PipelineDefinition:
     data : DataSpec
     stages : tuple of StageSpec
         In running order.
-    decisions, validation, outputs : mapping
+    decisions, validation : mapping
         The sections as given (read-only); defaults are the pipeline's
         business.
     source : Path or None
@@ -261,7 +241,6 @@ class PipelineDefinition:
     stages: tuple[StageSpec, ...]
     decisions: Mapping[str, Any]
     validation: Mapping[str, Any]
-    outputs: Mapping[str, str]
     source: Path | None
     sha256: str
 
@@ -301,7 +280,6 @@ class PipelineDefinition:
             ],
             "decisions": _thawed(self.decisions),
             "validation": _thawed(self.validation),
-            "outputs": _thawed(self.outputs),
             "source": str(self.source) if self.source is not None else None,
             "sha256": self.sha256,
         }
@@ -449,7 +427,16 @@ def parse_pipeline(
         _raise(label, [((), "must be a table of sections")])
     problems: Problems = []
     for key in document:
-        if key not in _TOP_KEYS:
+        if key == "outputs":
+            problems.append(
+                (
+                    (key,),
+                    "is not a section of a definition: the output files have fixed "
+                    "names (cleaned.parquet, audit.parquet, report.json, "
+                    "report.html, manifest.json, model.skops); remove it",
+                )
+            )
+        elif key not in _TOP_KEYS:
             problems.append(
                 (
                     (key,),
@@ -491,14 +478,6 @@ def parse_pipeline(
                         f"must not include the {key} column {value!r}",
                     )
                 )
-    outputs = document.get("outputs", {})
-    if isinstance(outputs, Mapping):
-        names = [v for v in outputs.values() if isinstance(v, str)]
-        dupes = sorted({n for n in names if names.count(n) > 1})
-        if dupes:
-            problems.append(
-                (("outputs",), f"two outputs share the file name(s) {dupes}")
-            )
     if problems:
         _raise(label, problems)
 
@@ -531,7 +510,6 @@ def parse_pipeline(
         ),
         decisions=_frozen(dict(document.get("decisions", {}))),
         validation=_frozen(dict(document.get("validation", {}))),
-        outputs=_frozen(dict(outputs)),
         source=source,
         sha256=sha256,
     )

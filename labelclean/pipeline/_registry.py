@@ -9,14 +9,14 @@ function) that builds the stage::
 Pipeline definitions can only name registered kinds: nothing is imported or
 evaluated from a definition, so a definition cannot run code. When a kind is
 registered with its ``estimator`` class, the parameter names a definition may
-give are exactly that estimator's ``get_params()`` keys (plus any
-``extra_params`` the stage itself takes), and parameter values are checked
-against the estimator's ``_parameter_constraints`` before anything runs, so
-the estimator stays the single source of truth for its parameters.
+give are exactly that estimator's ``get_params()`` keys, and parameter values
+are checked against the estimator's ``_parameter_constraints`` before
+anything runs, so the estimator stays the single source of truth for its
+parameters.
 
-:data:`STAGE_KINDS` is the registry the library fills (stage modules register
-their kinds when ``labelclean.pipeline`` is imported); tests and
-applications may build their own :class:`StageRegistry`.
+The library's registry, :data:`~labelclean.pipeline.STAGE_KINDS`, holds the
+built-in kinds (:mod:`labelclean.pipeline._kinds`); tests and applications may
+build their own :class:`StageRegistry`.
 """
 
 import re
@@ -25,9 +25,10 @@ from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
 from labelclean.exceptions import PipelineDefinitionError
+from labelclean.utils._sklearn import validate_parameter_constraints
 from labelclean.utils._suggest import did_you_mean
 
-__all__ = ["STAGE_KINDS", "StageKind", "StageRegistry", "register_stage_kind"]
+__all__ = ["StageKind", "StageRegistry"]
 
 _KIND_NAME = re.compile(r"^[a-z][a-z0-9_]*$")
 T = TypeVar("T")
@@ -45,39 +46,34 @@ class StageKind:
         The decorated stage class or factory function.
     estimator : type or None
         Estimator class whose parameters the stage accepts.
-    extra_params : frozenset of str
-        Parameters the stage takes beyond the estimator's.
-    path_params : frozenset of str
-        Parameters whose values are file names inside the output folder;
-        they are checked so that they cannot leave it.
     role : str or None
-        Free-form role (e.g. ``'confidence'``, ``'suspects'``,
-        ``'final_model'``) for the pipeline to order or check stages.
+        The stage's part in a cleaning run (``'confidence'``, ``'suspects'``
+        or ``'model'`` for :func:`~labelclean.pipeline.build_cleaner`).
     description : str
         One line shown in listings.
-    validator : callable or None
-        ``validator(params)`` raising ``ValueError``/``TypeError`` for bad
-        values, for checks the estimator's constraints do not cover.
+    aliases : tuple of str
+        Older names a definition may still use for this kind.
     """
 
     name: str
     factory: Any
     estimator: type | None = None
-    extra_params: frozenset[str] = frozenset()
-    path_params: frozenset[str] = frozenset()
     role: str | None = None
     description: str = ""
-    validator: Callable[[Mapping[str, Any]], None] | None = None
+    aliases: tuple[str, ...] = ()
     _params: frozenset[str] | None = field(default=None, repr=False, compare=False)
 
     def param_names(self) -> frozenset[str] | None:
         """Allowed parameter names, or ``None`` when any name is accepted."""
         if self._params is not None:
-            return self._params | self.extra_params | self.path_params
+            return self._params
         if self.estimator is None:
             return None
-        names = frozenset(self.estimator().get_params(deep=False))
-        return names | self.extra_params | self.path_params
+        return frozenset(self.estimator().get_params(deep=False))
+
+    def build(self, params: Mapping[str, Any] | None = None) -> Any:
+        """A new stage object with ``params`` (checked by :meth:`check_params`)."""
+        return self.factory(**dict(params or {}))
 
     def check_params(
         self, params: Mapping[str, Any]
@@ -102,24 +98,9 @@ class StageKind:
                     )
         if problems:
             return problems
-        for name in sorted(self.path_params & set(params)):
-            from labelclean.exceptions import OutputError
-            from labelclean.io import check_relative_name
-
-            try:
-                check_relative_name(params[name])
-            except OutputError as exc:
-                problems.append(((name,), str(exc)))
         constraints = getattr(self.estimator, "_parameter_constraints", None)
-        estimator_params = {
-            k: v
-            for k, v in params.items()
-            if k not in self.extra_params and k not in self.path_params
-        }
-        if constraints and estimator_params and self.estimator is not None:
-            from labelclean.utils._sklearn import validate_parameter_constraints
-
-            for name, value in sorted(estimator_params.items()):
+        if constraints and params and self.estimator is not None:
+            for name, value in sorted(params.items()):
                 if name not in constraints:
                     continue
                 try:
@@ -130,11 +111,6 @@ class StageKind:
                     )
                 except (ValueError, TypeError) as exc:
                     problems.append(((name,), str(exc)))
-        if self.validator is not None and not problems:
-            try:
-                self.validator(params)
-            except (ValueError, TypeError) as exc:
-                problems.append(((), str(exc)))
         return problems
 
 
@@ -157,6 +133,7 @@ class StageRegistry:
 
     def __init__(self) -> None:
         self._kinds: dict[str, StageKind] = {}
+        self._aliases: dict[str, str] = {}
 
     def register(
         self,
@@ -164,11 +141,9 @@ class StageRegistry:
         *,
         estimator: type | None = None,
         params: Iterable[str] | None = None,
-        extra_params: Iterable[str] = (),
-        path_params: Iterable[str] = (),
         role: str | None = None,
         description: str = "",
-        validator: Callable[[Mapping[str, Any]], None] | None = None,
+        aliases: Iterable[str] = (),
     ) -> Callable[[T], T]:
         """Decorator registering a stage class or factory under ``name``.
 
@@ -184,16 +159,13 @@ class StageRegistry:
         params : iterable of str, default=None
             Accepted parameter names when there is no ``estimator``. With
             neither, any name is accepted (not recommended).
-        extra_params : iterable of str, default=()
-            Stage parameters on top of the estimator's.
-        path_params : iterable of str, default=()
-            Parameters naming files inside the output folder.
         role : str, default=None
-            Free-form role of the stage.
+            The stage's part in a run: ``'confidence'``, ``'suspects'`` or
+            ``'model'`` for :func:`~labelclean.pipeline.build_cleaner`.
         description : str, default=''
             One line for listings.
-        validator : callable, default=None
-            Extra value checks, ``validator(params)`` raising ``ValueError``.
+        aliases : iterable of str, default=()
+            Older names that still find this kind.
 
         Returns
         -------
@@ -206,13 +178,15 @@ class StageRegistry:
             If ``name`` is malformed or already registered, or both
             ``estimator`` and ``params`` are given.
         """
-        if not isinstance(name, str) or not _KIND_NAME.match(name):
-            raise ValueError(
-                f"stage kind name {name!r} must be lowercase letters, digits and '_', "
-                "starting with a letter."
-            )
-        if name in self._kinds:
-            raise ValueError(f"stage kind {name!r} is already registered.")
+        aliases = tuple(aliases)
+        for new in (name, *aliases):
+            if not isinstance(new, str) or not _KIND_NAME.match(new):
+                raise ValueError(
+                    f"stage kind name {new!r} must be lowercase letters, digits and "
+                    "'_', starting with a letter."
+                )
+            if new in self._kinds or new in self._aliases:
+                raise ValueError(f"stage kind {new!r} is already registered.")
         if estimator is not None and params is not None:
             raise ValueError("give either estimator= or params=, not both.")
 
@@ -223,13 +197,12 @@ class StageRegistry:
                 name=name,
                 factory=obj,
                 estimator=estimator,
-                extra_params=frozenset(extra_params),
-                path_params=frozenset(path_params),
                 role=role,
                 description=description,
-                validator=validator,
+                aliases=aliases,
                 _params=frozenset(params) if params is not None else None,
             )
+            self._aliases.update(dict.fromkeys(aliases, name))
             return obj
 
         return decorator
@@ -243,28 +216,21 @@ class StageRegistry:
             If no kind has that name (with a "did you mean" suggestion).
         """
         try:
-            return self._kinds[name]
+            return self._kinds[self._aliases.get(name, name)]
         except (KeyError, TypeError):
             raise PipelineDefinitionError(self.unknown_message(name)) from None
 
     def unknown_message(self, name: Any) -> str:
         """The message for an unknown kind ``name``."""
         known = ", ".join(sorted(self._kinds)) or "none registered"
-        hint = did_you_mean(str(name), self._kinds)
+        hint = did_you_mean(str(name), [*self._kinds, *self._aliases])
         return f"unknown stage kind {name!r}{hint} (known: {known})"
 
     def __contains__(self, name: object) -> bool:
-        return name in self._kinds
+        return name in self._kinds or name in self._aliases
 
     def __iter__(self) -> Iterator[str]:
         return iter(sorted(self._kinds))
 
     def __len__(self) -> int:
         return len(self._kinds)
-
-
-#: The library's registry of stage kinds.
-STAGE_KINDS = StageRegistry()
-
-#: Decorator registering a stage kind in :data:`STAGE_KINDS`.
-register_stage_kind = STAGE_KINDS.register

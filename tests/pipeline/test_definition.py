@@ -45,12 +45,8 @@ def registry():
     class KNN:
         pass
 
-    @reg.register("splboost", estimator=_Booster, extra_params=["keep_scores"])
+    @reg.register("splboost", estimator=_Booster)
     class SPL:
-        pass
-
-    @reg.register("export", params=[], path_params=["file"])
-    class Export:
         pass
 
     return reg
@@ -79,7 +75,6 @@ description = "self-paced boosting"
 [stages.params]
 n_estimators = 100
 regularizer = "mixture"
-keep_scores = true
 
 [decisions]
 correct_threshold = 0.9
@@ -88,9 +83,6 @@ suspect_confidence = 0.5
 [validation]
 max_discarded_share = 0.3
 fail_on = "error"
-
-[outputs]
-audit = "parts/audit.parquet"
 """
 
 
@@ -118,10 +110,9 @@ def test_good_definition(tmp_path, registry):
     assert dict(d.stage("suspects").params) == {
         "n_estimators": 100,
         "regularizer": "mixture",
-        "keep_scores": True,
     }
     assert d.decisions["correct_threshold"] == 0.9
-    assert d.outputs["audit"] == "parts/audit.parquet"
+    assert "outputs" not in d.to_dict()
     assert d.source == path
     assert d.sha256 == hashlib.sha256(path.read_bytes()).hexdigest()
     as_dict = d.to_dict()
@@ -246,16 +237,10 @@ def test_missing_file_and_bad_toml(tmp_path, registry):
         ),
         ("version = 1", "version = 2", "pipeline -> version", "reads format version 1"),
         (
-            'audit = "parts/audit.parquet"',
-            'audit = "../../etc/cron.d/x"',
-            "outputs -> audit",
-            "contains '..', which would leave the output folder",
-        ),
-        (
-            'audit = "parts/audit.parquet"',
-            'audit = "/tmp/audit.parquet"',
-            "outputs -> audit",
-            "is absolute",
+            'fail_on = "error"\n',
+            'fail_on = "error"\n[outputs]\naudit = "my_audit.parquet"\n',
+            "outputs",
+            "the output files have fixed names",
         ),
         ('exclude = ["leak"]', 'exclude = "leak"', "data -> exclude", "must be a list"),
         (
@@ -318,12 +303,11 @@ def test_structure_errors(registry):
 
 
 def test_cross_field_checks(registry):
-    stages = [{"name": "a", "kind": "export"}]
+    stages = [{"name": "a", "kind": "splboost"}]
     with pytest.raises(PipelineDefinitionError) as excinfo:
         parse_pipeline(
             {
                 "data": {"label": "y", "features": ["x", "y"], "exclude": ["x"]},
-                "outputs": {"audit": "a.parquet", "cleaned": "a.parquet"},
                 "stages": stages,
             },
             registry=registry,
@@ -331,22 +315,6 @@ def test_cross_field_checks(registry):
     problems = _problems(excinfo)
     assert "names columns also in features: ['x']" in problems["data -> exclude"]
     assert "must not include the label column 'y'" in problems["data -> features"]
-    assert "share the file name(s) ['a.parquet']" in problems["outputs"]
-
-
-def test_path_params_cannot_escape(registry):
-    document = {"stages": [{"name": "e", "kind": "export", "params": {"file": "../x"}}]}
-    with pytest.raises(PipelineDefinitionError) as excinfo:
-        parse_pipeline(document, registry=registry)
-    assert (
-        "would leave the output folder"
-        in _problems(excinfo)["stages -> 0 -> params -> file"]
-    )
-    ok = parse_pipeline(
-        {"stages": [{"name": "e", "kind": "export", "params": {"file": "sub/x.csv"}}]},
-        registry=registry,
-    )
-    assert ok.stages[0].params["file"] == "sub/x.csv"
 
 
 def test_definitions_cannot_import_or_run_code(tmp_path, registry):

@@ -57,9 +57,9 @@ def test_model_files_of_the_earlier_layout_still_load(fitted):
     data = dumps_cleaner(cleaner, metadata={"label": "y"})
     old = _with_old_module_names(data)
     assert old != data
-    assert b"labelclean.confidence._neighbors" in zipfile.ZipFile(
-        io.BytesIO(old)
-    ).read("schema.json")
+    assert b"labelclean.confidence._neighbors" in zipfile.ZipFile(io.BytesIO(old)).read(
+        "schema.json"
+    )
     loaded, meta = loads_cleaner(old)
     assert meta == {"label": "y"}
     np.testing.assert_array_equal(loaded.predict_proba(X), cleaner.predict_proba(X))

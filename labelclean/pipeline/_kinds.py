@@ -1,0 +1,78 @@
+"""The built-in stage kinds: one vocabulary for Python and for definitions.
+
+Each kind is a name, the estimator it builds with its defaults inside a
+cleaning run, and its role: ``confidence`` (label confidence), ``suspects``
+(SPLBoost) or ``model`` (the final model). The same names are the string
+values :class:`~labelclean.pipeline.LabelCleaner` takes (``confidence='knn'``,
+``suspects='splboost'``, ``model='rosr'``) and the ``kind`` of a
+``[[stages]]`` table in a TOML definition, and both build the stage through
+:data:`STAGE_KINDS`, so a definition and the equivalent ``LabelCleaner(...)``
+build the same estimators. ``knn_confidence`` and ``bayes_confidence`` are the
+kinds' older names, still accepted in definitions.
+"""
+
+from labelclean.confidence import BayesConfidence, KNNConfidence
+from labelclean.ensemble import (
+    BinnedTreeClassifier,
+    CBAdaBoostClassifier,
+    SPBLClassifier,
+    SPLBoostClassifier,
+)
+from labelclean.linear_model import RoSRClassifier
+from labelclean.pipeline._registry import StageRegistry
+
+__all__ = ["PIPELINE_AGE_GRID", "STAGE_KINDS", "TREE_DEPTH", "register_stage_kind"]
+
+#: SPLBoost's λ grid inside the pipeline: six ages spanning the paper's
+#: [1, 6] instead of its 51 (a sixth of the cross-validation cost).
+PIPELINE_AGE_GRID = (1.0, 1.5, 2.0, 3.0, 4.0, 6.0)
+
+#: Depth of the trees of the ``'cb_adaboost_trees'`` final model.
+TREE_DEPTH = 3
+
+
+def _splboost(**params) -> SPLBoostClassifier:
+    return SPLBoostClassifier(**{"age_grid": PIPELINE_AGE_GRID, **params})
+
+
+def _cb_adaboost_trees(**params) -> CBAdaBoostClassifier:
+    params.setdefault("estimator", BinnedTreeClassifier(max_depth=TREE_DEPTH))
+    return CBAdaBoostClassifier(**params)
+
+
+def _builtin_kinds() -> StageRegistry:
+    registry = StageRegistry()
+    kinds = [
+        ("knn", KNNConfidence, KNNConfidence, "confidence", ("knn_confidence",),
+         "KNN noise filter, then γ = neighbours' label agreement (§III-E)"),
+        ("bayes", BayesConfidence, BayesConfidence, "confidence",
+         ("bayes_confidence",),
+         "KNN noise filter, then γ by Bayes' rule with noise-corrected priors"),
+        ("splboost", _splboost, SPLBoostClassifier, "suspects", (),
+         "SPLBoost: rows with zero self-paced weight are suspects"),
+        ("cb_adaboost", CBAdaBoostClassifier, CBAdaBoostClassifier, "model", (),
+         "CB-AdaBoost with stumps on the soft labels"),
+        ("cb_adaboost_trees", _cb_adaboost_trees, CBAdaBoostClassifier, "model", (),
+         f"CB-AdaBoost with depth-{TREE_DEPTH} binned trees on the soft labels"),
+        ("rosr", RoSRClassifier, RoSRClassifier, "model", (),
+         "RoSR-L: softmax regression with per-class self-paced weights"),
+        ("spbl", SPBLClassifier, SPBLClassifier, "model", (),
+         "SPBL: self-paced, fully corrective multi-class boosting"),
+    ]  # fmt: skip
+    for name, factory, estimator, role, aliases, description in kinds:
+        registry.register(
+            name,
+            estimator=estimator,
+            role=role,
+            description=description,
+            aliases=aliases,
+        )(factory)
+    return registry
+
+
+#: The library's registry of stage kinds: the built-in ones, and any an
+#: application adds with :func:`register_stage_kind`.
+STAGE_KINDS = _builtin_kinds()
+
+#: Decorator registering a stage kind in :data:`STAGE_KINDS`.
+register_stage_kind = STAGE_KINDS.register
