@@ -118,6 +118,7 @@ def user_errors() -> Iterator[None]:
 @contextlib.contextmanager
 def progress_note(what: str) -> Iterator[None]:
     """A spinner on stderr while work runs; silent when not on a terminal."""
+    # lazy: keeps `labelclean --help` fast
     from rich.console import Console
 
     console = Console(stderr=True)

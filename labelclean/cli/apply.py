@@ -34,6 +34,7 @@ def apply(
     jobs: Jobs = -1,
 ) -> None:
     """Correct and discard labels of new batches the way a fitted pipeline does."""
+    # lazy: keeps `labelclean --help` fast
     from labelclean.runner import apply_model
 
     with user_errors(), progress_note("applying"):

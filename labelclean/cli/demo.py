@@ -18,6 +18,7 @@ def demo(
     overwrite: Overwrite = False,
 ) -> None:
     """Clean the bundled wine data (15 % flipped labels) with the RoSR-L pipeline."""
+    # lazy: keeps `labelclean --help` fast
     from labelclean.datasets import example_path
     from labelclean.runner import run_pipeline
 

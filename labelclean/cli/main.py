@@ -3,8 +3,9 @@
 One :class:`typer.Typer` app; each command lives in its own module and only
 parses options, calls one library function, and turns a
 :class:`~labelclean.exceptions.LabelcleanError` into one line on stderr and the
-error's exit code. Heavy libraries are imported inside the commands, so
-``labelclean --help`` answers quickly.
+error's exit code. The library (:mod:`labelclean.runner` and everything
+below it) is imported inside the commands, so ``labelclean --help`` answers
+quickly.
 """
 
 from typing import Annotated
@@ -12,6 +13,12 @@ from typing import Annotated
 import typer
 
 from labelclean import __version__
+from labelclean.cli.apply import apply
+from labelclean.cli.demo import demo
+from labelclean.cli.report import report
+from labelclean.cli.run import run
+from labelclean.cli.score import score
+from labelclean.cli.validate import validate
 
 app = typer.Typer(
     name="labelclean",
@@ -43,16 +50,5 @@ def main(
     """Find, correct and discard wrong labels in tabular (parquet) data."""
 
 
-def _register() -> None:
-    from labelclean.cli.apply import apply
-    from labelclean.cli.demo import demo
-    from labelclean.cli.report import report
-    from labelclean.cli.run import run
-    from labelclean.cli.score import score
-    from labelclean.cli.validate import validate
-
-    for command in (run, apply, demo, validate, report, score):
-        app.command(name=command.__name__)(command)
-
-
-_register()
+for _command in (run, apply, demo, validate, report, score):
+    app.command(name=_command.__name__)(_command)

@@ -14,6 +14,7 @@ def report(
     ],
 ) -> None:
     """Render the HTML report again from the run's report.json."""
+    # lazy: keeps `labelclean --help` fast
     from labelclean.runner import render_report
 
     with user_errors():

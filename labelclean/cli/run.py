@@ -97,6 +97,7 @@ def run(
     ] = None,
 ) -> None:
     """Find, correct and discard wrong labels; write cleaned data, audit and report."""
+    # lazy: keeps `labelclean --help` fast
     from labelclean.runner import run_pipeline
 
     overrides = {

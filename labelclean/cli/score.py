@@ -60,6 +60,7 @@ def score(
     ] = False,
 ) -> None:
     """Estimate each row's label confidence and write it next to the row."""
+    # lazy: keeps `labelclean --help` fast
     from labelclean.runner import score_file
 
     with user_errors():

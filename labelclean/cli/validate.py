@@ -25,6 +25,7 @@ def validate(
     ] = False,
 ) -> None:
     """Check the input's schema and values; exit 3 if a check fails."""
+    # lazy: keeps `labelclean --help` fast
     from labelclean.runner import validate_file
 
     with user_errors():

@@ -15,6 +15,7 @@ from typing import ClassVar
 import numpy as np
 from sklearn.base import clone
 
+from labelclean.confidence import KNNConfidence
 from labelclean.ensemble._base import BaseWeightBoosting, BoostStep, TrainingData
 from labelclean.utils._sklearn import HasMethods, fit_context
 
@@ -193,8 +194,6 @@ class CBAdaBoostClassifier(BaseWeightBoosting):
     def _estimate_confidence(self, X, y, data):
         """``gamma`` from the confidence stage: the soft labels when available."""
         if self.confidence is None:
-            from labelclean.confidence import KNNConfidence
-
             seed = data.rng.randint(np.iinfo(np.int32).max)
             estimator = KNNConfidence(random_state=seed)
         else:

@@ -22,10 +22,12 @@ definitions so that they cannot escape the output folder.
 """
 
 import contextlib
+import json
 import logging
 import os
 import shutil
 import tempfile
+import uuid
 from collections.abc import Iterable, Mapping
 from pathlib import Path, PurePosixPath, PureWindowsPath
 from typing import Any
@@ -107,7 +109,6 @@ def _is_within(path: Path, folder: Path) -> bool:
 
 
 def _read_marker(folder: Path) -> dict[str, Any] | None:
-    import json
 
     marker = folder / MARKER_NAME
     try:
@@ -328,7 +329,6 @@ class OutputFolder:
             If the folder cannot be moved into place; the previous results
             are restored when possible.
         """
-        import uuid
 
         if self._committed:
             return self.path

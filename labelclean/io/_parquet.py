@@ -25,6 +25,12 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+import numpy as np
+import pandas as pd
+import pyarrow as pa
+import pyarrow.parquet as pq
+from pandas.api.types import union_categoricals
+
 from labelclean.exceptions import DataValidationError, InputFileError
 from labelclean.utils._suggest import close_match
 
@@ -168,8 +174,6 @@ def _check_magic(path: Path) -> int:
 
 
 def _open_parquet_file(path: Path) -> Any:
-    import pyarrow as pa
-    import pyarrow.parquet as pq
 
     _check_magic(path)
     try:
@@ -380,8 +384,6 @@ def _batch_frame(
     row_id: str | None,
 ) -> Any:
     """Turn one record batch into a DataFrame with its global identity."""
-    import numpy as np
-    import pandas as pd
 
     frame = record_batch.to_pandas()
     n = len(frame)
@@ -452,7 +454,6 @@ def iter_batches(
         If a requested column does not exist, or ``row_id`` names an existing
         column.
     """
-    import pyarrow as pa
 
     if batch_size < 1:
         raise ValueError(f"batch_size must be a positive integer, got {batch_size!r}.")
@@ -526,8 +527,6 @@ def read_parquet(
     DataValidationError
         See :func:`iter_batches`.
     """
-    import pandas as pd
-    import pyarrow as pa
 
     src = _as_source(source)
     frames = list(iter_batches(src, batch_size=1 << 30, columns=columns, row_id=row_id))
@@ -550,8 +549,6 @@ def read_parquet(
         if isinstance(frames[0][name].dtype, pd.CategoricalDtype)
     ]
     if categorical:
-        from pandas.api.types import union_categoricals
-
         for name in categorical:
             cats = union_categoricals(
                 [f[name] for f in frames], ignore_order=True

@@ -17,6 +17,10 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import IO, Any
 
+import pandas as pd
+import pyarrow as pa
+import pyarrow.parquet as pq
+
 from labelclean.exceptions import DataValidationError, OutputError
 from labelclean.io._atomic import atomic_open
 from labelclean.io._parquet import _DEFAULT_COMPRESSION, LABELCLEAN_METADATA_KEY
@@ -25,8 +29,6 @@ __all__ = ["ParquetBatchWriter", "write_parquet"]
 
 
 def _to_table(data: Any, preserve_index: bool | None, schema: Any = None) -> Any:
-    import pandas as pd
-    import pyarrow as pa
 
     if isinstance(data, pa.Table):
         return data if schema is None else data.cast(schema)
@@ -114,7 +116,6 @@ def write_parquet(
     DataValidationError
         If the table cannot be represented in parquet.
     """
-    import pyarrow.parquet as pq
 
     table = _to_table(data, preserve_index)
     table = table.replace_schema_metadata(
@@ -189,7 +190,6 @@ class ParquetBatchWriter:
         self._closed = False
 
     def _open(self, schema: Any) -> None:
-        import pyarrow.parquet as pq
 
         self.schema = _with_metadata(schema, self.metadata)
         stack = contextlib.ExitStack()
@@ -224,7 +224,6 @@ class ParquetBatchWriter:
         self.num_rows += table.num_rows
 
     def _check_names(self, data: Any) -> None:
-        import pandas as pd
 
         if isinstance(data, pd.DataFrame):
             names = [str(c) for c in data.columns]

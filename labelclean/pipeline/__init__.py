@@ -11,7 +11,8 @@
 Nothing here reads or writes data files; that is :mod:`labelclean.runner`.
 """
 
-from labelclean.pipeline._cleaner import LabelCleaner, final_model_info
+from labelclean.pipeline._cleaner import LabelCleaner
+from labelclean.pipeline._decisions import final_model_info
 from labelclean.pipeline._definition import (
     FORMAT_VERSION,
     DataSpec,

@@ -62,7 +62,19 @@ estimate and the known-flip measurement are redone on each resample).
 from typing import Any
 
 import numpy as np
-from scipy.special import betaincinv
+
+from labelclean.pipeline._noise_estimate import (
+    LOW_PREDICTABILITY_KAPPA,
+    NOISE_CORRECTED_KAPPA,
+    anchor_disagreement,
+    cohen_kappa,
+    combine_evidence,
+    confident_joint,
+    estimate_joint,
+    noise_posterior,
+    recognised_classes,
+    transition_matrix,
+)
 
 __all__ = [
     "DEFAULT_CORRECTION_PRECISION",
@@ -85,232 +97,22 @@ DEFAULT_CORRECTION_PRECISION = 0.9
 #: than bad ones.
 DEFAULT_FLAG_PRECISION_FLOOR = 0.5
 
-#: Below this agreement beyond chance (Cohen's κ) between the evidence's most
-#: probable class and the observed label, the features predict the label
-#: poorly; the report says so first and the flag floor rises to
-#: :data:`LOW_PREDICTABILITY_FLOOR`.
-LOW_PREDICTABILITY_KAPPA = 0.4
-
-#: The same data are still taken as predictable when κ, with the accuracy
-#: corrected for the noise measured on the surest rows (the share of their
-#: labels that disagree with the evidence beyond what the evidence itself
-#: expects there), reaches this
-#: ("substantial" agreement, Landis and Koch 1977): heavy noise alone lowers
-#: the agreement of a model with the observed labels.
-NOISE_CORRECTED_KAPPA = 0.6
-
 #: The flag floor on data whose features predict the label poorly.
 LOW_PREDICTABILITY_FLOOR = 0.8
-
-#: Shares of the rows, most confident first, whose labels measure the noise
-#: where the classes are pure (the smallest group has ``_ANCHOR_MIN_ROWS``).
-_ANCHOR_SHARES = (0.02, 0.05, 0.1, 0.2)
-_ANCHOR_MIN_ROWS = 20
-#: One-sided level of the anchor cap's upper confidence limit (Bonferroni
-#: over the shares).
-_ANCHOR_ALPHA = 0.05
 
 #: Rows used for each bootstrap resample (a seeded sample above this).
 _BOOTSTRAP_ROWS = 20_000
 _BOOTSTRAP_REPS = 30
 
 
-def combine_evidence(confidence_proba: np.ndarray, model_proba: np.ndarray):
-    """Mean of the two stages' class probabilities (confidence where the model
-    has none)."""
-    model = np.array(model_proba, dtype=np.float64, copy=True)
-    missing = np.isnan(model).any(axis=1)
-    model[missing] = confidence_proba[missing]
-    return 0.5 * (np.asarray(confidence_proba, dtype=np.float64) + model)
-
-
-def confident_joint(P: np.ndarray, codes: np.ndarray, n_classes: int) -> np.ndarray:
-    """Confident learning's count matrix C[observed, confident class]."""
-    counts = np.bincount(codes, minlength=n_classes)
-    sums = np.zeros(n_classes)
-    np.add.at(sums, codes, P[np.arange(codes.shape[0]), codes])
-    thresholds = np.where(counts > 0, sums / np.maximum(counts, 1), np.inf)
-    above = P >= thresholds[None, :] - 1e-12
-    best = np.argmax(np.where(above, P, -np.inf), axis=1)
-    has = above.any(axis=1)
-    joint = np.zeros((n_classes, n_classes))
-    np.add.at(joint, (codes[has], best[has]), 1.0)
-    return joint
-
-
-def _mixture_bound(P, codes, sources, source_noise=None) -> np.ndarray:
-    """Upper bound of each observed class's noise rate (see module doc).
-
-    ``sources[l, j]``: the estimated number of rows labelled l whose true
-    class is j; the rows labelled j, weighted by it, stand for the wrong
-    labels of class l. ``source_noise[j]``: the estimated share of the rows
-    labelled j that are themselves of another class. Those rows are no
-    stand-ins for class j: their probability of l is typically far lower
-    than a true row of j's, so they crowd the lowest quantiles of the
-    stand-ins' distribution, where the bound would bite wrongly (with 30 %
-    of each class flipped to the next, it cut confident learning's correct
-    31 % to 12 %). The thresholds therefore start above that share.
-    """
-    n_classes = sources.shape[0]
-    counts = np.bincount(codes, minlength=n_classes)
-    bound = np.zeros(n_classes)
-    for label in range(n_classes):
-        share = np.where(np.arange(n_classes) == label, 0.0, sources[label])
-        if share.sum() <= 0:
-            continue
-        tainted = 0.0
-        if source_noise is not None:
-            tainted = float(share @ source_noise) / float(share.sum())
-        quantiles = tainted + (1.0 - tainted) * np.linspace(0.1, 1.0, 10)
-        own = np.sort(P[codes == label, label])
-        other = codes != label
-        weight = (share / np.maximum(counts, 1))[codes[other]]
-        values = P[other, label]
-        order = np.argsort(values, kind="stable")
-        values, cdf = values[order], np.cumsum(weight[order])
-        cdf /= cdf[-1]
-        cuts = values[np.minimum(np.searchsorted(cdf, quantiles), values.size - 1)]
-        b = cdf[np.searchsorted(values, cuts, side="right") - 1]
-        a = np.searchsorted(own, cuts, side="right") / own.size
-        # The bound is a minimum over thresholds of noisy shares; an upper
-        # confidence limit of the own share (two binomial standard errors)
-        # keeps it from biting through sampling noise alone.
-        a = a + 2.0 * np.sqrt(a * (1.0 - a) / own.size) + 1.0 / own.size
-        bound[label] = float(np.min(a / np.maximum(b, 1e-12)))
-    return np.clip(bound, 0.0, 1.0)
-
-
-def anchor_disagreement(P: np.ndarray, codes: np.ndarray) -> dict[str, float]:
-    """Share of labels that disagree with the evidence among its surest rows.
-
-    For each share in :data:`_ANCHOR_SHARES` of the rows, ranked by their
-    highest class probability, the share of those rows whose label is not
-    the most probable class.
-
-    Returns
-    -------
-    anchor : dict
-        ``share``: the smallest such share; ``lower_limit`` and
-        ``upper_limit``: the smallest one-sided Clopper–Pearson limits
-        (:data:`_ANCHOR_ALPHA` each, Bonferroni over the shares);
-        ``beyond_evidence``: the smallest excess of the share over the
-        disagreement the evidence itself expects there (the mean of one minus
-        the highest probability), at least 0. A share the evidence expects is
-        overlap; only the excess points to wrong labels.
-    """
-    n = codes.shape[0]
-    top = P.max(axis=1)
-    predicted = np.argmax(P, axis=1)
-    order = np.argsort(-top, kind="stable")
-    lower, point, upper, excess = 1.0, 1.0, 1.0, 1.0
-    alpha = _ANCHOR_ALPHA / len(_ANCHOR_SHARES)
-    for share in _ANCHOR_SHARES:
-        m = max(_ANCHOR_MIN_ROWS, int(np.ceil(share * n)))
-        if m > n:
-            break
-        rows = order[:m]
-        k = int(np.count_nonzero(codes[rows] != predicted[rows]))
-        point = min(point, k / m)
-        excess = min(excess, k / m - float(np.mean(1.0 - top[rows])))
-        lower = min(lower, float(betaincinv(k, m - k + 1, alpha)) if k else 0.0)
-        if k < m:
-            upper = min(upper, float(betaincinv(k + 1, m - k, 1.0 - alpha)))
-    return {
-        "lower_limit": min(lower, point),
-        "share": point,
-        "upper_limit": upper,
-        "beyond_evidence": max(0.0, min(excess, point)),
-    }
-
-
-def _cap_noise(Q: np.ndarray, cap: float) -> np.ndarray:
-    """Scale the off-diagonal of the joint so that the noise is at most cap."""
-    noise = 1.0 - float(np.trace(Q))
-    if noise <= cap or noise <= 0:
-        return Q
-    off = Q - np.diag(np.diag(Q))
-    scaled = off * (cap / noise)
-    return scaled + np.diag(Q.sum(axis=1) - scaled.sum(axis=1))
-
-
-def estimate_joint(
-    P: np.ndarray,
-    codes: np.ndarray,
-    n_classes: int,
-    *,
-    predictable: bool = True,
-    noise_cap: float | None = None,
-    recognised: np.ndarray | None = None,
-) -> np.ndarray:
-    """The joint distribution Q[observed, true] of the labels (sums to 1).
-
-    ``predictable``: the features predict the label well (Cohen's κ of the
-    evidence at least :data:`LOW_PREDICTABILITY_KAPPA`); the wrong labels of a
-    class are then represented by the rows of the classes confident learning
-    names as their sources. Otherwise by all rows of the other classes, a
-    bound that does not mistake the overlap of neighbouring classes for noise
-    (and that underestimates noise concentrated between two classes: the
-    conservative side). The total is capped by :func:`anchor_disagreement`
-    (its upper limit, or its lower limit when not ``predictable``), or by
-    ``noise_cap`` when given.
-
-    ``recognised``: per class, whether the evidence tells the class apart
-    from the others (:func:`recognised_classes`). A class it does not is
-    assumed clean: none of its labels is counted as wrong, and no label of
-    another class is counted as a hidden row of it (the evidence could not
-    tell either from overlap).
-    """
-    counts = np.bincount(codes, minlength=n_classes).astype(np.float64)
-    joint = confident_joint(P, codes, n_classes)
-    row = joint.sum(axis=1)
-    calibrated = np.where(
-        row[:, None] > 0, joint * (counts / np.maximum(row, 1))[:, None], 0.0
-    )
-    rate = 1.0 - np.diag(calibrated) / np.maximum(counts, 1)
-    sources = calibrated if predictable else np.ones_like(calibrated)
-    rate = np.minimum(
-        rate, _mixture_bound(P, codes, sources, rate if predictable else None)
-    )
-    Q = np.zeros((n_classes, n_classes))
-    for label in range(n_classes):
-        off = calibrated[label].sum() - calibrated[label, label]
-        if off > 0 and rate[label] > 0:
-            Q[label] = calibrated[label] * (rate[label] * counts[label] / off)
-        Q[label, label] = counts[label] * (1.0 - rate[label] if off > 0 else 1.0)
-    if recognised is not None and not np.all(recognised):
-        unseen = ~np.asarray(recognised, dtype=bool)
-        Q[unseen] = 0.0
-        Q[:, unseen] = 0.0
-        Q[np.diag_indices(n_classes)] += counts - Q.sum(axis=1)
-    if noise_cap is None:
-        anchor = anchor_disagreement(P, codes)
-        noise_cap = anchor["upper_limit" if predictable else "lower_limit"]
-    return _cap_noise(Q / max(counts.sum(), 1.0), noise_cap)
-
-
-def _transition(Q: np.ndarray) -> np.ndarray:
-    """T[true, observed] = P(observed | true) from the joint."""
-    true_mass = Q.sum(axis=0)
-    return (Q / np.where(true_mass > 0, true_mass, 1.0)[None, :]).T
-
-
 def _flip_scores(P: np.ndarray, Q: np.ndarray) -> np.ndarray:
     """R[i, l]: the probability that row i's label is wrong, were it l."""
-    T = _transition(Q)
+    T = transition_matrix(Q)
     own = P * np.diag(T)[None, :]
     total = P @ T
     with np.errstate(invalid="ignore", divide="ignore"):
         right = np.where(total > 0, own / total, 1.0)
     return np.clip(1.0 - right, 0.0, 1.0)
-
-
-def noise_posterior(P: np.ndarray, codes: np.ndarray, Q: np.ndarray) -> np.ndarray:
-    """W[i, j]: probability that row i's true class is j, given its label."""
-    T = _transition(Q)
-    W = T[:, codes].T * P
-    total = W.sum(axis=1, keepdims=True)
-    fallback = np.eye(Q.shape[0])[codes]
-    return np.where(total > 0, W / np.where(total > 0, total, 1.0), fallback)
 
 
 def _known_flip_curve(P, codes, Q, r, weighted=True):
@@ -389,86 +191,6 @@ def _choose_threshold(thresholds, caught, n_wrong, floor, target):
     f1 = np.where(admissible & (precision >= floor), f1, -1.0)
     k = int(np.argmax(f1))
     return float(thresholds[k]) if f1[k] > 0 else float("inf")
-
-
-def _kappa(P, codes, n_classes, noise=0.0):
-    """Accuracy of the evidence's most probable class, the largest class's
-    share, Cohen's κ, and κ with the accuracy corrected for ``noise``.
-
-    Wrong labels lower the agreement of even a perfect model: with a share
-    ρ of labels flipped uniformly, the observed accuracy is a (1 − ρ) +
-    (1 − a) ρ / (K − 1) for an accuracy a on the true labels, which is
-    solved for a.
-    """
-    predicted = np.argmax(P, axis=1)
-    accuracy = float(np.mean(predicted == codes))
-    p_obs = np.bincount(codes, minlength=n_classes) / codes.shape[0]
-    p_pred = np.bincount(predicted, minlength=n_classes) / codes.shape[0]
-    chance = float(p_obs @ p_pred)
-    if chance >= 1:
-        return accuracy, float(p_obs.max()), 0.0, 0.0
-    kappa = (accuracy - chance) / (1.0 - chance)
-    spread = noise / max(n_classes - 1, 1)
-    denominator = 1.0 - noise - spread
-    clean = (accuracy - spread) / denominator if denominator > 0 else accuracy
-    corrected = (min(clean, 1.0) - chance) / (1.0 - chance)
-    return accuracy, float(p_obs.max()), kappa, max(kappa, corrected)
-
-
-def _table_kappa(N):
-    """Cohen's κ of a 2 × 2 table of counts (rows: predicted, columns: label)."""
-    total = N.sum()
-    if total <= 0:
-        return 0.0
-    agree = np.trace(N) / total
-    chance = float(N.sum(axis=1) @ N.sum(axis=0)) / total**2
-    return float((agree - chance) / (1.0 - chance)) if chance < 1 else 0.0
-
-
-def recognised_classes(P, codes, n_classes, noise=0.0):
-    """Whether the evidence tells each class apart from the others.
-
-    Per class *l*, the predictability test of :func:`calibrate` for the two
-    classes "l" and "not l": Cohen's κ between "the evidence's most probable
-    class is l" and "the label is l", and the same κ on the table corrected
-    for ``noise`` (flipped uniformly, a row of class l loses its label with
-    probability ρ and a row of another class takes label l with probability
-    ρ / (K − 1); the observed table is the true one times that transition,
-    which is inverted). A class is recognised unless both are low (κ below
-    :data:`LOW_PREDICTABILITY_KAPPA` and corrected κ below
-    :data:`NOISE_CORRECTED_KAPPA`). A class the evidence never or rarely
-    names (a small class among large ones, a class the features do not
-    describe) is not: its rows look unlike their label only because the
-    evidence cannot see the class at all. With two classes the test is the
-    data set's own.
-
-    Returns
-    -------
-    recognised : ndarray of bool, shape (n_classes,)
-    kappas : list of (float, float)
-        κ and noise-corrected κ per class.
-    """
-    predicted = np.argmax(P, axis=1)
-    out = np.ones(n_classes, dtype=bool)
-    kappas = []
-    spread = noise / max(n_classes - 1, 1)
-    T = np.array([[1.0 - spread, spread], [noise, 1.0 - noise]])
-    for label in range(n_classes):
-        N = np.zeros((2, 2))
-        np.add.at(
-            N, ((predicted == label).astype(int), (codes == label).astype(int)), 1
-        )
-        kappa = _table_kappa(N)
-        corrected = kappa
-        if noise > 0 and abs(np.linalg.det(T)) > 1e-9:
-            corrected = max(kappa, _table_kappa(np.clip(N @ np.linalg.inv(T), 0, None)))
-        kappas.append((kappa, corrected))
-        out[label] = not (
-            kappa < LOW_PREDICTABILITY_KAPPA and corrected < NOISE_CORRECTED_KAPPA
-        )
-    if n_classes == 2:
-        out[:] = True
-    return out, kappas
 
 
 def _alternative(W, codes):
@@ -554,7 +276,7 @@ def calibrate(
     n, n_classes = evidence.confidence_proba.shape
     P = combine_evidence(evidence.confidence_proba, evidence.model_proba)
     anchor = anchor_disagreement(P, codes)
-    accuracy, majority, kappa, kappa_star = _kappa(
+    accuracy, majority, kappa, kappa_star = cohen_kappa(
         P, codes, n_classes, anchor["beyond_evidence"]
     )
     low = kappa < LOW_PREDICTABILITY_KAPPA and kappa_star < NOISE_CORRECTED_KAPPA

@@ -18,9 +18,20 @@ reason code per row. The rule (``docs/decisions.md``):
 """
 
 import json
+from typing import Any
 
 import numpy as np
 import pandas as pd
+from numpy.typing import ArrayLike
+from sklearn.utils.validation import check_is_fitted
+
+from labelclean.pipeline._calibration import (
+    Calibration,
+    calibrate,
+    decide_calibrated,
+)
+from labelclean.report import build_report
+from labelclean.utils._validation import is_dataframe
 
 __all__ = [
     "Evidence",
@@ -144,3 +155,229 @@ def neighbor_counts_json(counts: np.ndarray, classes: np.ndarray) -> pd.Series:
         nz = np.flatnonzero(row)
         formatted[u] = json.dumps({names[j]: int(row[j]) for j in nz}, sort_keys=True)
     return pd.Series(formatted[inverse.ravel()], dtype=object)
+
+
+#: The fixed rule's thresholds, used only when a threshold is given
+#: explicitly (``docs/decisions.md``, "The fixed rule").
+THRESHOLD_DEFAULTS = {
+    "correct_threshold": 0.9,
+    "suspect_confidence": 0.3,
+    "model_threshold": 0.4,
+}
+
+
+def _finite(value: Any) -> Any:
+    """``value`` with NaN and infinite floats as None (JSON-ready)."""
+    if isinstance(value, dict):
+        return {k: _finite(v) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [_finite(v) for v in value]
+    if isinstance(value, float | np.floating):
+        return float(value) if np.isfinite(value) else None
+    if isinstance(value, np.integer):
+        return int(value)
+    return value
+
+
+def _plain_label(value: Any) -> Any:
+    """A class label as a JSON type (numpy scalars to Python)."""
+    return value.item() if isinstance(value, np.generic) else value
+
+
+def final_model_info(cleaner: Any) -> dict[str, Any] | None:
+    """The fitted cleaner's final model and how it was chosen, as JSON types.
+
+    ``{"name": model_name_, "estimator": class name, "selection":
+    model_selection_}``; None for an object without ``model_name_`` (e.g. a
+    model file written before the attribute existed).
+    """
+    name = getattr(cleaner, "model_name_", None)
+    if name is None:
+        return None
+    return {
+        "name": name,
+        "estimator": type(cleaner.model_).__name__,
+        "selection": getattr(cleaner, "model_selection_", None),
+    }
+
+
+class DecisionsMixin:
+    """Calibrating and applying the decision rule, and the audit (not public).
+
+    Needs the decision parameters of :class:`~labelclean.pipeline.LabelCleaner`
+    and a fitted ``classes_``.
+    """
+
+    def _thresholds(self) -> dict[str, float] | None:
+        """The fixed rule's thresholds, or None for calibrated decisions."""
+        given = {
+            name: getattr(self, name)
+            for name in THRESHOLD_DEFAULTS
+            if getattr(self, name) is not None
+        }
+        if not given:
+            return None
+        return {**THRESHOLD_DEFAULTS, **given}
+
+    def _calibrate(self, evidence: Evidence, seed: int) -> None:
+        """Estimate the noise and choose the operating point on the fit's rows."""
+        calibration = calibrate(
+            evidence,
+            require_agreement=self.require_agreement,
+            target_precision=self.target_precision,
+            random_state=seed,
+        )
+        self.noise_joint_ = calibration.joint
+        self.flag_threshold_ = calibration.flag_threshold
+        self.correction_thresholds_ = calibration.correction_thresholds
+        thresholds = self._thresholds()
+        self.decision_rule_ = "calibrated" if thresholds is None else "thresholds"
+        summary = dict(calibration.summary)
+        labels = [_plain_label(c) for c in self.classes_]
+        summary["classes"] = labels
+        summary["decision_rule"] = self.decision_rule_
+        if thresholds is not None:
+            summary["thresholds"] = thresholds
+        for pair in summary["correction_pairs"]:
+            pair["from"], pair["to"] = labels[pair["from"]], labels[pair["to"]]
+        self.calibration_ = _finite(summary)
+        self.noise_rate_ = summary["noise_rate"]
+        self.noise_rate_per_class_ = dict(
+            zip(labels, summary["noise_rate_per_class"], strict=True)
+        )
+
+    def _decide(self, evidence: Evidence):
+        """Decision, reason, new codes and noise probability of each row."""
+
+        calibration = Calibration(
+            self.noise_joint_, self.flag_threshold_, self.correction_thresholds_, {}
+        )
+        decision, reason, new_codes, noise = decide_calibrated(
+            evidence, calibration, require_agreement=self.require_agreement
+        )
+        thresholds = self._thresholds()
+        if thresholds is not None:
+            decision, reason, new_codes = decide(
+                evidence, **thresholds, require_agreement=self.require_agreement
+            )
+        return decision, reason, new_codes, noise
+
+    def _audit_frame(
+        self, index, y, ev, decided, neighbor_counts, zero_round
+    ) -> pd.DataFrame:
+        """The audit columns; ``decided`` is what :meth:`_decide` returned."""
+        decision, reason, new_codes, noise = decided
+        classes = self.classes_
+        observed = pd.Series(np.asarray(y), index=index)
+        if isinstance(y, pd.Series):
+            observed = pd.Series(y.to_numpy(), index=index, dtype=y.dtype)
+        cleaned = observed.copy()
+        moved = decision == "corrected"
+        cleaned[moved] = classes[new_codes[moved]]
+        cleaned = cleaned.where(decision != "discarded")
+        frame = pd.DataFrame(
+            {
+                "decision": pd.Series(decision, index=index, dtype=object),
+                "reason": pd.Series(reason, index=index, dtype=object),
+                "observed_label": observed,
+                "cleaned_label": cleaned,
+                "confidence": ev.confidence,
+                "trusted_label": pd.Series(classes[ev.trusted], index=index),
+                "trusted_probability": ev.trusted_probability,
+                "spl_weight": np.nan if ev.spl_weight is None else ev.spl_weight,
+                "spl_zero_round": pd.array(
+                    [None] * len(index)
+                    if zero_round is None
+                    else np.where(np.asarray(zero_round) >= 0, zero_round, -1),
+                    dtype="Int64",
+                ),
+                "model_probability": ev.model_probability,
+                "model_label": pd.Series(classes[ev.model_label], index=index),
+                "neighbor_label_counts": (
+                    pd.Series([None] * len(index), index=index, dtype=object)
+                    if neighbor_counts is None
+                    else neighbor_counts_json(neighbor_counts, classes).set_axis(index)
+                ),
+                "noise_probability": noise,
+            },
+            index=index,
+        )
+        frame["spl_zero_round"] = frame["spl_zero_round"].mask(
+            frame["spl_zero_round"] < 0
+        )
+        for col in ("trusted_label", "model_label"):
+            if isinstance(y, pd.Series):
+                frame[col] = frame[col].astype(y.dtype)
+        return frame
+
+    def audit(self, X: ArrayLike, y: ArrayLike) -> pd.DataFrame:
+        """Decide new labelled rows with the fitted stages (no refitting).
+
+        The confidence of a new row comes from the fitted confidence stage
+        (neighbours among the training rows of L_red, or the fitted densities),
+        its model probability from the fitted final model, and its SPLBoost
+        weight from the fitted SPLBoost ensemble: the self-paced weight its
+        regularizer gives the row's loss at the final age
+        (:meth:`~labelclean.ensemble.SPLBoostClassifier.self_paced_weights`),
+        i.e. whether SPLBoost would have left the row out as a suspect. A
+        suspect stage without that method gives no weights, and new rows are
+        then judged on the other two. ``spl_zero_round`` stays empty: new rows
+        took part in no round.
+
+        Parameters
+        ----------
+        X : {array-like, DataFrame} of shape (n_samples, n_features)
+            New rows with the training columns.
+        y : array-like of shape (n_samples,)
+            Their observed labels, among ``classes_``.
+
+        Returns
+        -------
+        audit : DataFrame
+            The columns of :data:`~labelclean.report.AUDIT_COLUMNS`, indexed like ``X``.
+        """
+        check_is_fitted(self)
+        raw, Z = self._check_X(X, reset=False)
+        conf = self.confidence_estimator_
+        codes = conf._encode_new_labels(y, Z.shape[0])
+        counts = None
+        if hasattr(conf, "neighbor_counts") and hasattr(conf, "n_neighbors_"):
+            # One neighbour search gives both the evidence counts and the
+            # class probabilities (KNNConfidence.predict_proba is counts / k).
+            counts = conf.neighbor_counts(raw)
+            soft = np.zeros((counts.shape[0], self.classes_.shape[0]))
+            cols = np.searchsorted(self.classes_, conf.classes_)
+            soft[:, cols] = counts / conf.n_neighbors_
+        else:
+            soft = self._proba_of(conf, raw)
+            if hasattr(conf, "neighbor_counts"):
+                counts = conf.neighbor_counts(raw)
+        model_proba = self._proba_in_classes(self.model_, Z)
+        spl_weight = None
+        suspects = self.suspect_estimator_
+        if suspects is not None and hasattr(suspects, "self_paced_weights"):
+            spl_weight = suspects.self_paced_weights(Z, self.classes_[codes])
+        evidence = Evidence(codes, soft, model_proba, spl_weight)
+        index = X.index if is_dataframe(X) else pd.RangeIndex(Z.shape[0])
+        return self._audit_frame(
+            index, y, evidence, self._decide(evidence), counts, None
+        )
+
+    def report(self, **kwargs) -> dict:
+        """The report dict (``report.json``) of the training rows' audit.
+
+        Parameters
+        ----------
+        **kwargs
+            Passed to :func:`labelclean.report.build_report`. ``run`` gains a
+            ``final_model`` entry (the final model and how it was chosen)
+            unless it has one.
+
+        Returns
+        -------
+        report : dict
+        """
+        check_is_fitted(self)
+        run = dict(kwargs.pop("run", None) or {})
+        run.setdefault("final_model", final_model_info(self))
+        return build_report(self.audit_, run=run, **kwargs)

@@ -11,11 +11,19 @@ import copy
 import io
 import json
 import os
+import re
 import zipfile
 from pathlib import Path
 from typing import Any
 
+import skops.io as sio
+
+from labelclean.ensemble._binned import _BinMapper as BinMapper
 from labelclean.exceptions import InputFileError, PipelineDefinitionError
+from labelclean.pipeline._cleaner import LabelCleaner
+from labelclean.pipeline._decisions import Evidence
+from labelclean.utils import _features, _neighbors
+from labelclean.utils.discovery import all_estimators
 
 __all__ = ["allowed_types", "dumps_cleaner", "load_cleaner", "loads_cleaner"]
 
@@ -26,11 +34,6 @@ MODEL_VERSION = 1
 
 def allowed_types() -> list[str]:
     """Fully qualified names of the labelclean types a model file may hold."""
-    from labelclean.pipeline._cleaner import LabelCleaner
-    from labelclean.pipeline._decisions import Evidence
-    from labelclean.utils import _features, _neighbors
-    from labelclean.utils.discovery import all_estimators
-
     names = {f"{cls.__module__}.{cls.__qualname__}" for _, cls in all_estimators()}
     names.add(f"{LabelCleaner.__module__}.{LabelCleaner.__qualname__}")
     # The fitted cleaner keeps its evidence (arrays) for re-deciding.
@@ -41,19 +44,12 @@ def allowed_types() -> list[str]:
     # SimpleImputer (missing values) keeps the dtype it was fitted on; a dtype
     # is data, it cannot run code.
     names.add("numpy.dtype")
-    try:
-        from labelclean.ensemble import _binned
-
-        names.add(f"{_binned.__name__}._BinMapper")
-    except ImportError:  # pragma: no cover
-        pass
+    names.add(f"{BinMapper.__module__}.{BinMapper.__qualname__}")
     return sorted(names)
 
 
 def dumps_cleaner(cleaner: Any, *, metadata: dict[str, Any] | None = None) -> bytes:
     """Serialise a fitted cleaner (and JSON metadata) to skops bytes."""
-    import skops.io as sio
-
     model = copy.copy(cleaner)
     # Per-training-row results: not needed to decide new rows, and they grow
     # with the training set (Evidence is also not a type skops may load; an
@@ -85,8 +81,6 @@ def _canonical_archive(data: bytes) -> bytes:
     first appearance, and by a fixed date) so that the same fit gives the same
     bytes in any process.
     """
-    import re
-
     numbers: dict[str, str] = {}
 
     def renumber(match: re.Match[str]) -> str:
@@ -166,8 +160,6 @@ def loads_cleaner(data: bytes, *, source: str = "<bytes>") -> tuple[Any, dict]:
     cleaner : LabelCleaner
     metadata : dict
     """
-
-    import skops.io as sio
 
     try:
         data = _migrate(data)

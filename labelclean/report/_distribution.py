@@ -9,6 +9,8 @@ number of rows in bounded memory.
 from collections import Counter
 from typing import Any
 
+import numpy as np
+
 from labelclean.utils._audit import DECISIONS
 
 __all__ = ["FINE_BINS", "MAX_EXACT_VALUES", "Distribution"]
@@ -25,7 +27,6 @@ class Distribution:
     """Histogram, extremes, sum and (while few) exact value counts of a column."""
 
     def __init__(self, n_bins: int) -> None:
-        import numpy as np
 
         self.edges = np.linspace(0.0, 1.0, n_bins + 1)
         self.counts = np.zeros((len(DECISIONS), n_bins), dtype=np.int64)
@@ -39,7 +40,6 @@ class Distribution:
         self.max = -np.inf
 
     def add(self, values: Any, decision: Any) -> None:
-        import numpy as np
 
         finite = np.isfinite(values)
         for k, d in enumerate(DECISIONS):
@@ -80,7 +80,6 @@ class Distribution:
         self.max = max(self.max, other.max)
 
     def _quantile(self, q: float) -> float:
-        import numpy as np
 
         n = self.n_present
         rank = q * (n - 1)

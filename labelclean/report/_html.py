@@ -53,6 +53,7 @@ DESCRIPTIONS = {
 
 
 def _png_data_uri(fig: Any) -> str:
+    # lazy: matplotlib is needed only to draw a report
     from matplotlib.backends.backend_agg import FigureCanvasAgg
 
     FigureCanvasAgg(fig)
@@ -69,6 +70,7 @@ def _label_text(value: Any) -> str:
 
 
 def _plot_classes(report: Mapping[str, Any]) -> str | None:
+    # lazy: matplotlib is needed only to draw a report
     from matplotlib.figure import Figure
 
     classes = report.get("classes") or []
@@ -92,6 +94,7 @@ def _plot_classes(report: Mapping[str, Any]) -> str | None:
 
 
 def _plot_histogram(dist: Mapping[str, Any]) -> str | None:
+    # lazy: matplotlib is needed only to draw a report
     from matplotlib.figure import Figure
 
     edges = dist.get("bin_edges")
@@ -375,6 +378,7 @@ def render_html(report: Mapping[str, Any], *, plots: bool = True) -> str:
     >>> "<h2>Suspects</h2>" in html
     True
     """
+    # lazy: only to render a report
     import jinja2
 
     templates = resources.files("labelclean.report") / "templates"

@@ -20,6 +20,9 @@ import math
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+import numpy as np
+import pandas as pd
+
 __all__ = ["REPORT_FORMAT", "REPORT_VERSION", "assemble_report", "to_jsonable"]
 
 REPORT_FORMAT = "labelclean-report"
@@ -44,8 +47,6 @@ def to_jsonable(value: Any) -> Any:
     -------
     value : JSON-serialisable object
     """
-    import numpy as np
-    import pandas as pd
 
     if value is None or isinstance(value, str):
         return value
@@ -94,7 +95,6 @@ def _sorted_values(values: Sequence[Any]) -> list[Any]:
 
 
 def _sort_key(value: Any) -> tuple[int, Any]:
-    import numpy as np
 
     if isinstance(value, bool | np.bool_):
         return (0, int(value))
@@ -107,8 +107,6 @@ def _sort_key(value: Any) -> tuple[int, Any]:
 
 def _label_codes(audit: Any) -> tuple[Any, Any, list[Any]]:
     """Integer codes of the observed and cleaned labels over one shared set."""
-    import numpy as np
-    import pandas as pd
 
     n = len(audit)
     both = pd.concat(
@@ -142,8 +140,6 @@ def _row_id(audit: Any, id_column: str | None, position: int) -> Any:
 
 def _suspicion(audit: Any) -> Any:
     """1 - mean of the available [0, 1] evidence that the label is right."""
-    import numpy as np
-    import pandas as pd
 
     columns = [c for c in _SUSPECT_EVIDENCE if c in audit.columns]
     if not columns:
@@ -177,7 +173,6 @@ def _row_record(audit: Any, position: int, columns: Sequence[str]) -> dict[str, 
 
 
 def _is_missing(value: Any) -> bool:
-    import pandas as pd
 
     try:
         return bool(pd.isna(value))

@@ -23,6 +23,9 @@ from collections import Counter
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+import numpy as np
+import pandas as pd
+
 from labelclean.report._distribution import FINE_BINS, MAX_EXACT_VALUES, Distribution
 from labelclean.report._json import (
     _row_id,
@@ -133,8 +136,6 @@ class AuditSummary:
             equal suspicion and example rows; ``None`` continues from the rows
             added so far (batches added in input order).
         """
-        import numpy as np
-        import pandas as pd
 
         check_audit_frame(audit)
         n = len(audit)
@@ -188,8 +189,6 @@ class AuditSummary:
         self._add_examples(audit, positions, decision)
 
     def _add_suspects(self, audit: Any, positions: Any, decision: Any) -> None:
-        import numpy as np
-        import pandas as pd
 
         suspicion = _suspicion(audit)
         flagged = decision != "kept"
@@ -213,8 +212,6 @@ class AuditSummary:
         self._suspects = top.iloc[order[: self.n_suspects]]
 
     def _add_examples(self, audit: Any, positions: Any, decision: Any) -> None:
-        import numpy as np
-        import pandas as pd
 
         keep = [c for c in self._example_columns(audit) if c in audit.columns]
         picked = []
@@ -263,8 +260,6 @@ class AuditSummary:
         -------
         self : AuditSummary
         """
-        import numpy as np
-        import pandas as pd
 
         if other.columns is None:
             return self
@@ -607,7 +602,6 @@ def build_report(
 
 
 def _is_na(value: Any) -> bool:
-    import pandas as pd
 
     try:
         return bool(pd.isna(value))

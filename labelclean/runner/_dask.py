@@ -35,6 +35,7 @@ from typing import Any
 
 import numpy as np
 import pandas as pd
+import pyarrow.parquet as pq
 
 from labelclean.io import ParquetSource, inspect_parquet, write_parquet
 from labelclean.report import AuditSummary
@@ -51,6 +52,7 @@ __all__ = [
 
 def _require_dask() -> None:
     try:
+        # lazy: optional extra (labelclean[dask])
         import dask
         import dask.dataframe  # noqa: F401
         import distributed  # noqa: F401
@@ -79,6 +81,7 @@ def dask_client(scheduler: str | None = None, **cluster_kwargs: Any) -> Iterator
     client : distributed.Client
     """
     _require_dask()
+    # lazy: optional extra (labelclean[dask])
     from distributed import Client, LocalCluster
 
     address = scheduler or os.environ.get("DASK_SCHEDULER_ADDRESS") or None
@@ -103,7 +106,6 @@ class _Part:
 
 
 def _parts(source: Any) -> list[_Part]:
-    import pyarrow.parquet as pq
 
     parts = []
     offset = 0
@@ -118,7 +120,6 @@ def _parts(source: Any) -> list[_Part]:
 
 def _read_part(part: _Part) -> pd.DataFrame:
     """A partition's rows, indexed by their positions in the whole input."""
-    import pyarrow.parquet as pq
 
     pf = pq.ParquetFile(part.path, pre_buffer=False, page_checksum_verification=True)
     frame = pf.read_row_group(part.row_group, use_pandas_metadata=True).to_pandas()
@@ -144,6 +145,7 @@ def read_partitions(source: Any) -> Any:
         pandas 3).
     """
     _require_dask()
+    # lazy: optional extra (labelclean[dask])
     import dask.dataframe as dd
 
     src = source if isinstance(source, ParquetSource) else inspect_parquet(source)
@@ -249,6 +251,7 @@ def decide_dask(
     outcome : StreamOutcome
     """
     _require_dask()
+    # lazy: optional extra (labelclean[dask])
     import dask
 
     parts = _parts(source)

@@ -12,6 +12,7 @@ from that summary. Then ``report.json``, ``report.html``, the model and
 :class:`~labelclean.io.OutputFolder`, published as one unit.
 """
 
+import importlib.metadata as md
 import json
 import os
 import platform
@@ -56,7 +57,6 @@ class RunResult:
 
 def versions() -> dict[str, str]:
     """Versions of labelclean, Python and the libraries that shape the outputs."""
-    import importlib.metadata as md
 
     out = {"labelclean": __version__, "python": platform.python_version()}
     for name in ("numpy", "pandas", "scikit-learn", "scipy", "pyarrow", "skops"):

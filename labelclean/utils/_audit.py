@@ -10,6 +10,8 @@ the report leaves out what is absent.
 from collections.abc import Sequence
 from typing import Any
 
+import pandas as pd
+
 from labelclean.exceptions import DataValidationError
 
 __all__ = [
@@ -110,7 +112,6 @@ def check_audit_frame(
         duplicate column names, or holds a decision outside
         :data:`DECISIONS`.
     """
-    import pandas as pd
 
     if not isinstance(audit, pd.DataFrame):
         raise DataValidationError(

@@ -125,6 +125,7 @@ class NeighborIndex:
         self._lock = threading.Lock()
 
     def _approximate_index(self, n_build: int, init_graph: np.ndarray | None = None):
+        # lazy: compiles with numba; only for the approximate search
         from pynndescent import NNDescent
 
         self._index = NNDescent(
@@ -311,6 +312,7 @@ class ExactPool:
     """
 
     def __init__(self, X: np.ndarray) -> None:
+        # lazy: only for the exact search on large data
         import faiss
 
         self._X = np.ascontiguousarray(X, dtype=np.float64)

@@ -35,6 +35,7 @@ def run_expectations(
         return {}
     os.environ.setdefault("GX_ANALYTICS_ENABLED", "False")
     logging.getLogger("great_expectations").setLevel(logging.WARNING)
+    # lazy: seconds to import; only when a suite runs
     import great_expectations as gx
     from great_expectations.data_context.types.base import ProgressBarsConfig
 

@@ -22,7 +22,11 @@ number of unexpected rows and up to ``max_examples`` of their row ids.
 from collections.abc import Hashable, Iterable, Sequence
 from typing import Any
 
+import numpy as np
+import pandas as pd
+
 from labelclean.exceptions import DataValidationError
+from labelclean.utils._features import check_feature_frame
 from labelclean.utils._suggest import close_match
 from labelclean.validation._gx import ge_check, run_expectations
 from labelclean.validation._results import CheckResult, ValidationResult, _plain
@@ -44,7 +48,6 @@ def _index_by_id(frame: Any, id_column: str | None) -> Any:
 def _check_not_nested(column: Any, name: Hashable) -> None:
     # Object columns holding lists, dicts or arrays cannot be compared or
     # one-hot encoded; say so before the encoder fails on unhashable values.
-    import numpy as np
 
     if column.dtype != object:
         return
@@ -115,7 +118,6 @@ def validate_input(
         constant), ``label_not_null``, ``label_in_domain``,
         ``at_least_two_classes``, ``no_single_row_class`` (warning).
     """
-    import pandas as pd
 
     if not isinstance(frame, pd.DataFrame):
         raise TypeError(
@@ -271,16 +273,12 @@ def validate_input(
     )
     indexed = _index_by_id(frame, id_column)
     if feature_list:
-        from labelclean.utils._features import check_feature_frame
-
         constant = []
         for name in feature_list:
             try:
                 _check_not_nested(frame[name], name)
                 check_feature_frame(frame[[name]])
             except DataValidationError as exc:
-                import numpy as np
-
                 col = indexed[name]
                 bad = np.zeros(len(col), dtype=bool)  # missing values are fine
                 if pd.api.types.is_numeric_dtype(
@@ -335,6 +333,7 @@ def validate_input(
 
     # Labels -------------------------------------------------------------------
     if has_label:
+        # lazy: seconds to import; only when a suite runs
         import great_expectations.expectations as gxe
 
         label_frame = indexed[[label]]

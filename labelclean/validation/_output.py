@@ -13,6 +13,8 @@
 from collections.abc import Sequence
 from typing import Any
 
+import pandas as pd
+
 from labelclean.exceptions import DataValidationError
 from labelclean.report import AuditSummary
 from labelclean.utils._audit import DECISIONS, PROBABILITY_COLUMNS
@@ -160,8 +162,8 @@ def validate_output(
         (computed from the audit's :class:`~labelclean.report.AuditSummary`,
         as in a run) on the rows with a known decision.
     """
+    # lazy: seconds to import; only when a suite runs
     import great_expectations.expectations as gxe
-    import pandas as pd
 
     if not isinstance(audit, pd.DataFrame):
         raise TypeError(

@@ -8,6 +8,9 @@ import math
 from dataclasses import dataclass, field
 from typing import Any
 
+import numpy as np
+import pandas as pd
+
 from labelclean.exceptions import DataValidationError
 
 __all__ = ["CheckResult", "ValidationResult"]
@@ -15,7 +18,6 @@ __all__ = ["CheckResult", "ValidationResult"]
 
 def _plain(value: Any) -> Any:
     """A JSON-friendly scalar (row ids, labels)."""
-    import numpy as np
 
     if isinstance(value, np.generic):
         value = value.item()
@@ -24,8 +26,6 @@ def _plain(value: Any) -> Any:
     if value is None or isinstance(value, bool | int | float | str):
         return value
     try:
-        import pandas as pd
-
         if pd.isna(value):
             return None
     except (TypeError, ValueError):

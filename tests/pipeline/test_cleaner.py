@@ -20,7 +20,7 @@ from labelclean.ensemble import CBAdaBoostClassifier, SPLBoostClassifier
 from labelclean.linear_model import RoSRClassifier
 from labelclean.noise import flip_labels
 from labelclean.pipeline import LabelCleaner
-from labelclean.pipeline._cleaner import _choose_model
+from labelclean.pipeline._model_selection import _choose_model
 from labelclean.pipeline._decisions import Evidence, decide
 from labelclean.report import AUDIT_COLUMNS
 
@@ -345,7 +345,7 @@ def test_audit_without_suspect_stage_has_no_weights():
 
 
 def test_model_choice_on_a_sample_of_a_large_input(monkeypatch):
-    import labelclean.pipeline._cleaner as cleaner_module
+    import labelclean.pipeline._model_selection as cleaner_module
 
     monkeypatch.setattr(cleaner_module, "MODEL_SELECTION_MAX_SAMPLES", 120)
     X, y = make_blobs(400, centers=2, cluster_std=2.0, random_state=3)

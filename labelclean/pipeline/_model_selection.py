@@ -1,0 +1,268 @@
+"""Choosing and fitting the final model of a cleaning run, out of fold.
+
+:class:`ModelSelectionMixin` holds what :class:`~labelclean.pipeline.LabelCleaner`
+does with its final model: the candidates (``model='auto'``), each
+candidate's out-of-fold probabilities on the rows SPLBoost kept (with the
+confidence stage's soft labels), the choice between them
+(:func:`_choose_model`, rule :data:`AUTO_RULE`), and fitting a model on given
+rows with hard or soft labels. :func:`make_stage` builds any stage from a
+kind's name or an estimator, seeded by the cleaner.
+"""
+
+import inspect
+import warnings
+from typing import Any
+
+import numpy as np
+from sklearn.base import clone
+from sklearn.model_selection import StratifiedKFold
+from sklearn.utils import get_tags
+from sklearn.utils.parallel import Parallel, delayed
+
+from labelclean.pipeline._decisions import argmax_keep_observed
+from labelclean.pipeline._kinds import STAGE_KINDS
+from labelclean.utils._sampling import stratified_rows
+from labelclean.utils._sklearn import fit_context
+from labelclean.utils._threads import one_blas_thread
+
+__all__ = ["AUTO_RULE", "ModelSelectionMixin", "make_stage"]
+
+#: Above this many rows, ``model='auto'`` compares its candidates on a
+#: stratified sample of this many rows (then evaluates only the chosen one on
+#: every row): the comparison's standard error is already below 0.3 points.
+MODEL_SELECTION_MAX_SAMPLES = 50_000
+
+#: The final models ``model='auto'`` compares for two classes; the first is
+#: kept unless another is clearly better out of fold (:func:`_choose_model`).
+AUTO_CANDIDATES = ("rosr", "cb_adaboost", "cb_adaboost_trees")
+
+#: The candidates for more than two classes (boosted stumps are weak
+#: multi-class learners; depth-3 trees capture interactions).
+AUTO_CANDIDATES_MULTICLASS = ("rosr", "cb_adaboost_trees")
+
+#: The rule of :func:`_choose_model`, in words (``model_selection_['rule']``).
+AUTO_RULE = (
+    "out-of-fold error rate against the observed labels over every row decided "
+    "out of fold; another candidate replaces RoSR-L only if its error rate is "
+    "lower by more than one standard error of the paired per-row difference "
+    "(the lowest error rate among those that are)"
+)
+
+
+def _choose_model(
+    oofs: dict[str, np.ndarray], codes: np.ndarray
+) -> tuple[str, dict[str, Any]]:
+    """Pick the final model from the out-of-fold probabilities of candidates.
+
+    With one candidate, that one. With two (``model='auto'``, two classes), the
+    first (RoSR-L) unless the second's error rate is lower by more than one
+    standard error of the paired per-row difference (the one-standard-error
+    rule, leaning to the linear model). Rows without out-of-fold
+    probabilities for some candidate are left out of the comparison; with
+    fewer than two rows left, the first candidate is kept.
+    """
+    names = list(oofs)
+    decided = np.ones(codes.shape[0], dtype=bool)
+    for proba in oofs.values():
+        decided &= ~np.isnan(proba).any(axis=1)
+    n_rows = int(decided.sum())
+    errors: dict[str, np.ndarray | None] = {}
+    for name, proba in oofs.items():
+        if n_rows == 0:
+            errors[name] = None
+            continue
+        p = proba[decided]
+        label = argmax_keep_observed(p, codes[decided])
+        errors[name] = (label != codes[decided]).astype(np.float64)
+    selection: dict[str, Any] = {
+        "rule": AUTO_RULE if len(names) > 1 else "the configured final model",
+        "candidates": {
+            name: {
+                "error_rate": None if e is None else float(e.mean()),
+                "rows": n_rows,
+            }
+            for name, e in errors.items()
+        },
+    }
+    chosen = names[0]
+    best_error = None
+    compared: dict[str, tuple[float | None, float | None]] = {}
+    first = errors[names[0]]
+    for name in names[1:]:
+        other = errors[name]
+        diff: float | None = None
+        se: float | None = None
+        if n_rows >= 2 and first is not None and other is not None:
+            d = first - other
+            diff = float(d.mean())
+            se = float(d.std(ddof=1) / np.sqrt(n_rows))
+            rate = float(other.mean())
+            if diff > se and (best_error is None or rate < best_error):
+                chosen, best_error = name, rate
+        compared[name] = (diff, se)
+        if len(names) > 2:
+            selection["candidates"][name]["difference"] = diff
+            selection["candidates"][name]["standard_error"] = se
+    if compared:
+        # the chosen challenger's comparison, or the closest challenger's
+        closest = max(compared, key=lambda k: -np.inf if compared[k][0] is None
+                      else compared[k][0])  # fmt: skip
+        diff, se = compared[chosen if chosen in compared else closest]
+        selection["difference"], selection["standard_error"] = diff, se
+    selection["chosen"] = chosen
+    return chosen, selection
+
+
+def make_stage(spec: Any, seed: int) -> Any:
+    """A fresh stage: a built-in kind's name (:data:`STAGE_KINDS`) or a clone
+    of an estimator, seeded with ``seed`` unless it has a seed of its own."""
+    if isinstance(spec, str):
+        est = STAGE_KINDS.get(spec).build()
+    else:
+        est = clone(spec)
+    if "random_state" in est.get_params() and est.random_state is None:
+        est.set_params(random_state=seed)
+    return est
+
+
+def _fit_accepts(estimator, name: str) -> bool:
+    return name in inspect.signature(estimator.fit).parameters
+
+
+class ModelSelectionMixin:
+    """The final model's candidates, out-of-fold evaluation and choice (not public).
+
+    Needs ``model``, ``cv``, ``n_jobs`` and a fitted ``classes_``.
+    """
+
+    def _model_candidates(self, n_classes: int) -> list[str]:
+        """Names of the final models to evaluate; the first is the default."""
+        if not isinstance(self.model, str):
+            return [type(self.model).__name__]
+        if self.model == "auto":
+            return list(
+                AUTO_CANDIDATES if n_classes == 2 else AUTO_CANDIDATES_MULTICLASS
+            )
+        return [self.model]
+
+    def _make_model(self, name: str, seed: int):
+        """A fresh final model: ``name`` from :meth:`_model_candidates`."""
+        return make_stage(name if isinstance(self.model, str) else self.model, seed)
+
+    # ------------------------------------------------------------------
+    def _model_input(self, model, Z: np.ndarray) -> np.ndarray:
+        """``Z`` as ``model`` takes it: missing values imputed unless it routes
+        them natively (the binned boosting learners)."""
+        if get_tags(model).input_tags.allow_nan:
+            return Z
+        missing = np.isnan(Z)
+        if not missing.any():
+            return Z
+        return np.where(missing, self._missing_fill[None, :], Z)
+
+    def _fit_model(self, model, Z, codes, soft, rows, *, quiet=True):
+        """Fit ``model`` on ``rows`` with labels ``classes_[codes]``.
+
+        Soft labels go to models whose ``fit`` takes them: CB-AdaBoost's
+        ``gamma`` (the class-probability matrix, or the observed label's
+        probability when a class is absent from ``rows``) and RoSR's
+        ``soft_labels``.
+        """
+        y = self.classes_[codes[rows]]
+        all_present = np.unique(codes[rows]).shape[0] == self.classes_.shape[0]
+        kwargs = {}
+        if _fit_accepts(model, "gamma"):
+            kwargs["gamma"] = soft[rows] if all_present else soft[rows, codes[rows]]
+        elif _fit_accepts(model, "soft_labels") and all_present:
+            kwargs["soft_labels"] = soft[rows]
+        Z_rows = self._model_input(model, Z[rows])
+        if not quiet:  # the caller silences warnings (threads share filters)
+            model.fit(Z_rows, y, **kwargs)
+            return model
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", UserWarning)
+            model.fit(Z_rows, y, **kwargs)
+        return model
+
+    def _proba_in_classes(self, model, Z) -> np.ndarray:
+        """``model.predict_proba`` with columns aligned to ``classes_``."""
+        proba = model.predict_proba(self._model_input(model, Z))
+        out = np.zeros((Z.shape[0], self.classes_.shape[0]))
+        cols = np.searchsorted(self.classes_, model.classes_)
+        out[:, cols] = proba
+        return out
+
+    # ------------------------------------------------------------------
+    @fit_context(prefer_skip_nested_validation=False)
+    def _select_model(self, names, seed, Z, codes, soft, folds, in_train):
+        """Out-of-fold probabilities of the chosen final model, and the choice.
+
+        With several candidates, each is evaluated out of fold and
+        :func:`_choose_model` picks one. On more than
+        :data:`MODEL_SELECTION_MAX_SAMPLES` rows the comparison runs on a
+        stratified, seeded sample of that many rows (with its own folds), and
+        only the chosen model is then evaluated out of fold on every row.
+        """
+        rows = None
+        if len(names) > 1 and folds is not None:
+            rows = stratified_rows(
+                codes, MODEL_SELECTION_MAX_SAMPLES, min_per_class=len(folds), seed=seed
+            )
+        if rows is None:
+            oofs = self._out_of_fold(names, seed, Z, codes, soft, folds, in_train)
+            return oofs, _choose_model(oofs, codes)[1]
+        splitter = StratifiedKFold(len(folds), shuffle=True, random_state=seed)
+        sub_folds = list(splitter.split(rows, codes[rows]))
+        sub_oofs = self._out_of_fold(
+            names,
+            seed,
+            Z[rows],
+            codes[rows],
+            soft[rows],
+            sub_folds,
+            in_train[rows],
+        )
+        chosen, selection = _choose_model(sub_oofs, codes[rows])
+        selection["sampled_rows"] = int(rows.shape[0])
+        oofs = self._out_of_fold([chosen], seed, Z, codes, soft, folds, in_train)
+        return oofs, selection
+
+    def _out_of_fold(self, names, seed, Z, codes, soft, folds, in_train):
+        """Out-of-fold class probabilities of each final model in ``names``.
+
+        For each fold, the model is fitted on the other folds' rows that
+        SPLBoost kept and asked about the fold's rows. Rows of a fold whose
+        training part holds a single class (or every row, without folds) are
+        NaN. The (model, fold) fits are independent, so they run on
+        ``n_jobs`` threads (the boosting kernels release the GIL); each writes
+        its own rows, so the result does not depend on the number of threads.
+        """
+        oofs = {
+            name: np.full((Z.shape[0], self.classes_.shape[0]), np.nan)
+            for name in names
+        }
+        tasks = [(name, train, test) for name in names for train, test in folds or ()]
+
+        def fit_fold(name, train, test):
+            rows = train[in_train[train]]
+            if np.unique(codes[rows]).shape[0] < 2:
+                return None
+            model = self._make_model(name, seed)
+            self._fit_model(model, Z, codes, soft, rows, quiet=False)
+            return self._proba_in_classes(model, Z[test])
+
+        # BLAS on one thread for every fold, whatever n_jobs, set here by the
+        # calling thread: a limit set inside a worker thread (the solvers'
+        # own) does not reach OpenBLAS, so folds running at once multiplied
+        # on several BLAS threads each, and a product's summation order (its
+        # last bits, which an iterative solver amplifies) then depended on
+        # the timing and on n_jobs (docs/reliability.md, Determinism).
+        with warnings.catch_warnings(), one_blas_thread():
+            warnings.simplefilter("ignore", UserWarning)
+            parts = Parallel(n_jobs=self.n_jobs, prefer="threads")(
+                delayed(fit_fold)(*task) for task in tasks
+            )
+        for (name, _, test), proba in zip(tasks, parts, strict=True):
+            if proba is not None:
+                oofs[name][test] = proba
+        return oofs
