@@ -26,18 +26,14 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from labelclean.report._build import summary_report
 from labelclean.report._distribution import FINE_BINS, MAX_EXACT_VALUES, Distribution
 from labelclean.report._json import (
     _row_id,
-    _row_record,
-    _sort_key,
     _suspicion,
-    assemble_report,
-    to_jsonable,
 )
 from labelclean.utils._audit import (
     AUDIT_COLUMNS,
-    DECISION_REASONS,
     DECISIONS,
     EVIDENCE_COLUMNS,
     PROBABILITY_COLUMNS,
@@ -354,162 +350,21 @@ class AuditSummary:
         -------
         report : dict
         """
-
-        columns = self.columns or list(AUDIT_COLUMNS[:4])
-        n_rows = self.n_rows
-        counts = self.decisions
-        shares = {d: (counts[d] / n_rows if n_rows else 0.0) for d in DECISIONS}
-        evidence_present = [c for c in EVIDENCE_COLUMNS if c in columns]
-        evidence_missing = [c for c in EVIDENCE_COLUMNS if c not in columns]
-        user_columns = self._user_columns(columns)
-
-        labels = list(self._labels)
-        order = sorted(range(len(labels)), key=lambda j: _sort_key(labels[j]))
-        rank_of = {labels[j]: r for r, j in enumerate(order)}
-        stats = {
-            v: dict.fromkeys(
-                (
-                    "n_observed",
-                    "kept",
-                    "corrected_away",
-                    "corrected_into",
-                    "discarded",
-                    "n_cleaned",
-                ),
-                0,
-            )
-            for v in labels
-        }
-        pairs: Counter = Counter()
-        for (o, c, d), n in self._triples.items():
-            if o is not None:
-                stats[o]["n_observed"] += n
-                key = {"kept": "kept", "corrected": "corrected_away"}.get(
-                    d, "discarded"
-                )
-                stats[o][key] += n
-            if d == "corrected":
-                if c is not None:
-                    stats[c]["corrected_into"] += n
-                pairs[(o, c)] += n
-            if d != "discarded" and c is not None:
-                stats[c]["n_cleaned"] += n
-        classes = []
-        for j in order:
-            value = labels[j]
-            s = stats[value]
-            n_obs = s["n_observed"]
-            classes.append(
-                {
-                    "label": to_jsonable(self._labels[value]),
-                    **s,
-                    "share_discarded": float(s["discarded"] / n_obs) if n_obs else 0.0,
-                    "share_corrected": (
-                        float(s["corrected_away"] / n_obs) if n_obs else 0.0
-                    ),
-                }
-            )
-        corrections = [
-            {
-                "from": None if a is None else to_jsonable(self._labels[a]),
-                "to": None if b is None else to_jsonable(self._labels[b]),
-                "count": int(n),
-            }
-            for (a, b), n in sorted(
-                pairs.items(),
-                key=lambda item: (
-                    -item[1],
-                    rank_of.get(item[0][0], -1),
-                    rank_of.get(item[0][1], -1),
-                ),
-            )
-        ]
-        explain = dict(
-            DECISION_REASONS if reason_descriptions is None else reason_descriptions
-        )
-        reasons = [
-            {
-                "decision": d,
-                "reason": r,
-                "count": -negative,
-                "description": str(explain[r]) if r in explain else None,
-            }
-            for _, negative, r, d in sorted(
-                (DECISIONS.index(d), -n, r, d) for (d, r), n in self._reasons.items()
-            )
-        ]
-        distributions: dict[str, Any] = {
-            column: self._dists[column].to_dict(column)
-            for column in PROBABILITY_COLUMNS
-            if column in self._dists
-        }
-        if "spl_zero_round" in columns:
-            values = sorted(self._rounds)
-            distributions["spl_zero_round"] = {
-                "column": "spl_zero_round",
-                "values": [int(v) for v in values],
-                "counts": [int(self._rounds[v]) for v in values],
-                "n_missing": self._rounds_missing,
-            }
-        suspects = []
-        top = self._suspects
-        if top is not None:
-            suspect_columns = [
-                "decision",
-                "reason",
-                "observed_label",
-                "cleaned_label",
-                *evidence_present,
-            ]
-            for position in range(len(top)):
-                record = {
-                    "rank": position + 1,
-                    "row_id": _row_id(top, self.id_column, position),
-                }
-                record["suspicion"] = to_jsonable(top["__suspicion"].iat[position])
-                record.update(_row_record(top, position, suspect_columns))
-                suspects.append(record)
-        shown_user = [
-            c for c in user_columns if self.id_column is None or c != self.id_column
-        ][: self.max_example_columns]
-        example_columns = [
-            "decision",
-            "reason",
-            "observed_label",
-            "cleaned_label",
-            *shown_user,
-        ]
-        examples: dict[str, list] = {d: [] for d in DECISIONS}
-        if self._examples is not None:
-            ex = self._examples
-            for position in range(len(ex)):
-                d = ex["decision"].iat[position]
-                examples[d].append(
-                    {
-                        "row_id": _row_id(ex, self.id_column, position),
-                        **_row_record(ex, position, example_columns),
-                    }
-                )
-        return assemble_report(
+        return summary_report(
+            self,
+            label=label,
             run=run,
             validation=validation,
-            n_rows=n_rows,
-            label=label,
-            id_column=self.id_column,
-            user_columns=user_columns,
-            n_classes_observed=sum(1 for v in labels if stats[v]["n_observed"] > 0),
-            counts=counts,
-            shares=shares,
-            classes=classes,
-            corrections=corrections,
-            reasons=reasons,
-            distributions=distributions,
-            suspects=suspects,
-            example_columns=example_columns,
-            examples=examples,
-            evidence_present=evidence_present,
-            evidence_missing=evidence_missing,
+            reason_descriptions=reason_descriptions,
         )
+
+
+def _is_na(value: Any) -> bool:
+
+    try:
+        return bool(pd.isna(value))
+    except (TypeError, ValueError):
+        return False
 
 
 def build_report(
@@ -599,11 +454,3 @@ def build_report(
         validation=validation,
         reason_descriptions=reason_descriptions,
     )
-
-
-def _is_na(value: Any) -> bool:
-
-    try:
-        return bool(pd.isna(value))
-    except (TypeError, ValueError):
-        return False

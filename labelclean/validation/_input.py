@@ -123,6 +123,28 @@ def validate_input(
         raise TypeError(
             f"frame must be a pandas DataFrame, got {type(frame).__name__}."
         )
+    checks, dupes = _schema_checks(frame, max_examples)
+    if dupes:
+        return ValidationResult("labelclean_input", checks)
+    checks += _column_checks(frame, label, reserved_columns, max_examples)
+    if id_column is not None:
+        checks += _id_checks(frame, id_column, max_examples)
+        if id_column not in frame.columns:
+            id_column = None
+    feature_list, found = _feature_list(
+        frame, label, id_column, features, exclude, max_examples
+    )
+    checks += found
+    indexed = _index_by_id(frame, id_column)
+    if feature_list:
+        checks += _feature_checks(frame, indexed, feature_list, max_examples)
+    if label in frame.columns:
+        checks += _label_checks(frame, indexed, label, label_domain, max_examples)
+    return ValidationResult("labelclean_input", checks)
+
+
+def _schema_checks(frame: Any, max_examples: int) -> tuple[list[CheckResult], list]:
+    """``has_rows`` and ``unique_column_names``; also the duplicated names."""
     checks: list[CheckResult] = []
     n = len(frame)
     checks.append(
@@ -152,9 +174,14 @@ def validate_input(
             ),
         )
     )
-    if dupes:
-        return ValidationResult("labelclean_input", checks)
+    return checks, dupes
 
+
+def _column_checks(
+    frame: Any, label: str, reserved_columns: Sequence[str], max_examples: int
+) -> list[CheckResult]:
+    """``label_column_present`` and ``no_reserved_column_names``."""
+    checks: list[CheckResult] = []
     columns = list(frame.columns)
     has_label = label in frame.columns
     checks.append(
@@ -189,49 +216,67 @@ def validate_input(
             ),
         )
     )
-    if id_column is not None:
-        has_id = id_column in frame.columns
+    return checks
+
+
+def _id_checks(frame: Any, id_column: str, max_examples: int) -> list[CheckResult]:
+    """``id_column_present`` and ``id_unique``."""
+    checks: list[CheckResult] = []
+    columns = list(frame.columns)
+    n = len(frame)
+    has_id = id_column in frame.columns
+    checks.append(
+        CheckResult(
+            name="id_column_present",
+            description=f"the id column {id_column!r} exists",
+            success=has_id,
+            column=id_column,
+            engine="schema",
+            message=(
+                f"id column {id_column!r} found."
+                if has_id
+                else f"id column {id_column!r} not found"
+                f"{_suggest(id_column, columns)}; pass the right --id."
+            ),
+        )
+    )
+    if has_id:
+        ids = frame[id_column]
+        dup_mask = (ids.duplicated(keep=False) | ids.isna()).to_numpy()
+        n_bad = int(dup_mask.sum())
         checks.append(
             CheckResult(
-                name="id_column_present",
-                description=f"the id column {id_column!r} exists",
-                success=has_id,
+                name="id_unique",
+                description=f"every row has its own non-null {id_column!r}",
+                success=n_bad == 0,
                 column=id_column,
-                engine="schema",
+                engine="pandas",
+                unexpected_count=n_bad,
+                unexpected_percent=100.0 * n_bad / n if n else None,
+                examples=[_plain(v) for v in ids[dup_mask].head(max_examples)],
                 message=(
-                    f"id column {id_column!r} found."
-                    if has_id
-                    else f"id column {id_column!r} not found"
-                    f"{_suggest(id_column, columns)}; pass the right --id."
+                    f"{n_bad} row(s) share an id or have none in {id_column!r}; "
+                    "ids must be unique to track rows."
+                    if n_bad
+                    else f"ids in {id_column!r} are unique."
                 ),
             )
         )
-        if has_id:
-            ids = frame[id_column]
-            dup_mask = (ids.duplicated(keep=False) | ids.isna()).to_numpy()
-            n_bad = int(dup_mask.sum())
-            checks.append(
-                CheckResult(
-                    name="id_unique",
-                    description=f"every row has its own non-null {id_column!r}",
-                    success=n_bad == 0,
-                    column=id_column,
-                    engine="pandas",
-                    unexpected_count=n_bad,
-                    unexpected_percent=100.0 * n_bad / n if n else None,
-                    examples=[_plain(v) for v in ids[dup_mask].head(max_examples)],
-                    message=(
-                        f"{n_bad} row(s) share an id or have none in {id_column!r}; "
-                        "ids must be unique to track rows."
-                        if n_bad
-                        else f"ids in {id_column!r} are unique."
-                    ),
-                )
-            )
-        else:
-            id_column = None
 
-    # Features -----------------------------------------------------------------
+    return checks
+
+
+def _feature_list(
+    frame: Any,
+    label: str,
+    id_column: str | None,
+    features: Sequence[str] | None,
+    exclude: Sequence[str],
+    max_examples: int,
+) -> tuple[list, list[CheckResult]]:
+    """The feature columns present; ``feature_columns_present``, ``has_features``."""
+    checks: list[CheckResult] = []
+    columns = list(frame.columns)
     skip = {label, *exclude} | ({id_column} if id_column else set())
     if features is None:
         feature_list = [c for c in columns if c not in skip]
@@ -271,164 +316,180 @@ def validate_input(
             ),
         )
     )
-    indexed = _index_by_id(frame, id_column)
-    if feature_list:
-        constant = []
-        for name in feature_list:
-            try:
-                _check_not_nested(frame[name], name)
-                check_feature_frame(frame[[name]])
-            except DataValidationError as exc:
-                col = indexed[name]
-                bad = np.zeros(len(col), dtype=bool)  # missing values are fine
-                if pd.api.types.is_numeric_dtype(
-                    col.dtype
-                ) and not pd.api.types.is_bool_dtype(col.dtype):
-                    values = col.to_numpy(dtype=np.float64, na_value=np.nan)
-                    bad = np.isinf(values)
-                n_bad = int(bad.sum())
-                checks.append(
-                    CheckResult(
-                        name="feature_usable",
-                        description=f"feature column {name!r} can be used",
-                        success=False,
-                        column=str(name),
-                        engine="pandas",
-                        unexpected_count=n_bad or None,
-                        unexpected_percent=100.0 * n_bad / n if n and n_bad else None,
-                        examples=_examples_of(indexed, bad, max_examples),
-                        message=str(exc),
-                        details={"dtype": str(col.dtype)},
-                    )
-                )
-                continue
-            if n > 1 and frame[name].nunique(dropna=False) <= 1:
-                constant.append(name)
-                checks.append(
-                    CheckResult(
-                        name="feature_not_constant",
-                        description=f"feature column {name!r} varies",
-                        success=False,
-                        severity="warning",
-                        column=str(name),
-                        engine="pandas",
-                        message=f"feature column {name!r} is constant and carries no "
-                        "information; consider excluding it.",
-                    )
-                )
-        if constant and len(constant) == len(feature_list):
+    return feature_list, checks
+
+
+def _feature_checks(
+    frame: Any, indexed: Any, feature_list: list, max_examples: int
+) -> list[CheckResult]:
+    """``feature_usable``, ``feature_not_constant`` and ``features_vary``."""
+    checks: list[CheckResult] = []
+    n = len(frame)
+    constant = []
+    for name in feature_list:
+        try:
+            _check_not_nested(frame[name], name)
+            check_feature_frame(frame[[name]])
+        except DataValidationError as exc:
+            col = indexed[name]
+            bad = np.zeros(len(col), dtype=bool)  # missing values are fine
+            if pd.api.types.is_numeric_dtype(
+                col.dtype
+            ) and not pd.api.types.is_bool_dtype(col.dtype):
+                values = col.to_numpy(dtype=np.float64, na_value=np.nan)
+                bad = np.isinf(values)
+            n_bad = int(bad.sum())
             checks.append(
                 CheckResult(
-                    name="features_vary",
-                    description="at least one feature column varies",
+                    name="feature_usable",
+                    description=f"feature column {name!r} can be used",
                     success=False,
+                    column=str(name),
                     engine="pandas",
-                    unexpected_count=len(constant),
-                    examples=[str(c) for c in constant[:max_examples]],
-                    message="every feature column is constant, so rows cannot be "
-                    "told apart and no label can be checked; give feature columns "
-                    "that vary.",
+                    unexpected_count=n_bad or None,
+                    unexpected_percent=100.0 * n_bad / n if n and n_bad else None,
+                    examples=_examples_of(indexed, bad, max_examples),
+                    message=str(exc),
+                    details={"dtype": str(col.dtype)},
                 )
             )
+            continue
+        if n > 1 and frame[name].nunique(dropna=False) <= 1:
+            constant.append(name)
+            checks.append(
+                CheckResult(
+                    name="feature_not_constant",
+                    description=f"feature column {name!r} varies",
+                    success=False,
+                    severity="warning",
+                    column=str(name),
+                    engine="pandas",
+                    message=f"feature column {name!r} is constant and carries no "
+                    "information; consider excluding it.",
+                )
+            )
+    if constant and len(constant) == len(feature_list):
+        checks.append(
+            CheckResult(
+                name="features_vary",
+                description="at least one feature column varies",
+                success=False,
+                engine="pandas",
+                unexpected_count=len(constant),
+                examples=[str(c) for c in constant[:max_examples]],
+                message="every feature column is constant, so rows cannot be "
+                "told apart and no label can be checked; give feature columns "
+                "that vary.",
+            )
+        )
 
-    # Labels -------------------------------------------------------------------
-    if has_label:
-        # lazy: seconds to import; only when a suite runs
-        import great_expectations.expectations as gxe
+    return checks
 
-        label_frame = indexed[[label]]
-        expectations: list[tuple[str, Any]] = [
+
+def _label_checks(
+    frame: Any,
+    indexed: Any,
+    label: str,
+    label_domain: Sequence[Any] | None,
+    max_examples: int,
+) -> list[CheckResult]:
+    """``label_not_null``, ``label_in_domain``, ``at_least_two_classes`` and
+    ``no_single_row_class``."""
+    checks: list[CheckResult] = []
+    # lazy: seconds to import; only when a suite runs
+    import great_expectations.expectations as gxe
+
+    label_frame = indexed[[label]]
+    expectations: list[tuple[str, Any]] = [
+        (
+            "label_not_null",
+            gxe.ExpectColumnValuesToNotBeNull(  # type: ignore[attr-defined]
+                column=label
+            ),
+        )
+    ]
+    if label_domain is not None:
+        expectations.append(
             (
-                "label_not_null",
-                gxe.ExpectColumnValuesToNotBeNull(  # type: ignore[attr-defined]
-                    column=label
+                "label_in_domain",
+                gxe.ExpectColumnValuesToBeInSet(  # type: ignore[attr-defined]
+                    column=label, value_set=[_plain(v) for v in label_domain]
                 ),
             )
-        ]
-        if label_domain is not None:
-            expectations.append(
-                (
-                    "label_in_domain",
-                    gxe.ExpectColumnValuesToBeInSet(  # type: ignore[attr-defined]
-                        column=label, value_set=[_plain(v) for v in label_domain]
-                    ),
-                )
-            )
-        outcomes = run_expectations(
-            label_frame, expectations, max_examples=max_examples
         )
+    outcomes = run_expectations(label_frame, expectations, max_examples=max_examples)
+    checks.append(
+        ge_check(
+            outcomes.get("label_not_null"),
+            name="label_not_null",
+            column=label,
+            description=f"every row has a label in {label!r}",
+            fail_message="{count} row(s) have no label in "
+            + repr(label)
+            + "; drop or label them first.",
+            pass_message="every row has a label.",
+        )
+    )
+    if label_domain is not None:
+        domain = [_plain(v) for v in label_domain]
+        allowed = set(domain)
+        outside = [
+            _plain(v)
+            for v in frame[label].dropna().unique()
+            if _plain(v) not in allowed
+        ][:5]
+        detail = f" ({outside!r}; expected one of {domain!r})".replace(
+            "{", "{{"
+        ).replace("}", "}}")
         checks.append(
             ge_check(
-                outcomes.get("label_not_null"),
-                name="label_not_null",
+                outcomes.get("label_in_domain"),
+                name="label_in_domain",
                 column=label,
-                description=f"every row has a label in {label!r}",
-                fail_message="{count} row(s) have no label in "
-                + repr(label)
-                + "; drop or label them first.",
-                pass_message="every row has a label.",
+                description=f"labels lie in {domain}",
+                fail_message="{count} row(s) have a label outside the expected "
+                "domain" + detail + "; fix them or widen the domain.",
+                pass_message="every label lies in the expected domain.",
             )
         )
-        if label_domain is not None:
-            domain = [_plain(v) for v in label_domain]
-            allowed = set(domain)
-            outside = [
-                _plain(v)
-                for v in frame[label].dropna().unique()
-                if _plain(v) not in allowed
-            ][:5]
-            detail = f" ({outside!r}; expected one of {domain!r})".replace(
-                "{", "{{"
-            ).replace("}", "}}")
-            checks.append(
-                ge_check(
-                    outcomes.get("label_in_domain"),
-                    name="label_in_domain",
-                    column=label,
-                    description=f"labels lie in {domain}",
-                    fail_message="{count} row(s) have a label outside the expected "
-                    "domain" + detail + "; fix them or widen the domain.",
-                    pass_message="every label lies in the expected domain.",
-                )
-            )
-        counts = frame[label].value_counts(dropna=True)
-        n_classes = len(counts)
-        checks.append(
-            CheckResult(
-                name="at_least_two_classes",
-                description="the labels hold at least two classes",
-                success=n_classes >= 2,
-                column=label,
-                engine="pandas",
-                message=(
-                    f"{n_classes} classes."
-                    if n_classes >= 2
-                    else f"{n_classes} class(es) in {label!r}; labelclean needs at "
-                    "least two to find wrong labels."
-                ),
-                details={"class_counts": {str(k): int(v) for k, v in counts.items()}},
-            )
+    counts = frame[label].value_counts(dropna=True)
+    n_classes = len(counts)
+    checks.append(
+        CheckResult(
+            name="at_least_two_classes",
+            description="the labels hold at least two classes",
+            success=n_classes >= 2,
+            column=label,
+            engine="pandas",
+            message=(
+                f"{n_classes} classes."
+                if n_classes >= 2
+                else f"{n_classes} class(es) in {label!r}; labelclean needs at "
+                "least two to find wrong labels."
+            ),
+            details={"class_counts": {str(k): int(v) for k, v in counts.items()}},
         )
-        single = [k for k, v in counts.items() if v == 1]
-        checks.append(
-            CheckResult(
-                name="no_single_row_class",
-                description="every class has at least two rows",
-                success=not single,
-                severity="warning",
-                column=label,
-                engine="pandas",
-                unexpected_count=len(single),
-                examples=[_plain(v) for v in single[:max_examples]],
-                message=(
-                    f"class(es) {[_plain(v) for v in single[:5]]} have a single row; "
-                    "such labels cannot be checked against neighbours."
-                    if single
-                    else "every class has at least two rows."
-                ),
-            )
+    )
+    single = [k for k, v in counts.items() if v == 1]
+    checks.append(
+        CheckResult(
+            name="no_single_row_class",
+            description="every class has at least two rows",
+            success=not single,
+            severity="warning",
+            column=label,
+            engine="pandas",
+            unexpected_count=len(single),
+            examples=[_plain(v) for v in single[:max_examples]],
+            message=(
+                f"class(es) {[_plain(v) for v in single[:5]]} have a single row; "
+                "such labels cannot be checked against neighbours."
+                if single
+                else "every class has at least two rows."
+            ),
         )
-    return ValidationResult("labelclean_input", checks)
+    )
+    return checks
 
 
 # --------------------------------------------------------------------------

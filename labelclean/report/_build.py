@@ -1,0 +1,193 @@
+"""The ``report.json`` dict from an :class:`~labelclean.report.AuditSummary`.
+
+:func:`summary_report` reads the counts, distributions, suspects and examples
+a summary gathered and gives each section of the report its shape
+(:func:`~labelclean.report._json.assemble_report` puts them together).
+"""
+
+from collections import Counter
+from typing import Any
+
+from labelclean.report._json import (
+    _row_id,
+    _row_record,
+    _sort_key,
+    assemble_report,
+    to_jsonable,
+)
+from labelclean.utils._audit import (
+    AUDIT_COLUMNS,
+    DECISION_REASONS,
+    DECISIONS,
+    EVIDENCE_COLUMNS,
+    PROBABILITY_COLUMNS,
+)
+
+__all__ = ["summary_report"]
+
+_CLASS_COUNTS = (
+    "n_observed",
+    "kept",
+    "corrected_away",
+    "corrected_into",
+    "discarded",
+    "n_cleaned",
+)
+_DECISION_COLUMNS = ["decision", "reason", "observed_label", "cleaned_label"]
+
+
+def summary_report(
+    summary: Any,
+    *,
+    label: str | None = None,
+    run: Any = None,
+    validation: Any = None,
+    reason_descriptions: Any = None,
+) -> dict[str, Any]:
+    """The ``report.json`` dict of ``summary`` (see ``AuditSummary.report``)."""
+    columns = summary.columns or list(AUDIT_COLUMNS[:4])
+    counts = summary.decisions
+    n_rows = summary.n_rows
+    evidence_present = [c for c in EVIDENCE_COLUMNS if c in columns]
+    user_columns = [c for c in columns if c not in AUDIT_COLUMNS]
+    classes, corrections, n_observed = _classes_and_corrections(summary)
+    example_columns, examples = _examples(summary, user_columns)
+    return assemble_report(
+        run=run,
+        validation=validation,
+        n_rows=n_rows,
+        label=label,
+        id_column=summary.id_column,
+        user_columns=user_columns,
+        n_classes_observed=n_observed,
+        counts=counts,
+        shares={d: (counts[d] / n_rows if n_rows else 0.0) for d in DECISIONS},
+        classes=classes,
+        corrections=corrections,
+        reasons=_reasons(summary, reason_descriptions),
+        distributions=_distributions(summary, columns),
+        suspects=_suspects(summary, evidence_present),
+        example_columns=example_columns,
+        examples=examples,
+        evidence_present=evidence_present,
+        evidence_missing=[c for c in EVIDENCE_COLUMNS if c not in columns],
+    )
+
+
+def _classes_and_corrections(summary: Any) -> tuple[list, list, int]:
+    """Per-class counts, the corrections between classes, and the number of
+    observed classes."""
+    labels = list(summary._labels)
+    order = sorted(range(len(labels)), key=lambda j: _sort_key(labels[j]))
+    rank_of = {labels[j]: r for r, j in enumerate(order)}
+    stats = {v: dict.fromkeys(_CLASS_COUNTS, 0) for v in labels}
+    pairs: Counter = Counter()
+    for (o, c, d), n in summary._triples.items():
+        if o is not None:
+            stats[o]["n_observed"] += n
+            key = {"kept": "kept", "corrected": "corrected_away"}.get(d, "discarded")
+            stats[o][key] += n
+        if d == "corrected":
+            if c is not None:
+                stats[c]["corrected_into"] += n
+            pairs[(o, c)] += n
+        if d != "discarded" and c is not None:
+            stats[c]["n_cleaned"] += n
+    classes = []
+    for j in order:
+        s = stats[labels[j]]
+        n_obs = s["n_observed"]
+        classes.append(
+            {
+                "label": to_jsonable(summary._labels[labels[j]]),
+                **s,
+                "share_discarded": float(s["discarded"] / n_obs) if n_obs else 0.0,
+                "share_corrected": float(s["corrected_away"] / n_obs) if n_obs else 0.0,
+            }
+        )
+    corrections = [
+        {
+            "from": None if a is None else to_jsonable(summary._labels[a]),
+            "to": None if b is None else to_jsonable(summary._labels[b]),
+            "count": int(n),
+        }
+        for (a, b), n in sorted(
+            pairs.items(),
+            key=lambda item: (
+                -item[1],
+                rank_of.get(item[0][0], -1),
+                rank_of.get(item[0][1], -1),
+            ),
+        )
+    ]
+    n_observed = sum(1 for v in labels if stats[v]["n_observed"] > 0)
+    return classes, corrections, n_observed
+
+
+def _reasons(summary: Any, reason_descriptions: Any) -> list[dict[str, Any]]:
+    explain = dict(
+        DECISION_REASONS if reason_descriptions is None else reason_descriptions
+    )
+    return [
+        {
+            "decision": d,
+            "reason": r,
+            "count": -negative,
+            "description": str(explain[r]) if r in explain else None,
+        }
+        for _, negative, r, d in sorted(
+            (DECISIONS.index(d), -n, r, d) for (d, r), n in summary._reasons.items()
+        )
+    ]
+
+
+def _distributions(summary: Any, columns: list[str]) -> dict[str, Any]:
+    distributions: dict[str, Any] = {
+        column: summary._dists[column].to_dict(column)
+        for column in PROBABILITY_COLUMNS
+        if column in summary._dists
+    }
+    if "spl_zero_round" in columns:
+        values = sorted(summary._rounds)
+        distributions["spl_zero_round"] = {
+            "column": "spl_zero_round",
+            "values": [int(v) for v in values],
+            "counts": [int(summary._rounds[v]) for v in values],
+            "n_missing": summary._rounds_missing,
+        }
+    return distributions
+
+
+def _suspects(summary: Any, evidence_present: list[str]) -> list[dict[str, Any]]:
+    top = summary._suspects
+    if top is None:
+        return []
+    columns = [*_DECISION_COLUMNS, *evidence_present]
+    suspects = []
+    for position in range(len(top)):
+        record = {
+            "rank": position + 1,
+            "row_id": _row_id(top, summary.id_column, position),
+            "suspicion": to_jsonable(top["__suspicion"].iat[position]),
+        }
+        record.update(_row_record(top, position, columns))
+        suspects.append(record)
+    return suspects
+
+
+def _examples(summary: Any, user_columns: list[str]) -> tuple[list, dict]:
+    shown = [
+        c for c in user_columns if summary.id_column is None or c != summary.id_column
+    ]
+    columns = [*_DECISION_COLUMNS, *shown[: summary.max_example_columns]]
+    examples: dict[str, list] = {d: [] for d in DECISIONS}
+    ex = summary._examples
+    if ex is not None:
+        for position in range(len(ex)):
+            examples[ex["decision"].iat[position]].append(
+                {
+                    "row_id": _row_id(ex, summary.id_column, position),
+                    **_row_record(ex, position, columns),
+                }
+            )
+    return columns, examples
