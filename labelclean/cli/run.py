@@ -31,10 +31,58 @@ class FailOn(StrEnum):
     error = "error"
 
 
+Input = Annotated[Path, typer.Argument(help="Parquet file or folder of parquet files.")]
+TargetPrecision = Annotated[
+    float | None,
+    typer.Option(
+        min=0.0,
+        max=1.0,
+        help="Estimated precision the flags and corrections must reach "
+        "(calibrated on the input's own rows).",
+    ),
+]
+CorrectThreshold = Annotated[
+    float | None,
+    typer.Option(
+        min=0.0,
+        max=1.0,
+        help="Fixed rule: probability needed to correct a label "
+        "(replaces the calibrated decisions).",
+    ),
+]
+SuspectConfidence = Annotated[
+    float | None,
+    typer.Option(
+        min=0.0,
+        max=1.0,
+        help="Fixed rule: confidence below which rows are suspects "
+        "(replaces the calibrated decisions).",
+    ),
+]
+FailOnOption = Annotated[
+    FailOn | None,
+    typer.Option(help="Exit non-zero (7) when an output guardrail fails."),
+]
+MaxFitRows = Annotated[
+    int | None,
+    typer.Option(
+        min=2,
+        help="Fit on a stratified seeded sample of at most this many rows, "
+        "then decide every row by streaming.",
+    ),
+]
+MemoryBudget = Annotated[
+    float | None,
+    typer.Option(
+        min=0.1,
+        help="GB the fit may use; larger inputs are fitted on a stratified "
+        "seeded sample (default: half the machine's memory).",
+    ),
+]
+
+
 def run(
-    input: Annotated[
-        Path, typer.Argument(help="Parquet file or folder of parquet files.")
-    ],
+    input: Input,
     *,
     pipeline: Pipeline,
     out: Out,
@@ -43,58 +91,17 @@ def run(
     feature: Feature = None,
     exclude: Exclude = None,
     seed: Seed = 0,
-    target_precision: Annotated[
-        float | None,
-        typer.Option(
-            min=0.0,
-            max=1.0,
-            help="Estimated precision the flags and corrections must reach "
-            "(calibrated on the input's own rows).",
-        ),
-    ] = None,
-    correct_threshold: Annotated[
-        float | None,
-        typer.Option(
-            min=0.0,
-            max=1.0,
-            help="Fixed rule: probability needed to correct a label "
-            "(replaces the calibrated decisions).",
-        ),
-    ] = None,
-    suspect_confidence: Annotated[
-        float | None,
-        typer.Option(
-            min=0.0,
-            max=1.0,
-            help="Fixed rule: confidence below which rows are suspects "
-            "(replaces the calibrated decisions).",
-        ),
-    ] = None,
-    fail_on: Annotated[
-        FailOn | None,
-        typer.Option(help="Exit non-zero (7) when an output guardrail fails."),
-    ] = None,
+    target_precision: TargetPrecision = None,
+    correct_threshold: CorrectThreshold = None,
+    suspect_confidence: SuspectConfidence = None,
+    fail_on: FailOnOption = None,
     overwrite: Overwrite = False,
-    max_fit_rows: Annotated[
-        int | None,
-        typer.Option(
-            min=2,
-            help="Fit on a stratified seeded sample of at most this many rows, "
-            "then decide every row by streaming.",
-        ),
-    ] = None,
+    max_fit_rows: MaxFitRows = None,
     batch_size: BatchSize = None,
     engine: EngineOption = Engine.local,
     scheduler: Scheduler = None,
     jobs: Jobs = -1,
-    memory_budget: Annotated[
-        float | None,
-        typer.Option(
-            min=0.1,
-            help="GB the fit may use; larger inputs are fitted on a stratified "
-            "seeded sample (default: half the machine's memory).",
-        ),
-    ] = None,
+    memory_budget: MemoryBudget = None,
 ) -> None:
     """Find, correct and discard wrong labels; write cleaned data, audit and report."""
     # lazy: keeps `labelclean --help` fast

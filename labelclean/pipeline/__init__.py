@@ -18,12 +18,14 @@ from labelclean.pipeline._definition import (
     DataSpec,
     PipelineDefinition,
     StageSpec,
-    available_pipelines,
-    load_pipeline,
     parse_pipeline,
-    pipeline_search_path,
 )
 from labelclean.pipeline._kinds import STAGE_KINDS, register_stage_kind
+from labelclean.pipeline._loading import (
+    available_pipelines,
+    load_pipeline,
+    pipeline_search_path,
+)
 from labelclean.pipeline._persist import dumps_cleaner, load_cleaner, loads_cleaner
 from labelclean.pipeline._registry import StageKind, StageRegistry
 from labelclean.pipeline._stages import build_cleaner

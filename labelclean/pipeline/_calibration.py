@@ -295,29 +295,13 @@ def calibrate(
         DEFAULT_CORRECTION_PRECISION if target_precision is None else target_precision
     )
     allowed = _agreement(evidence, alternative, require_agreement)
-    corr_thresholds, pairs = _correction_thresholds(
-        codes, alternative, strength, flagged & allowed, correction_target, n_classes
+    corr_thresholds, pairs, corrected = _corrections(
+        codes, alternative, strength, flagged, allowed, correction_target, low
     )
-    if low:
-        # Where the features barely predict the label, the posterior of the
-        # other class rests on the weakest part of the evidence: relabelling
-        # could corrupt a class, so suspect rows are discarded, not corrected.
-        corr_thresholds[:] = np.inf
-        for pair in pairs:
-            pair["corrected"] = 0
-    corrected = flagged & (strength >= corr_thresholds[codes, alternative])
     precision, recall, _ = _estimates_at(threshold, P, codes, Q, r)
-    # Beside the bootstrap: the estimates with unweighted known flips, and
-    # with the other noise levels the data allow (the cap not applied, and
-    # the cap at the surest rows' share itself; classes the evidence does
-    # not recognise not assumed clean: their noise is unknown, not absent).
-    others = [_estimates_at(threshold, P, codes, Q, r, weighted=False)]
-    noise_ends = []
-    for cap in (1.0, anchor["share"]):
-        Qc = estimate_joint(P, codes, n_classes, predictable=not low, noise_cap=cap)
-        rc = 1.0 - noise_posterior(P, codes, Qc)[np.arange(n), codes]
-        others.append(_estimates_at(threshold, P, codes, Qc, rc))
-        noise_ends.append(1.0 - float(np.trace(Qc)))
+    # Beside the bootstrap: the estimates at the other noise levels the data
+    # allow.
+    others, noise_ends = _other_noise_levels(P, codes, Q, r, threshold, low, anchor)
     boot = _bootstrap(P, codes, threshold, random_state, not low, recognised)
     counts = np.bincount(codes, minlength=n_classes)
     per_class = 1.0 - np.diag(Q) / np.maximum(Q.sum(axis=1), 1e-300)
@@ -357,17 +341,57 @@ def calibrate(
             "kappa": kappa,
             "kappa_noise_corrected": kappa_star,
             "low": bool(low),
-            "per_class": [
-                {
-                    "kappa": float(k),
-                    "kappa_noise_corrected": float(kc),
-                    "recognised": bool(ok),
-                }
-                for (k, kc), ok in zip(class_kappas, recognised, strict=True)
-            ],
+            "per_class": _per_class_predictability(class_kappas, recognised),
         },
     }
     return Calibration(Q, threshold, corr_thresholds, summary)
+
+
+def _corrections(codes, alternative, strength, flagged, allowed, target, low):
+    """Per-pair correction thresholds, their summaries, and the rows corrected.
+
+    Where the features barely predict the label (``low``), the posterior of
+    the other class rests on the weakest part of the evidence: relabelling
+    could corrupt a class, so suspect rows are discarded, not corrected.
+    """
+    n_classes = int(max(codes.max(), alternative.max())) + 1
+    thresholds, pairs = _correction_thresholds(
+        codes, alternative, strength, flagged & allowed, target, n_classes
+    )
+    if low:
+        thresholds[:] = np.inf
+        for pair in pairs:
+            pair["corrected"] = 0
+    corrected = flagged & (strength >= thresholds[codes, alternative])
+    return thresholds, pairs, corrected
+
+
+def _other_noise_levels(P, codes, Q, r, threshold, low, anchor):
+    """The estimates at ``threshold`` with unweighted known flips, and with the
+    other noise levels the data allow: the cap not applied, and the cap at the
+    surest rows' share itself (classes the evidence does not recognise not
+    assumed clean: their noise is unknown, not absent). Returns the
+    (precision, recall, ...) tuples and the two noise rates."""
+    n, n_classes = P.shape
+    others = [_estimates_at(threshold, P, codes, Q, r, weighted=False)]
+    noise_ends = []
+    for cap in (1.0, anchor["share"]):
+        Qc = estimate_joint(P, codes, n_classes, predictable=not low, noise_cap=cap)
+        rc = 1.0 - noise_posterior(P, codes, Qc)[np.arange(n), codes]
+        others.append(_estimates_at(threshold, P, codes, Qc, rc))
+        noise_ends.append(1.0 - float(np.trace(Qc)))
+    return others, noise_ends
+
+
+def _per_class_predictability(class_kappas, recognised) -> list[dict]:
+    return [
+        {
+            "kappa": float(k),
+            "kappa_noise_corrected": float(kc),
+            "recognised": bool(ok),
+        }
+        for (k, kc), ok in zip(class_kappas, recognised, strict=True)
+    ]
 
 
 def _bootstrap(P, codes, threshold, random_state, predictable, recognised=None):

@@ -30,10 +30,8 @@ in a definition is imported or evaluated.
 import hashlib
 import json
 import math
-import os
 import re
-import tomllib
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from types import MappingProxyType
@@ -49,18 +47,12 @@ __all__ = [
     "DataSpec",
     "PipelineDefinition",
     "StageSpec",
-    "available_pipelines",
-    "load_pipeline",
     "parse_pipeline",
-    "pipeline_search_path",
 ]
 
 #: Version of the definition format this module reads.
 FORMAT_VERSION = 1
 #: Environment variable with extra folders of definitions (os.pathsep-separated).
-PATH_ENV = "LABELCLEAN_PIPELINE_PATH"
-_MAX_BYTES = 1 << 20
-_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]*$")
 _STAGE_NAME = re.compile(r"^[A-Za-z][A-Za-z0-9_-]*$")
 
 Location = tuple[str | int, ...]
@@ -387,44 +379,8 @@ def _check_stages(stages: Any, registry: StageRegistry) -> Problems:
     return problems
 
 
-def parse_pipeline(
-    document: Mapping[str, Any],
-    *,
-    name: str | None = None,
-    source: Path | None = None,
-    registry: StageRegistry | None = None,
-    sha256: str | None = None,
-) -> PipelineDefinition:
-    """Validate a parsed definition (a dict, as :func:`tomllib.loads` returns).
-
-    Parameters
-    ----------
-    document : mapping
-        The definition's content.
-    name : str, default=None
-        Name used when ``[pipeline] name`` is absent.
-    source : Path, default=None
-        Where the document came from, for messages.
-    registry : StageRegistry, default=None
-        Stage kinds allowed; the library's :data:`STAGE_KINDS` by default.
-    sha256 : str, default=None
-        Digest of the source bytes; computed from the canonical JSON of
-        ``document`` when not given.
-
-    Returns
-    -------
-    definition : PipelineDefinition
-
-    Raises
-    ------
-    PipelineDefinitionError
-        Listing every problem found, each with its location. The error's
-        ``errors`` attribute holds them as ``(location, message)`` pairs.
-    """
-    registry = STAGE_KINDS if registry is None else registry
-    label = repr(str(source)) if source is not None else repr(name or "<definition>")
-    if not isinstance(document, Mapping):
-        _raise(label, [((), "must be a table of sections")])
+def _problems(document: Mapping[str, Any], registry: StageRegistry) -> Problems:
+    """Every problem of a definition, with its location."""
     problems: Problems = []
     for key in document:
         if key == "outputs":
@@ -478,6 +434,48 @@ def parse_pipeline(
                         f"must not include the {key} column {value!r}",
                     )
                 )
+    return problems
+
+
+def parse_pipeline(
+    document: Mapping[str, Any],
+    *,
+    name: str | None = None,
+    source: Path | None = None,
+    registry: StageRegistry | None = None,
+    sha256: str | None = None,
+) -> PipelineDefinition:
+    """Validate a parsed definition (a dict, as :func:`tomllib.loads` returns).
+
+    Parameters
+    ----------
+    document : mapping
+        The definition's content.
+    name : str, default=None
+        Name used when ``[pipeline] name`` is absent.
+    source : Path, default=None
+        Where the document came from, for messages.
+    registry : StageRegistry, default=None
+        Stage kinds allowed; the library's :data:`STAGE_KINDS` by default.
+    sha256 : str, default=None
+        Digest of the source bytes; computed from the canonical JSON of
+        ``document`` when not given.
+
+    Returns
+    -------
+    definition : PipelineDefinition
+
+    Raises
+    ------
+    PipelineDefinitionError
+        Listing every problem found, each with its location. The error's
+        ``errors`` attribute holds them as ``(location, message)`` pairs.
+    """
+    registry = STAGE_KINDS if registry is None else registry
+    label = repr(str(source)) if source is not None else repr(name or "<definition>")
+    if not isinstance(document, Mapping):
+        _raise(label, [((), "must be a table of sections")])
+    problems = _problems(document, registry)
     if problems:
         _raise(label, problems)
 
@@ -486,6 +484,7 @@ def parse_pipeline(
     if sha256 is None:
         canonical = json.dumps(document, sort_keys=True, default=str).encode()
         sha256 = hashlib.sha256(canonical).hexdigest()
+    data = document.get("data", {})
     features = data.get("features")
     domain = data.get("label_domain")
     return PipelineDefinition(
@@ -512,126 +511,4 @@ def parse_pipeline(
         validation=_frozen(dict(document.get("validation", {}))),
         source=source,
         sha256=sha256,
-    )
-
-
-# --------------------------------------------------------------------------
-# Finding and loading files
-# --------------------------------------------------------------------------
-
-
-def pipeline_search_path() -> list[Path]:
-    """Folders searched for definitions by name, first match wins.
-
-    1. the folders in the ``LABELCLEAN_PIPELINE_PATH`` environment variable
-       (separated by ``os.pathsep``);
-    2. ``./pipelines`` in the current directory;
-    3. the ``pipelines/`` folder of the labelclean source tree, when
-       labelclean runs from a checkout.
-
-    Returns
-    -------
-    folders : list of Path
-        Existing folders only.
-    """
-    folders = [Path(p) for p in os.environ.get(PATH_ENV, "").split(os.pathsep) if p]
-    folders.append(Path.cwd() / "pipelines")
-    folders.append(Path(__file__).resolve().parents[2] / "pipelines")
-    seen, out = set(), []
-    for folder in folders:
-        key = folder.resolve()
-        if key not in seen and folder.is_dir():
-            seen.add(key)
-            out.append(folder)
-    return out
-
-
-def available_pipelines(search_path: Sequence[Path] | None = None) -> dict[str, Path]:
-    """Definitions found by name: file stem -> path (first match wins)."""
-    found: dict[str, Path] = {}
-    for folder in pipeline_search_path() if search_path is None else search_path:
-        for file in sorted(Path(folder).glob("*.toml")):
-            found.setdefault(file.stem, file)
-    return found
-
-
-def _looks_like_path(value: str) -> bool:
-    return value.endswith(".toml") or "/" in value or os.sep in value
-
-
-def load_pipeline(
-    name_or_path: str | os.PathLike[str],
-    *,
-    registry: StageRegistry | None = None,
-    search_path: Sequence[Path] | None = None,
-) -> PipelineDefinition:
-    """Find, read and validate a pipeline definition.
-
-    Parameters
-    ----------
-    name_or_path : str or path-like
-        A file path (anything ending in ``.toml`` or containing a path
-        separator), or a name: the stem of a ``.toml`` file in the search
-        path.
-    registry : StageRegistry, default=None
-        Stage kinds allowed; the library's :data:`STAGE_KINDS` by default.
-    search_path : list of Path, default=None
-        Folders searched by name; :func:`pipeline_search_path` by default.
-
-    Returns
-    -------
-    definition : PipelineDefinition
-
-    Raises
-    ------
-    PipelineDefinitionError
-        For an unknown name (with suggestions), a missing, unreadable,
-        oversized or non-UTF-8 file, invalid TOML (with its line and
-        column), or an invalid definition (see :func:`parse_pipeline`).
-    """
-    text = os.fspath(name_or_path)
-    if isinstance(name_or_path, os.PathLike) or _looks_like_path(text):
-        path = Path(text)
-        if not path.is_file():
-            raise PipelineDefinitionError(
-                f"pipeline definition file {text!r} does not exist; check the path, "
-                "or give the name of a definition in pipelines/."
-            )
-    else:
-        known = available_pipelines(search_path)
-        if not _NAME.match(text) or text not in known:
-            listing = ", ".join(sorted(known)) or "none found"
-            raise PipelineDefinitionError(
-                f"unknown pipeline {text!r}{did_you_mean(text, known)} (available: "
-                f"{listing}); give a name from pipelines/ or a path to a .toml file."
-            )
-        path = known[text]
-    try:
-        size = path.stat().st_size
-        if size > _MAX_BYTES:
-            raise PipelineDefinitionError(
-                f"pipeline definition {str(path)!r} is {size} bytes, more than the "
-                f"{_MAX_BYTES} a definition may have; is it the right file?"
-            )
-        raw = path.read_bytes()
-    except OSError as exc:
-        raise PipelineDefinitionError(
-            f"cannot read pipeline definition {str(path)!r}: {exc.strerror or exc}."
-        ) from exc
-    try:
-        document = tomllib.loads(raw.decode("utf-8"))
-    except UnicodeDecodeError as exc:
-        raise PipelineDefinitionError(
-            f"pipeline definition {str(path)!r} is not UTF-8 text; save it as UTF-8."
-        ) from exc
-    except tomllib.TOMLDecodeError as exc:
-        raise PipelineDefinitionError(
-            f"pipeline definition {str(path)!r} is not valid TOML: {exc}."
-        ) from exc
-    return parse_pipeline(
-        document,
-        name=path.stem,
-        source=path,
-        registry=registry,
-        sha256=hashlib.sha256(raw).hexdigest(),
     )

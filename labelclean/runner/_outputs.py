@@ -152,28 +152,23 @@ def write_outputs(
             id_column=id_column,
             reserved_columns=AUDIT_COLUMNS,
         )
-    common = {
-        "label": label,
-        "features": features,
-        "id_column": id_column,
-        "names": OUTPUT_NAMES,
-        "metadata": meta,
-        "checks": checks,
-        "fit_positions": fit_positions,
-        "fit_audit": fit_audit,
-    }
-    if engine == "dask":
-        outcome = decide_dask(cleaner, source, folder, scheduler=scheduler, **common)
-        engine_info = {"name": "dask", "n_partitions": outcome.n_batches}
-    else:
-        outcome = stream_decide(
-            cleaner, source, folder, batch_size=batch_size, n_jobs=n_jobs, **common
-        )
-        engine_info = {
-            "name": "stream",
-            "batch_size": batch_size,
-            "n_batches": outcome.n_batches,
-        }
+    outcome, engine_info = _decide(
+        cleaner,
+        source,
+        folder,
+        engine,
+        label=label,
+        features=features,
+        id_column=id_column,
+        names=OUTPUT_NAMES,
+        metadata=meta,
+        checks=checks,
+        fit_positions=fit_positions,
+        fit_audit=fit_audit,
+        batch_size=batch_size,
+        scheduler=scheduler,
+        n_jobs=n_jobs,
+    )
     output_result = output_checks(
         outcome.summary,
         max_discarded_share=guardrails.get("max_discarded_share", 0.5),
@@ -204,6 +199,20 @@ def write_outputs(
         folder.write_bytes(OUTPUT_NAMES["model"], model_bytes)
     folder.write_json(OUTPUT_NAMES["manifest"], manifest)
     return output_result, outcome.summary.decisions
+
+
+def _decide(
+    cleaner, source, folder, engine, *, batch_size, scheduler, n_jobs, **common
+):
+    """Every row decided by ``engine``; the outcome and the report's engine entry."""
+    if engine == "dask":
+        outcome = decide_dask(cleaner, source, folder, scheduler=scheduler, **common)
+        return outcome, {"name": "dask", "n_partitions": outcome.n_batches}
+    outcome = stream_decide(
+        cleaner, source, folder, batch_size=batch_size, n_jobs=n_jobs, **common
+    )
+    info = {"name": "stream", "batch_size": batch_size, "n_batches": outcome.n_batches}
+    return outcome, info
 
 
 def withhold_if_failed(folder: Any, output_result: Any, fail_on: str) -> None:

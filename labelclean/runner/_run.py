@@ -295,15 +295,7 @@ def run_pipeline(
         sample = {"rows": len(frame), "reason": sample_reason}
         run_info = _run_info(definition, cleaner, cols, columns, seed, files, source)
         run_info["fitted_on"] = _fitted_on(sample, source, positions is not None)
-        model_meta = {
-            "label": cols.label,
-            "id_column": cols.id_column,
-            "features": [str(c) for c in columns],
-            "schema": feature_schema(frame, columns),
-            "label_dtype": str(frame[cols.label].dtype),
-            "pipeline": definition.name,
-            "seed": seed,
-        }
+        model_meta = _model_meta(definition, cols, columns, frame, seed)
         output_result, counts = write_outputs(
             folder,
             cleaner=cleaner,
@@ -329,6 +321,19 @@ def run_pipeline(
     clock.lap("outputs")
     logger.info("run times (s): %s", clock.summary())
     return finish(folder, int(source.num_rows), counts, output_result, fail_on)
+
+
+def _model_meta(definition, cols, columns, frame, seed) -> dict[str, Any]:
+    """What ``apply`` needs to know of the fit, stored in the model file."""
+    return {
+        "label": cols.label,
+        "id_column": cols.id_column,
+        "features": [str(c) for c in columns],
+        "schema": feature_schema(frame, columns),
+        "label_dtype": str(frame[cols.label].dtype),
+        "pipeline": definition.name,
+        "seed": seed,
+    }
 
 
 def _run_info(definition, cleaner, cols, columns, seed, files, source) -> dict:

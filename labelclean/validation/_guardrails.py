@@ -90,43 +90,7 @@ def change_checks(
         )
     ]
     if calibration and calibration.get("noise_rate") is not None:
-        n_rows = sum(v[2] for v in shares.values())
-        flagged = sum(v[1] for v in shares.values())
-        share = flagged / n_rows if n_rows else 0.0
-        interval = calibration.get("noise_rate_interval") or [None, None]
-        upper = interval[1] if interval[1] is not None else calibration["noise_rate"]
-        limit = min(1.0, FLAGGED_OVER_NOISE * upper + 0.01)
-        ok = share <= limit + 1e-12
-        checks.append(
-            CheckResult(
-                name="flagged_vs_noise",
-                description=(
-                    "the share of rows discarded or corrected stays near the "
-                    "estimated share of wrong labels"
-                ),
-                success=ok,
-                column="decision",
-                engine="pandas",
-                unexpected_count=flagged,
-                unexpected_percent=100.0 * share,
-                message=(
-                    f"{flagged} of {n_rows} rows ({share:.1%}) were discarded or "
-                    f"corrected; the estimated noise is "
-                    f"{calibration['noise_rate']:.1%} (up to {upper:.1%}), limit "
-                    f"{limit:.1%}"
-                    + (
-                        "."
-                        if ok
-                        else "; the decisions flag more than the noise explains."
-                    )
-                ),
-                details={
-                    "share": share,
-                    "limit": limit,
-                    "noise_rate": calibration["noise_rate"],
-                },
-            )
-        )
+        checks.append(_flagged_vs_noise_check(shares, calibration))
     return checks
 
 
@@ -314,5 +278,42 @@ def _per_class_check(
         details={
             "limit": limit,
             "shares": {str(k): float(v) for k, v in shares.items()},
+        },
+    )
+
+
+def _flagged_vs_noise_check(
+    shares: dict, calibration: Mapping[str, Any]
+) -> CheckResult:
+    """``flagged_vs_noise``: the flagged share against the estimated noise."""
+    n_rows = sum(v[2] for v in shares.values())
+    flagged = sum(v[1] for v in shares.values())
+    share = flagged / n_rows if n_rows else 0.0
+    interval = calibration.get("noise_rate_interval") or [None, None]
+    upper = interval[1] if interval[1] is not None else calibration["noise_rate"]
+    limit = min(1.0, FLAGGED_OVER_NOISE * upper + 0.01)
+    ok = share <= limit + 1e-12
+    return CheckResult(
+        name="flagged_vs_noise",
+        description=(
+            "the share of rows discarded or corrected stays near the "
+            "estimated share of wrong labels"
+        ),
+        success=ok,
+        column="decision",
+        engine="pandas",
+        unexpected_count=flagged,
+        unexpected_percent=100.0 * share,
+        message=(
+            f"{flagged} of {n_rows} rows ({share:.1%}) were discarded or "
+            f"corrected; the estimated noise is "
+            f"{calibration['noise_rate']:.1%} (up to {upper:.1%}), limit "
+            f"{limit:.1%}"
+            + ("." if ok else "; the decisions flag more than the noise explains.")
+        ),
+        details={
+            "share": share,
+            "limit": limit,
+            "noise_rate": calibration["noise_rate"],
         },
     )

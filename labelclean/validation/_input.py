@@ -452,6 +452,13 @@ def _label_checks(
                 pass_message="every label lies in the expected domain.",
             )
         )
+    checks += _class_count_checks(frame, label, max_examples)
+    return checks
+
+
+def _class_count_checks(frame: Any, label: str, max_examples: int) -> list:
+    """``at_least_two_classes`` and ``no_single_row_class``."""
+    checks: list[CheckResult] = []
     counts = frame[label].value_counts(dropna=True)
     n_classes = len(counts)
     checks.append(

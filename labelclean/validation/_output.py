@@ -162,9 +162,6 @@ def validate_output(
         (computed from the audit's :class:`~labelclean.report.AuditSummary`,
         as in a run) on the rows with a known decision.
     """
-    # lazy: seconds to import; only when a suite runs
-    import great_expectations.expectations as gxe
-
     if not isinstance(audit, pd.DataFrame):
         raise TypeError(
             f"audit must be a pandas DataFrame, got {type(audit).__name__}."
@@ -193,6 +190,31 @@ def validate_output(
         raise DataValidationError("the audit has duplicate column names.")
 
     frame = _index_by_id(audit, id_column)
+    checks += _value_checks(frame, max_examples)
+    known = frame.loc[frame["decision"].isin(DECISIONS)]
+    if "reason" not in known.columns:  # the summary tallies reasons too
+        known = known.assign(reason="")
+    summary = AuditSummary(id_column=id_column, n_examples=max_examples)
+    summary.add(known)
+    checks += guardrail_checks(
+        summary,
+        classes=classes,
+        max_discarded_share=max_discarded_share,
+        max_discarded_share_per_class=max_discarded_share_per_class,
+        require_all_classes=require_all_classes,
+        max_changed_share_per_class=max_changed_share_per_class,
+        calibration=calibration,
+        max_examples=max_examples,
+    )
+    return ValidationResult("labelclean_output", checks)
+
+
+def _value_checks(frame: Any, max_examples: int) -> list[CheckResult]:
+    """``decision_known`` and ``probability_in_unit_interval``, naming rows."""
+    # lazy: seconds to import; only when a suite runs
+    import great_expectations.expectations as gxe
+
+    checks: list[CheckResult] = []
     probability_columns = [c for c in PROBABILITY_COLUMNS if c in frame.columns]
     value_columns = ["decision", *probability_columns]
     expectations: list[tuple[str, Any]] = [
@@ -242,20 +264,4 @@ def validate_output(
                 pass_message=f"every {column!r} value lies in [0, 1].",
             )
         )
-
-    known = frame.loc[frame["decision"].isin(DECISIONS)]
-    if "reason" not in known.columns:  # the summary tallies reasons too
-        known = known.assign(reason="")
-    summary = AuditSummary(id_column=id_column, n_examples=max_examples)
-    summary.add(known)
-    checks += guardrail_checks(
-        summary,
-        classes=classes,
-        max_discarded_share=max_discarded_share,
-        max_discarded_share_per_class=max_discarded_share_per_class,
-        require_all_classes=require_all_classes,
-        max_changed_share_per_class=max_changed_share_per_class,
-        calibration=calibration,
-        max_examples=max_examples,
-    )
-    return ValidationResult("labelclean_output", checks)
+    return checks

@@ -12,7 +12,7 @@ from sklearn.preprocessing import StandardScaler
 from threadpoolctl import threadpool_limits
 
 from labelclean.linear_model import RoSRClassifier
-from labelclean.linear_model._rosr import _spl_weights
+from labelclean.linear_model._softmax import self_paced_weights as _spl_weights
 from labelclean.noise import flip_labels
 
 
