@@ -36,8 +36,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from benchmarks._common import command, machine, write_section
 from labelclean.noise import flip_labels
-from labelclean.pipeline import LabelCleaner
-from labelclean.pipeline._decisions import decide
+from labelclean.pipeline import LabelCleaner, decide
 
 #: Seeds of the selection splits start here, away from the benchmarks' 0-9.
 SEED_OFFSET = 100

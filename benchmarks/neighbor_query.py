@@ -38,7 +38,7 @@ def timed_runs(func, reps: int) -> tuple[list[float], np.ndarray]:
 def main() -> None:
     from sklearn.neighbors import NearestNeighbors
 
-    from labelclean.utils._neighbors import ExactPool
+    from labelclean.utils import ExactPool
 
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--reps", type=int, default=5)

@@ -9,7 +9,7 @@ import pytest
 from sklearn.utils.estimator_checks import parametrize_with_checks
 
 from labelclean.utils import all_estimators
-from labelclean.utils._test_common import (
+from labelclean.utils.estimator_checks import (
     expected_failed_checks,
     instances,
 )

@@ -5,6 +5,8 @@
 - stage kinds (:data:`STAGE_KINDS`, :func:`register_stage_kind`) and TOML
   definitions (:func:`load_pipeline`, ``docs/pipelines.md``) that build a
   :class:`LabelCleaner` (:func:`build_cleaner`);
+- the fixed decision rule (:func:`decide`) on a fitted cleaner's
+  ``evidence_`` (:class:`Evidence`);
 - persistence of a fitted pipeline (:func:`dumps_cleaner`,
   :func:`load_cleaner`).
 
@@ -12,7 +14,7 @@ Nothing here reads or writes data files; that is :mod:`labelclean.runner`.
 """
 
 from labelclean.pipeline._cleaner import LabelCleaner
-from labelclean.pipeline._decisions import final_model_info
+from labelclean.pipeline._decisions import Evidence, decide, final_model_info
 from labelclean.pipeline._definition import (
     FORMAT_VERSION,
     DataSpec,
@@ -34,6 +36,7 @@ __all__ = [
     "FORMAT_VERSION",
     "STAGE_KINDS",
     "DataSpec",
+    "Evidence",
     "LabelCleaner",
     "PipelineDefinition",
     "StageKind",
@@ -41,6 +44,7 @@ __all__ = [
     "StageSpec",
     "available_pipelines",
     "build_cleaner",
+    "decide",
     "dumps_cleaner",
     "final_model_info",
     "load_cleaner",

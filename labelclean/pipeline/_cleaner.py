@@ -28,9 +28,10 @@ import numpy as np
 import pandas as pd
 from joblib import effective_n_jobs
 from numpy.typing import ArrayLike
+from sklearn.base import ClassifierMixin
 from sklearn.model_selection import StratifiedKFold
 from sklearn.utils import check_random_state
-from sklearn.utils.validation import check_is_fitted, validate_data
+from sklearn.utils.validation import check_is_fitted, column_or_1d, validate_data
 
 from labelclean.exceptions import DataValidationError
 from labelclean.filters._base import BaseFilter
@@ -64,7 +65,7 @@ logger = logging.getLogger(__name__)
 __all__ = ["LabelCleaner"]
 
 
-class LabelCleaner(DecisionsMixin, ModelSelectionMixin, BaseFilter):
+class LabelCleaner(DecisionsMixin, ModelSelectionMixin, ClassifierMixin, BaseFilter):
     """Find, correct and discard wrong labels: the whole cleaning pipeline.
 
     Parameters
@@ -351,6 +352,8 @@ classifier, default='auto'
         """
         rng = check_random_state(self.random_state)
         clock = StageClock()
+        if np.asarray(y).ndim == 2:  # a column vector: warn and ravel
+            y = column_or_1d(y, warn=True)
         raw, Z = self._check_X(X, reset=True)
         self.missing_values_ = {
             "columns": missing_value_counts(raw),
@@ -550,6 +553,7 @@ classifier, default='auto'
         -------
         y_pred : ndarray of shape (n_samples,)
         """
+        check_is_fitted(self)
         return self.classes_[np.argmax(self.predict_proba(X), axis=1)]
 
     def predict_proba(self, X: ArrayLike) -> np.ndarray:

@@ -15,6 +15,7 @@ from labelclean.utils._audit import (
     DECISION_REASONS,
     DECISIONS,
     EVIDENCE_COLUMNS,
+    PROBABILITY_COLUMNS,
     REQUIRED_AUDIT_COLUMNS,
     check_audit_frame,
 )
@@ -24,6 +25,7 @@ __all__ = [
     "DECISIONS",
     "DECISION_REASONS",
     "EVIDENCE_COLUMNS",
+    "PROBABILITY_COLUMNS",
     "REPORT_FORMAT",
     "REPORT_VERSION",
     "REQUIRED_AUDIT_COLUMNS",

@@ -16,7 +16,12 @@ output path (``docs/architecture.md``).
 from labelclean.runner._apply import apply_model
 from labelclean.runner._dask import audit_partition, dask_client, read_partitions
 from labelclean.runner._outputs import OUTPUT_NAMES, RunResult, render_report
-from labelclean.runner._run import run_pipeline, validate_file
+from labelclean.runner._run import (
+    default_memory_budget,
+    fit_bytes_per_row,
+    run_pipeline,
+    validate_file,
+)
 from labelclean.runner._score import score_file
 from labelclean.runner._stream import DEFAULT_BATCH_SIZE
 
@@ -27,6 +32,8 @@ __all__ = [
     "apply_model",
     "audit_partition",
     "dask_client",
+    "default_memory_budget",
+    "fit_bytes_per_row",
     "read_partitions",
     "render_report",
     "run_pipeline",

@@ -12,6 +12,7 @@ _ESTIMATOR_PACKAGES = (
     "labelclean.filters",
     "labelclean.ensemble",
     "labelclean.linear_model",
+    "labelclean.pipeline",
 )
 
 

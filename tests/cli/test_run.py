@@ -292,8 +292,7 @@ def test_demo(tmp_path):
 
 
 def test_memory_budget_fits_on_a_sample_and_says_so(noisy_data, tmp_path):
-    from labelclean.runner import run_pipeline
-    from labelclean.runner._run import fit_bytes_per_row
+    from labelclean.runner import fit_bytes_per_row, run_pipeline
 
     per_row = fit_bytes_per_row(5)  # row_id, f1, f2, shop, label
     out = tmp_path / "out"

@@ -12,7 +12,8 @@ from sklearn.tree import DecisionTreeClassifier
 
 from labelclean.ensemble import BinnedTreeClassifier, SPLBoostClassifier
 from labelclean.noise import flip_labels
-from labelclean.utils._self_paced import REGULARIZERS
+
+REGULARIZERS = ("hard", "linear", "polynomial", "mixture", "mixture_log")
 
 
 def gaussian_data(n_per_class, seed):

@@ -20,8 +20,8 @@ from labelclean.ensemble import CBAdaBoostClassifier, SPLBoostClassifier
 from labelclean.linear_model import RoSRClassifier
 from labelclean.noise import flip_labels
 from labelclean.pipeline import LabelCleaner
-from labelclean.pipeline._model_selection import _choose_model
 from labelclean.pipeline._decisions import Evidence, decide
+from labelclean.pipeline._model_selection import _choose_model
 from labelclean.report import AUDIT_COLUMNS
 
 FAST = {

@@ -10,6 +10,7 @@ from typing import ClassVar
 
 import pytest
 from sklearn.base import BaseEstimator
+from sklearn.utils._param_validation import Interval, StrOptions
 
 from labelclean.exceptions import PipelineDefinitionError
 from labelclean.pipeline import (
@@ -18,7 +19,6 @@ from labelclean.pipeline import (
     load_pipeline,
     parse_pipeline,
 )
-from labelclean.utils._sklearn import Interval, StrOptions
 
 REPO_PIPELINES = Path(__file__).resolve().parents[2] / "pipelines"
 

@@ -31,7 +31,7 @@ from labelclean.confidence import BayesConfidence, KNNConfidence
 from labelclean.ensemble import CBAdaBoostClassifier, SPLBoostClassifier
 from labelclean.exceptions import DataValidationError
 from labelclean.pipeline import LabelCleaner
-from labelclean.utils._audit import DECISIONS, PROBABILITY_COLUMNS
+from labelclean.report import DECISIONS, PROBABILITY_COLUMNS
 
 PROPERTY_SETTINGS = settings(
     max_examples=200,

@@ -9,8 +9,7 @@ import pandas as pd
 import pytest
 
 from labelclean.exceptions import DataValidationError
-from labelclean.report import build_report, to_jsonable
-from labelclean.utils._audit import EVIDENCE_COLUMNS
+from labelclean.report import EVIDENCE_COLUMNS, build_report, to_jsonable
 
 
 def _strict_json(report):

@@ -11,7 +11,6 @@ from labelclean.exceptions import DataValidationError
 from labelclean.io import read_parquet
 from labelclean.noise import flip_labels
 from labelclean.pipeline import LabelCleaner, dumps_cleaner
-from labelclean.pipeline._decisions import neighbor_counts_json
 from labelclean.report import AuditSummary, build_report
 from labelclean.runner import apply_model
 from labelclean.runner._run import feature_schema as _feature_schema
@@ -49,27 +48,6 @@ def fitted(tmp_path_factory):
     new_path = folder / "new.parquet"
     new.to_parquet(new_path, row_group_size=250)
     return cleaner, path, new, new_path
-
-
-def _reference_json(counts, classes):
-    # The per-row loop neighbor_counts_json replaced.
-    names = [json.dumps(c) if not isinstance(c, str) else c for c in classes.tolist()]
-    return [
-        json.dumps({names[j]: int(row[j]) for j in np.flatnonzero(row)}, sort_keys=True)
-        for row in counts
-    ]
-
-
-@pytest.mark.parametrize(
-    "classes", [np.array([0, 1]), np.array(["x", "y", "z"]), np.array([1.5, 2.5])]
-)
-def test_neighbor_counts_json_matches_row_loop(classes, global_random_seed):
-    rng = np.random.RandomState(global_random_seed)
-    k = classes.shape[0]
-    counts = rng.multinomial(10, np.ones(k) / k, size=500)
-    got = neighbor_counts_json(counts, classes)
-    assert got.tolist() == _reference_json(counts, classes)
-    assert neighbor_counts_json(counts[:0], classes).tolist() == []
 
 
 def test_audit_shares_one_query_and_matches_predict_proba(fitted):

@@ -25,6 +25,10 @@ FAST_PARAMS: dict[str, dict[str, Any]] = {
     "SPLBoostClassifier": {"n_estimators": 10, "age": 3.0},
     "CBAdaBoostClassifier": {"n_estimators": 10},
     "SPBLClassifier": {"n_estimators": 5, "weak_max_iter": 20},
+    # The whole pipeline with its fastest final model and without SPLBoost;
+    # every stage is checked on its own above, and the default pipeline in
+    # tests/pipeline/test_cleaner.py.
+    "LabelCleaner": {"suspects": None, "model": "rosr", "cv": 3},
 }
 
 # Per-class {check name: reason}.
