@@ -24,7 +24,6 @@ from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils import Tags
 from sklearn.utils.extmath import softmax
-from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from labelclean.linear_model._softmax import (
@@ -40,7 +39,7 @@ from labelclean.utils._sklearn import (
     fit_context,
 )
 from labelclean.utils._threads import one_blas_thread
-from labelclean.utils._validation import check_labels
+from labelclean.utils._validation import check_classifier_labels
 
 __all__ = ["RoSRClassifier"]
 
@@ -283,13 +282,7 @@ class RoSRClassifier(ClassifierMixin, BaseEstimator):
         X, y = validate_data(
             self, X, y, accept_sparse="csr", dtype=np.float64, y_numeric=False
         )
-        check_classification_targets(y)
-        self.classes_, codes = check_labels(y, n_samples=X.shape[0], min_classes=1)
-        if self.classes_.shape[0] < 2:
-            raise ValueError(
-                f"y has only 1 class ({self.classes_[0]!r}); a classifier needs at "
-                "least 2 classes. Check the label column."
-            )
+        self.classes_, codes = check_classifier_labels(y, X.shape[0])
         n_samples, n_features = X.shape
         n_classes = self.classes_.shape[0]
         s = check_sample_weight(

@@ -1,19 +1,17 @@
 """Seeded draws: integer seeds for sub-estimators, and stratified row samples.
 
-Two samplers, one per place the rows are:
-
-* :func:`stratified_rows`: rows in memory (class codes), for choices made on
-  part of a large training set; every class keeps at least
-  ``min_per_class`` rows so every later fold sees it;
-* :func:`stratified_positions`: rows streamed in batches (a parquet source),
-  in two passes over the labels and memory bounded by the sample, for fitting
-  on part of an input too large to fit on whole.
+One sampler (:func:`stratified_positions`), for the rows wherever they are:
+streamed in batches from a parquet source (fitting on part of an input too
+large to fit on whole), or in memory (:func:`stratified_rows`: choices made on
+part of a large training set, with at least ``min_per_class`` rows of each
+class so that every later fold sees it).
 """
 
 from collections.abc import Callable, Iterable
 from typing import Any
 
 import numpy as np
+import pandas as pd
 from sklearn.utils import check_random_state
 
 __all__ = ["draw_seed", "stratified_positions", "stratified_rows"]
@@ -27,12 +25,12 @@ def draw_seed(random_state: Any) -> int:
 def stratified_rows(
     codes: np.ndarray, n_max: int | None, *, min_per_class: int, seed: int
 ) -> np.ndarray | None:
-    """Sorted positions of a stratified, seeded sample of at most ~``n_max`` rows.
+    """Sorted positions of a stratified, seeded sample of about ``n_max`` rows.
 
-    Each class keeps its share of ``n_max`` rows (rounded), and at least
-    ``min_per_class`` of them (all its rows if it has fewer), so that every
-    fold of a later split sees it. Returns None when there are at most
-    ``n_max`` rows (use them all).
+    The sample of :func:`stratified_positions` drawn from rows in memory, with
+    at least ``min_per_class`` rows of each class (all its rows if it has
+    fewer), so that every fold of a later split sees it. Returns None when
+    there are at most ``n_max`` rows (use them all).
 
     Parameters
     ----------
@@ -49,39 +47,54 @@ def stratified_rows(
     -------
     rows : ndarray of int or None
     """
-    n_samples = codes.shape[0]
-    if n_max is None or n_samples <= n_max:
+    if n_max is None or codes.shape[0] <= n_max:
         return None
-    rng = np.random.RandomState(seed)
-    order = np.argsort(codes, kind="stable")
-    picked = []
-    for rows in np.split(order, np.cumsum(np.bincount(codes))[:-1]):
-        quota = max(min_per_class, round(rows.shape[0] * n_max / n_samples))
-        picked.append(rng.permutation(rows)[: min(quota, rows.shape[0])])
-    return np.sort(np.concatenate(picked))
+    return stratified_positions(
+        lambda: [codes],
+        n_rows=n_max,
+        random_state=seed,
+        min_per_class=min_per_class,
+    )
+
+
+def _quotas(counts: np.ndarray, n_rows: int, min_per_class: int) -> np.ndarray:
+    """Rows per class: its share of ``n_rows`` (largest remainders), at least
+    ``min_per_class``, at most the class's rows."""
+    share = counts.astype(float) * n_rows / counts.sum()
+    quota = np.maximum(np.floor(share).astype(np.int64), min_per_class)
+    left = n_rows - int(quota.sum())
+    if left > 0:
+        order = np.argsort(-(share - np.floor(share)), kind="stable")
+        quota[order[:left]] += 1
+    return np.minimum(quota, counts)
 
 
 def stratified_positions(
-    label_batches: Callable[[], Iterable[Any]], *, n_rows: int, random_state: int
+    label_batches: Callable[[], Iterable[Any]],
+    *,
+    n_rows: int,
+    random_state: int,
+    min_per_class: int = 1,
 ) -> np.ndarray:
     """Positions of a stratified, seeded sample of ``n_rows`` streamed rows.
 
-    Two passes over the label column only: the first counts each class, the
-    quota of a class is its share of ``n_rows`` (largest remainders, at least
-    one row per class); the second gives every row a uniform random key from
-    one seeded generator, in input order, and keeps per class the rows with
-    the smallest keys (a bounded reservoir). Memory holds the sample's
-    positions and one batch, not the input.
+    Two passes over the labels only: the first counts each class and sets
+    its quota (:func:`_quotas`); the second gives every row a uniform random
+    key from one seeded generator, in input order, and keeps per class the
+    rows with the smallest keys (a bounded reservoir). Memory holds the
+    sample's positions and one batch, not the input.
 
     Parameters
     ----------
     label_batches : callable
-        Called twice; each call returns an iterable over the label column
-        in input order, one pandas Series per batch.
+        Called twice; each call returns an iterable over the labels in input
+        order, one array or Series per batch.
     n_rows : int
         Sample size.
     random_state : int
         Seed of the draw.
+    min_per_class : int, default=1
+        Fewest rows kept of each class.
 
     Returns
     -------
@@ -89,25 +102,19 @@ def stratified_positions(
     """
     counts: dict[Any, int] = {}
     for labels in label_batches():
-        for value, k in labels.value_counts(sort=False).items():
+        for value, k in pd.Series(labels).value_counts(sort=False).items():
             counts[value] = counts.get(value, 0) + int(k)
-    total = sum(counts.values())
     classes = sorted(counts, key=str)
-    share = np.array([counts[c] for c in classes], dtype=float) * n_rows / total
-    quota = np.maximum(np.floor(share).astype(np.int64), 1)
-    left = n_rows - int(quota.sum())
-    if left > 0:
-        order = np.argsort(-(share - np.floor(share)), kind="stable")
-        quota[order[:left]] += 1
-    quota = np.minimum(quota, [counts[c] for c in classes])
+    quota = _quotas(
+        np.array([counts[c] for c in classes], dtype=np.int64), n_rows, min_per_class
+    )
     rng = np.random.default_rng(random_state)
     keys = {c: np.empty(0) for c in classes}
     kept = {c: np.empty(0, dtype=np.int64) for c in classes}
     offset = 0
     for batch in label_batches():
-        n = len(batch)
-        draw = rng.random(n)
-        labels = batch.to_numpy()
+        labels = np.asarray(batch)
+        draw = rng.random(labels.shape[0])
         for j, c in enumerate(classes):
             rows = np.flatnonzero(labels == c)
             if not rows.size:
@@ -118,5 +125,5 @@ def stratified_positions(
                 best = np.argpartition(k, quota[j] - 1)[: quota[j]]
                 k, p = k[best], p[best]
             keys[c], kept[c] = k, p
-        offset += n
+        offset += labels.shape[0]
     return np.sort(np.concatenate([kept[c] for c in classes]))

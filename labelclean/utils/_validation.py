@@ -4,10 +4,12 @@ from collections.abc import Sequence
 
 import numpy as np
 import pandas as pd
+from sklearn.utils.multiclass import check_classification_targets
 
 from labelclean.exceptions import DataValidationError
 
 __all__ = [
+    "check_classifier_labels",
     "check_labels",
     "check_no_infinity",
     "check_unique_columns",
@@ -156,3 +158,16 @@ def check_labels(
 def _preview(values: Sequence[object], limit: int = 5) -> str:
     shown = ", ".join(repr(v) for v in np.asarray(values)[:limit].tolist())
     return shown + (", ..." if len(values) > limit else "")
+
+
+def check_classifier_labels(y: object, n_samples: int) -> tuple[np.ndarray, np.ndarray]:
+    """:func:`check_labels` for a classifier: classification targets, at least
+    two classes (scikit-learn's message and error type for one class)."""
+    check_classification_targets(y)
+    classes, codes = check_labels(y, n_samples=n_samples, min_classes=1)
+    if classes.shape[0] < 2:
+        raise ValueError(
+            f"y has only 1 class ({classes[0]!r}); a classifier needs at "
+            "least 2 classes. Check the label column."
+        )
+    return classes, codes
