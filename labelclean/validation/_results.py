@@ -4,33 +4,17 @@ Both are plain dataclasses; :meth:`ValidationResult.to_dict` gives the
 JSON-serialisable form the report stores (``report.json`` -> ``validation``).
 """
 
-import math
 from dataclasses import dataclass, field
 from typing import Any
 
-import numpy as np
-import pandas as pd
-
 from labelclean.exceptions import DataValidationError
+from labelclean.report import to_jsonable
 
 __all__ = ["CheckResult", "ValidationResult"]
 
 
-def _plain(value: Any) -> Any:
-    """A JSON-friendly scalar (row ids, labels)."""
-
-    if isinstance(value, np.generic):
-        value = value.item()
-    if isinstance(value, float) and not math.isfinite(value):
-        return None
-    if value is None or isinstance(value, bool | int | float | str):
-        return value
-    try:
-        if pd.isna(value):
-            return None
-    except (TypeError, ValueError):
-        pass
-    return str(value)
+#: Row ids, labels and values in check results: JSON types, as in the report.
+_plain = to_jsonable
 
 
 @dataclass
