@@ -152,14 +152,15 @@ def test_definition_values_are_never_evaluated(tmp_path):
 @pytest.mark.parametrize(
     "name",
     ["../escape.parquet", "/etc/audit.parquet", "a/../../b.parquet",
-     "C:\\\\audit.parquet", "sub\\\\..\\\\..\\\\x", ".labelclean-output.json"],
+     "C:\\\\audit.parquet", ".labelclean-output.json"],
 )  # fmt: skip
-def test_output_names_cannot_escape_the_output_folder(name):
+def test_definitions_cannot_name_output_files(name):
+    # Output files have fixed names; a definition cannot point one anywhere.
     document = {
-        "stages": [{"name": "c", "kind": "knn_confidence"}],
+        "stages": [{"name": "c", "kind": "knn"}],
         "outputs": {"audit": name},
     }
-    with pytest.raises(PipelineDefinitionError, match="outputs -> audit"):
+    with pytest.raises(PipelineDefinitionError, match="fixed names"):
         parse_pipeline(document)
 
 
