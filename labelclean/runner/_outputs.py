@@ -176,6 +176,7 @@ def write_outputs(
         require_all_classes=guardrails.get("require_all_classes", True),
         max_changed_share_per_class=guardrails.get("max_changed_share_per_class"),
         calibration=run_info.get("calibration"),
+        max_examples=guardrails.get("max_examples", 10),
     )
     run_info = {**run_info, "engine": engine_info}
     validation = [] if input_validation is None else [input_validation.to_dict()]
