@@ -258,16 +258,6 @@ def _mean(values):
     return float(arr.mean()) if arr.size else float("nan")
 
 
-def _override(item):
-    """Set one module constant of the calibration (an ablation, not a default)."""
-    import labelclean.pipeline._calibration as calibration
-
-    name, _, value = item.partition("=")
-    if not hasattr(calibration, name) or not name.isupper():
-        raise SystemExit(f"--calibration: no constant {name!r} in _calibration")
-    setattr(calibration, name, type(getattr(calibration, name))(value))
-
-
 def main(
     datasets=None,
     title="Calibrated decisions on public tables (real_data.py)",
@@ -285,17 +275,7 @@ def main(
         default=["u0", "u10", "u20", "u30", "cc10", "cc20", "cc30"],
         help="cells to run: u (uniform) or cc (class-conditional) and a percent",
     )
-    parser.add_argument(
-        "--calibration",
-        nargs="+",
-        default=[],
-        metavar="NAME=VALUE",
-        help="ablation: override a constant of labelclean.pipeline._calibration "
-        "(e.g. LOW_PREDICTABILITY_FLOOR=0.5); the table's command line shows it",
-    )
     args = parser.parse_args()
-    for item in args.calibration:
-        _override(item)
     warnings.simplefilter("ignore")
     names = args.data or list(datasets)
     header = [

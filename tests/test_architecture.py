@@ -49,12 +49,6 @@ LAZY_IMPORTS = {
     "labelclean",  # cli: the library behind a command, so --help stays fast
 }
 
-#: Benchmark imports of private modules, each with its reason.
-PRIVATE_IN_BENCHMARKS = {
-    ("benchmarks/real_data.py", "labelclean.pipeline._calibration"): "the "
-    "--calibration ablation sets a module constant no public name exposes",
-}
-
 
 def _modules():
     return sorted(PACKAGE.rglob("*.py"))
@@ -166,8 +160,6 @@ def test_outside_code_uses_public_names(folder):
             room = name.split(".")[1]
             if folder == "tests" and relative.parts[1] == room:
                 continue  # a test of that room's module
-            if (str(relative), name) in PRIVATE_IN_BENCHMARKS:
-                continue
             problems.append(f"{relative} imports {name}")
     assert not problems, problems
 

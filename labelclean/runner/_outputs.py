@@ -169,14 +169,8 @@ def write_outputs(
         scheduler=scheduler,
         n_jobs=n_jobs,
     )
-    output_result = output_checks(
-        outcome.summary,
-        max_discarded_share=guardrails.get("max_discarded_share", 0.5),
-        max_discarded_share_per_class=guardrails.get("max_discarded_share_per_class"),
-        require_all_classes=guardrails.get("require_all_classes", True),
-        max_changed_share_per_class=guardrails.get("max_changed_share_per_class"),
-        calibration=run_info.get("calibration"),
-        max_examples=guardrails.get("max_examples", 10),
+    output_result = _output_suite(
+        outcome.summary, guardrails, run_info.get("calibration")
     )
     run_info = {**run_info, "engine": engine_info}
     validation = [] if input_validation is None else [input_validation.to_dict()]
@@ -200,6 +194,19 @@ def write_outputs(
         folder.write_bytes(OUTPUT_NAMES["model"], model_bytes)
     folder.write_json(OUTPUT_NAMES["manifest"], manifest)
     return output_result, outcome.summary.decisions
+
+
+def _output_suite(summary: Any, guardrails: dict[str, Any], calibration: Any) -> Any:
+    """The output checks with the definition's ``[validation]`` limits."""
+    return output_checks(
+        summary,
+        max_discarded_share=guardrails.get("max_discarded_share", 0.5),
+        max_discarded_share_per_class=guardrails.get("max_discarded_share_per_class"),
+        require_all_classes=guardrails.get("require_all_classes", True),
+        max_changed_share_per_class=guardrails.get("max_changed_share_per_class"),
+        calibration=calibration,
+        max_examples=guardrails.get("max_examples", 10),
+    )
 
 
 def _decide(
