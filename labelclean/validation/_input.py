@@ -29,20 +29,15 @@ from labelclean.exceptions import DataValidationError
 from labelclean.utils._features import check_feature_frame
 from labelclean.utils._suggest import close_match
 from labelclean.validation._gx import ge_check, run_expectations
-from labelclean.validation._results import CheckResult, ValidationResult, _plain
+from labelclean.validation._results import (
+    CheckResult,
+    ValidationResult,
+    _examples_of,
+    _index_by_id,
+    _plain,
+)
 
 __all__ = ["validate_input"]
-
-
-def _examples_of(frame: Any, mask: Any, max_examples: int) -> list[Any]:
-    return [_plain(v) for v in frame.index[mask][:max_examples].tolist()]
-
-
-def _index_by_id(frame: Any, id_column: str | None) -> Any:
-    """A frame whose index is the row identity reported in examples."""
-    if id_column is not None and id_column in frame.columns:
-        return frame.set_index(id_column, drop=False)
-    return frame
 
 
 def _check_not_nested(column: Any, name: Hashable) -> None:

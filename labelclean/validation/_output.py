@@ -20,20 +20,13 @@ from labelclean.report import AuditSummary
 from labelclean.utils._audit import DECISIONS, PROBABILITY_COLUMNS
 from labelclean.validation._guardrails import guardrail_checks
 from labelclean.validation._gx import ge_check, run_expectations
-from labelclean.validation._results import CheckResult, ValidationResult, _plain
+from labelclean.validation._results import (
+    CheckResult,
+    ValidationResult,
+    _index_by_id,
+)
 
 __all__ = ["output_checks", "validate_output"]
-
-
-def _examples_of(frame: Any, mask: Any, max_examples: int) -> list[Any]:
-    return [_plain(v) for v in frame.index[mask][:max_examples].tolist()]
-
-
-def _index_by_id(frame: Any, id_column: str | None) -> Any:
-    """A frame whose index is the row identity reported in examples."""
-    if id_column is not None and id_column in frame.columns:
-        return frame.set_index(id_column, drop=False)
-    return frame
 
 
 def output_checks(

@@ -17,6 +17,17 @@ __all__ = ["CheckResult", "ValidationResult"]
 _plain = to_jsonable
 
 
+def _examples_of(frame: Any, mask: Any, max_examples: int) -> list[Any]:
+    return [_plain(v) for v in frame.index[mask][:max_examples].tolist()]
+
+
+def _index_by_id(frame: Any, id_column: str | None) -> Any:
+    """A frame whose index is the row identity reported in examples."""
+    if id_column is not None and id_column in frame.columns:
+        return frame.set_index(id_column, drop=False)
+    return frame
+
+
 @dataclass
 class CheckResult:
     """The outcome of one check.
