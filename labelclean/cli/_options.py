@@ -37,13 +37,33 @@ Overwrite = Annotated[
     bool,
     typer.Option("--overwrite", help="Replace a previous labelclean result in --out."),
 ]
+#: Largest seed: NumPy's legacy generators take seeds in [0, 2**32 - 1].
+MAX_SEED = 2**32 - 1
+
+
+def _thread_count(value: int) -> int:
+    if value == 0:
+        raise typer.BadParameter(
+            "0 threads cannot run anything; give a count (1, 2, ...) or -1 for "
+            "every processor."
+        )
+    return value
+
+
 Seed = Annotated[
-    int, typer.Option("--seed", help="Random seed (same seed, same bytes).")
+    int,
+    typer.Option(
+        "--seed",
+        min=0,
+        max=MAX_SEED,
+        help="Random seed (same seed, same bytes).",
+    ),
 ]
 Jobs = Annotated[
     int,
     typer.Option(
         "--jobs",
+        callback=_thread_count,
         help="Threads for fitting and for deciding streamed batches (-1: every "
         "processor). Outputs do not depend on it, except with the approximate "
         "neighbour search (fits on 200,000 rows or more).",

@@ -7,6 +7,7 @@ from typing import Annotated
 import typer
 
 from labelclean.cli._common import user_errors
+from labelclean.cli._options import Seed
 
 
 class Method(StrEnum):
@@ -54,7 +55,7 @@ def score(
             help="Known share of wrong labels (bayes only; estimated if omitted).",
         ),
     ] = None,
-    seed: Annotated[int, typer.Option("--seed", help="Random seed.")] = 0,
+    seed: Seed = 0,
     overwrite: Annotated[
         bool, typer.Option("--overwrite", help="Replace an existing output file.")
     ] = False,
