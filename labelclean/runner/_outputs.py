@@ -43,6 +43,22 @@ OUTPUT_NAMES = {
 }
 
 
+#: The top-level sections of ``report.json`` (report/_json.py, assemble_report).
+REPORT_SECTIONS = (
+    "run",
+    "input",
+    "summary",
+    "classes",
+    "corrections",
+    "reasons",
+    "distributions",
+    "suspects",
+    "examples",
+    "validation",
+    "evidence",
+)
+
+
 @dataclass
 class RunResult:
     """What a run or an apply did."""
@@ -275,6 +291,20 @@ def render_report(folder_path: str | os.PathLike[str]) -> Path:
         raise InputFileError(f"{str(source)!r} is not valid JSON: {exc}.") from exc
     if not isinstance(report, dict) or report.get("format") != "labelclean-report":
         raise InputFileError(f"{str(source)!r} is not a labelclean report.")
+    missing = [k for k in REPORT_SECTIONS if k not in report]
+    if missing:
+        raise InputFileError(
+            f"{str(source)!r} is not a complete labelclean report: it lacks "
+            f"{missing}; render the report.json a run wrote."
+        )
+    try:
+        html = render_html(report)
+    except (KeyError, TypeError, ValueError, AttributeError, IndexError) as exc:
+        raise InputFileError(
+            f"cannot render {str(source)!r}: a section does not have the shape a "
+            f"run writes ({type(exc).__name__}: {exc}); render the report.json a "
+            "run wrote."
+        ) from exc
     target = source.with_name(OUTPUT_NAMES["report_html"])
-    atomic_write_text(target, render_html(report))
+    atomic_write_text(target, html)
     return target

@@ -187,6 +187,13 @@ def score_file(
             f"the output {str(out)!r} already exists; choose another path or pass "
             "--overwrite."
         )
+    folders = [Path(input_path).resolve()] if Path(input_path).is_dir() else []
+    if any(out.is_relative_to(folder) for folder in folders):
+        raise OutputError(
+            f"the output {str(out)!r} lies inside the input folder "
+            f"{str(folders[0])!r}, where the next run would read it as input; "
+            "write it elsewhere."
+        )
     if not out.parent.is_dir():
         raise OutputError(
             f"the output folder {str(out.parent)!r} does not exist; create it first."

@@ -40,3 +40,59 @@ def test_the_largest_seed_and_negative_job_counts_are_accepted(tmp_path, monkeyp
             "--label", "y", "--seed", "4294967295", "--jobs", "-2"]  # fmt: skip
     result = runner.invoke(app, argv)
     assert result.exit_code == 4, result.output
+
+
+def _lines(output):
+    return [line for line in output.splitlines() if line.strip()]
+
+
+@pytest.mark.parametrize(
+    ("content", "message"),
+    [
+        ({"format": "labelclean-report", "version": 1}, "is not a complete"),
+        (
+            {
+                "format": "labelclean-report",
+                "version": 1,
+                "run": {},
+                "classes": [],
+                "corrections": [],
+                "reasons": [],
+                "validation": [],
+                "distributions": {},
+                "suspects": {},
+                "examples": {},
+                "input": 3,
+                "summary": "x",
+                "evidence": {},
+            },
+            "does not have the shape a run writes",
+        ),
+    ],
+)
+def test_report_of_an_incomplete_report_json_is_one_line(tmp_path, content, message):
+    import json
+
+    (tmp_path / "report.json").write_text(json.dumps(content))
+    result = runner.invoke(app, ["report", str(tmp_path)])
+    assert result.exit_code == 4, result.output
+    assert len(_lines(result.output)) == 1 and message in result.output
+    assert not (tmp_path / "report.html").exists()
+
+
+def test_score_never_writes_into_the_input_folder(tmp_path):
+    import numpy as np
+    import pandas as pd
+
+    folder = tmp_path / "data"
+    folder.mkdir()
+    pd.DataFrame({"x": np.arange(40.0), "y": [0, 1] * 20}).to_parquet(
+        folder / "part.parquet"
+    )
+    out = folder / "scores.parquet"
+    result = runner.invoke(
+        app, ["score", str(folder), "--label", "y", "--out", str(out)]
+    )
+    assert result.exit_code == 5, result.output
+    assert "lies inside the input folder" in result.output
+    assert sorted(p.name for p in folder.iterdir()) == ["part.parquet"]
