@@ -135,18 +135,21 @@ def _plot_histogram(dist: Mapping[str, Any]) -> str | None:
 
 def _plots(report: Mapping[str, Any]) -> dict[str, str]:
     try:
-        import matplotlib  # noqa: F401
+        # lazy: matplotlib is needed only to draw a report
+        import matplotlib
     except ImportError:  # pragma: no cover - matplotlib is a dependency
         return {}
     plots = {}
-    classes = _plot_classes(report)
-    if classes:
-        plots["classes"] = classes
-    for name, dist in (report.get("distributions") or {}).items():
-        if "bin_edges" in dist:
-            uri = _plot_histogram(dist)
-            if uri:
-                plots[name] = uri
+    # Labels are the user's data, drawn as written: "$x$" is not mathtext.
+    with matplotlib.rc_context({"text.parse_math": False, "text.usetex": False}):
+        classes = _plot_classes(report)
+        if classes:
+            plots["classes"] = classes
+        for name, dist in (report.get("distributions") or {}).items():
+            if "bin_edges" in dist:
+                uri = _plot_histogram(dist)
+                if uri:
+                    plots[name] = uri
     return plots
 
 

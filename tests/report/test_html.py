@@ -4,6 +4,8 @@ import base64
 import json
 import re
 
+import pytest
+
 from labelclean.report import build_report, render_html
 
 SECTIONS = [
@@ -154,3 +156,22 @@ def test_story_names_the_final_model_and_its_choice(audit):
     html = render_html(build_report(audit, run={"final_model": given}))
     assert "The final model was LogisticRegression." in html
     assert "The final model was" not in render_html(build_report(audit))
+
+
+@pytest.mark.parametrize("label", ["$}$", "$x^2$", "a$b", r"\frac{1}{2}"])
+def test_labels_are_drawn_as_written_not_as_mathtext(label):
+    import pandas as pd
+
+    from labelclean.report import build_report, render_html
+
+    audit = pd.DataFrame(
+        {
+            "decision": ["kept", "corrected", "discarded", "kept"],
+            "reason": ["ok", "trusted_alternative", "low_confidence", "ok"],
+            "observed_label": [label, "b", label, "b"],
+            "cleaned_label": [label, label, None, "b"],
+            "confidence": [0.9, 0.1, 0.2, 0.8],
+        }
+    )
+    html = render_html(build_report(audit))
+    assert "data:image/png;base64," in html  # the class plot was drawn
