@@ -412,7 +412,7 @@ classifier, default='auto'
         conf_seed, suspects_seed = draw_seed(rng), draw_seed(rng)
         self.suspect_estimator_ = self._make_suspects(suspects_seed)
         suspects = self.suspect_estimator_
-        labels = self.classes_[codes]
+        labels = codes  # the stages learn class codes (see _fit_model)
         with ThreadPoolExecutor(max_workers=1) as pool:
             suspects_done = None
             if suspects is not None and effective_n_jobs(self.n_jobs) > 1:

@@ -30,7 +30,7 @@ from labelclean.pipeline._calibration import (
     calibrate,
     decide_calibrated,
 )
-from labelclean.report import build_report
+from labelclean.report import build_report, to_jsonable
 from labelclean.utils._validation import is_dataframe
 
 __all__ = [
@@ -137,7 +137,10 @@ def neighbor_counts_json(counts: np.ndarray, classes: np.ndarray) -> pd.Series:
     rows over K classes has few distinct count vectors, so each distinct
     vector is formatted once and the strings are gathered by index.
     """
-    names = [json.dumps(c) if not isinstance(c, str) else c for c in classes.tolist()]
+    names = [
+        c if isinstance(c, str) else json.dumps(to_jsonable(c))
+        for c in classes.tolist()
+    ]
     counts = np.asarray(counts, dtype=np.int64)
     n_rows = counts.shape[0]
     if n_rows == 0:
@@ -177,11 +180,6 @@ def _finite(value: Any) -> Any:
     if isinstance(value, np.integer):
         return int(value)
     return value
-
-
-def _plain_label(value: Any) -> Any:
-    """A class label as a JSON type (numpy scalars to Python)."""
-    return value.item() if isinstance(value, np.generic) else value
 
 
 def final_model_info(cleaner: Any) -> dict[str, Any] | None:
@@ -233,7 +231,7 @@ class DecisionsMixin:
         thresholds = self._thresholds()
         self.decision_rule_ = "calibrated" if thresholds is None else "thresholds"
         summary = dict(calibration.summary)
-        labels = [_plain_label(c) for c in self.classes_]
+        labels = [to_jsonable(c) for c in self.classes_]  # JSON keys and values
         summary["classes"] = labels
         summary["decision_rule"] = self.decision_rule_
         if thresholds is not None:
@@ -356,7 +354,7 @@ class DecisionsMixin:
         spl_weight = None
         suspects = self.suspect_estimator_
         if suspects is not None and hasattr(suspects, "self_paced_weights"):
-            spl_weight = suspects.self_paced_weights(Z, self.classes_[codes])
+            spl_weight = suspects.self_paced_weights(Z, codes)
         evidence = Evidence(codes, soft, model_proba, spl_weight)
         index = X.index if is_dataframe(X) else pd.RangeIndex(Z.shape[0])
         return self._audit_frame(

@@ -161,14 +161,18 @@ class ModelSelectionMixin:
         return np.where(missing, self._missing_fill[None, :], Z)
 
     def _fit_model(self, model, Z, codes, soft, rows, *, quiet=True):
-        """Fit ``model`` on ``rows`` with labels ``classes_[codes]``.
+        """Fit ``model`` on ``rows`` with the class codes as labels.
+
+        The stages learn integer codes, never the user's labels, so any label
+        type the cleaner accepts (floats, decimals, bytes, dates) works with
+        every classifier; :meth:`_proba_in_classes` maps the columns back.
 
         Soft labels go to models whose ``fit`` takes them: CB-AdaBoost's
         ``gamma`` (the class-probability matrix, or the observed label's
         probability when a class is absent from ``rows``) and RoSR's
         ``soft_labels``.
         """
-        y = self.classes_[codes[rows]]
+        y = codes[rows]
         all_present = np.unique(codes[rows]).shape[0] == self.classes_.shape[0]
         kwargs = {}
         if _fit_accepts(model, "gamma"):
@@ -188,8 +192,7 @@ class ModelSelectionMixin:
         """``model.predict_proba`` with columns aligned to ``classes_``."""
         proba = model.predict_proba(self._model_input(model, Z))
         out = np.zeros((Z.shape[0], self.classes_.shape[0]))
-        cols = np.searchsorted(self.classes_, model.classes_)
-        out[:, cols] = proba
+        out[:, np.asarray(model.classes_, dtype=np.intp)] = proba
         return out
 
     # ------------------------------------------------------------------

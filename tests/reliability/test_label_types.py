@@ -1,0 +1,49 @@
+"""Any label type that parquet stores and pandas reads runs through `run`.
+
+Labels that are non-integer floats, decimals, bytes or timestamps used to
+stop the run with a traceback (scikit-learn refuses them as classification
+targets, JSON refuses them as keys). The stages learn integer class codes,
+and labels enter JSON through one conversion, so each runs to the end.
+"""
+
+import datetime as dt
+import decimal
+
+import numpy as np
+import pandas as pd
+import pytest
+from reliability_utils import make_frame, write_pipeline
+from typer.testing import CliRunner
+
+from labelclean.cli.main import app
+
+runner = CliRunner()
+
+LABELS = {
+    "float": (0.5, 1.5),
+    "decimal": (decimal.Decimal("0.5"), decimal.Decimal("1.5")),
+    "bytes": (b"cat", b"dog"),
+    "timestamp": (dt.datetime(2020, 1, 1), dt.datetime(2021, 6, 1)),
+}
+
+
+@pytest.mark.parametrize("kind", sorted(LABELS))
+def test_label_types_run_to_the_end(tmp_path, monkeypatch, kind):
+    monkeypatch.chdir(tmp_path)
+    frame = make_frame(n=80, seed=3)
+    first, second = LABELS[kind]
+    values = [first if v == "a" else second for v in frame["label"]]
+    frame["label"] = pd.Series(values)
+    frame.to_parquet("input.parquet")
+    write_pipeline(tmp_path)
+    argv = ["run", "input.parquet", "-p", "fast.toml", "--label", "label", "-o", "out"]
+    result = runner.invoke(app, argv)
+    assert result.exit_code == 0, result.output
+    audit = pd.read_parquet("out/audit.parquet")
+    assert len(audit) == 80
+    assert set(audit["decision"]) <= {"kept", "corrected", "discarded"}
+    cleaned = pd.read_parquet("out/cleaned.parquet")
+    original = pd.read_parquet("input.parquet")
+    assert cleaned["label"].dtype == original["label"].dtype
+    assert set(cleaned["label"]) <= set(original["label"])
+    assert np.isin(audit["observed_label"], original["label"]).all()
