@@ -360,6 +360,7 @@ classifier, default='auto'
             "handling": MISSING_VALUE_HANDLING,
         }
         self.classes_, codes = check_labels(y, n_samples=Z.shape[0])
+        self.stages_learn_codes_ = True
         index = X.index if is_dataframe(X) else pd.RangeIndex(codes.shape[0])
         folds = self._folds(Z, codes, rng)
         clock.lap("features")
@@ -412,7 +413,7 @@ classifier, default='auto'
         conf_seed, suspects_seed = draw_seed(rng), draw_seed(rng)
         self.suspect_estimator_ = self._make_suspects(suspects_seed)
         suspects = self.suspect_estimator_
-        labels = codes  # the stages learn class codes (see _fit_model)
+        labels = self._stage_labels(codes)
         with ThreadPoolExecutor(max_workers=1) as pool:
             suspects_done = None
             if suspects is not None and effective_n_jobs(self.n_jobs) > 1:

@@ -354,7 +354,7 @@ class DecisionsMixin:
         spl_weight = None
         suspects = self.suspect_estimator_
         if suspects is not None and hasattr(suspects, "self_paced_weights"):
-            spl_weight = suspects.self_paced_weights(Z, codes)
+            spl_weight = suspects.self_paced_weights(Z, self._stage_labels(codes))
         evidence = Evidence(codes, soft, model_proba, spl_weight)
         index = X.index if is_dataframe(X) else pd.RangeIndex(Z.shape[0])
         return self._audit_frame(

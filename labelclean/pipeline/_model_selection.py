@@ -172,7 +172,7 @@ class ModelSelectionMixin:
         probability when a class is absent from ``rows``) and RoSR's
         ``soft_labels``.
         """
-        y = codes[rows]
+        y = self._stage_labels(codes[rows])
         all_present = np.unique(codes[rows]).shape[0] == self.classes_.shape[0]
         kwargs = {}
         if _fit_accepts(model, "gamma"):
@@ -188,11 +188,26 @@ class ModelSelectionMixin:
             model.fit(Z_rows, y, **kwargs)
         return model
 
+    def _stage_labels(self, codes: np.ndarray) -> np.ndarray:
+        """What the stages learn: class codes; labels for a cleaner loaded from
+        a model file written before stages learnt codes."""
+        return (
+            codes
+            if getattr(self, "stages_learn_codes_", False)
+            else (self.classes_[codes])
+        )
+
+    def _stage_columns(self, model) -> np.ndarray:
+        """Columns of ``classes_`` that ``model.classes_`` stand for."""
+        if getattr(self, "stages_learn_codes_", False):
+            return np.asarray(model.classes_, dtype=np.intp)
+        return np.searchsorted(self.classes_, model.classes_)
+
     def _proba_in_classes(self, model, Z) -> np.ndarray:
         """``model.predict_proba`` with columns aligned to ``classes_``."""
         proba = model.predict_proba(self._model_input(model, Z))
         out = np.zeros((Z.shape[0], self.classes_.shape[0]))
-        out[:, np.asarray(model.classes_, dtype=np.intp)] = proba
+        out[:, self._stage_columns(model)] = proba
         return out
 
     # ------------------------------------------------------------------

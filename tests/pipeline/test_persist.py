@@ -80,3 +80,30 @@ def test_unknown_modules_are_still_refused(fitted):
             target.writestr(info, content)
     with pytest.raises(ValueError, match="labelclean never writes"):
         loads_cleaner(out.getvalue())
+
+
+def test_models_whose_stages_learnt_labels_still_decide_the_same(monkeypatch):
+    # Model files written before the stages learnt class codes hold stages
+    # fitted on the labels themselves; they must decide new rows as before.
+    from labelclean.pipeline._model_selection import ModelSelectionMixin
+
+    X, y = make_classification(n_samples=150, n_features=5, random_state=1)
+    y = np.where(y == 1, "yes", "no")
+    new = LabelCleaner(random_state=0).fit(X, y)
+    with monkeypatch.context() as patched:
+        patched.setattr(
+            ModelSelectionMixin,
+            "_stage_labels",
+            lambda self, codes: self.classes_[codes],
+        )
+        patched.setattr(
+            ModelSelectionMixin,
+            "_stage_columns",
+            lambda self, model: np.searchsorted(self.classes_, model.classes_),
+        )
+        old = LabelCleaner(random_state=0).fit(X, y)
+    del old.stages_learn_codes_  # as a file of the earlier release has it
+    assert list(old.model_.classes_) == ["no", "yes"]
+    loaded, _ = loads_cleaner(dumps_cleaner(old))
+    np.testing.assert_array_equal(loaded.predict_proba(X), new.predict_proba(X))
+    assert loaded.audit(X, y).equals(new.audit(X, y))
