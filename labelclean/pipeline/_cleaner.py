@@ -65,6 +65,19 @@ logger = logging.getLogger(__name__)
 __all__ = ["LabelCleaner"]
 
 
+def _refuse_continuous(classes: np.ndarray, n_samples: int) -> None:
+    """Refuse a regression target: non-integer float labels, most of them
+    distinct. A few float classes (0.5 / 1.5) are labels like any other."""
+    if classes.dtype.kind != "f" or np.all(np.mod(classes, 1) == 0):
+        return
+    if classes.shape[0] > max(2, n_samples // 2):
+        raise DataValidationError(
+            f"the labels look continuous ({classes.shape[0]} distinct float values "
+            f"in {n_samples} rows): labelclean cleans class labels; bin a numeric "
+            "target into classes first."
+        )
+
+
 class LabelCleaner(DecisionsMixin, ModelSelectionMixin, ClassifierMixin, BaseFilter):
     """Find, correct and discard wrong labels: the whole cleaning pipeline.
 
@@ -360,6 +373,7 @@ classifier, default='auto'
             "handling": MISSING_VALUE_HANDLING,
         }
         self.classes_, codes = check_labels(y, n_samples=Z.shape[0])
+        _refuse_continuous(self.classes_, codes.shape[0])
         self.stages_learn_codes_ = True
         index = X.index if is_dataframe(X) else pd.RangeIndex(codes.shape[0])
         folds = self._folds(Z, codes, rng)
