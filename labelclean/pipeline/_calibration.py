@@ -294,9 +294,9 @@ def calibrate(
     correction_target = (
         DEFAULT_CORRECTION_PRECISION if target_precision is None else target_precision
     )
-    allowed = _agreement(evidence, alternative, require_agreement)
+    candidate = flagged & _agreement(evidence, alternative, require_agreement)
     corr_thresholds, pairs, corrected = _corrections(
-        codes, alternative, strength, flagged, allowed, correction_target, low
+        (codes, alternative, strength), candidate, flagged, correction_target, low
     )
     precision, recall, _ = _estimates_at(threshold, P, codes, Q, r)
     # Beside the bootstrap: the estimates at the other noise levels the data
@@ -347,16 +347,17 @@ def calibrate(
     return Calibration(Q, threshold, corr_thresholds, summary)
 
 
-def _corrections(codes, alternative, strength, flagged, allowed, target, low):
+def _corrections(posterior, candidate, flagged, target, low):
     """Per-pair correction thresholds, their summaries, and the rows corrected.
 
     Where the features barely predict the label (``low``), the posterior of
     the other class rests on the weakest part of the evidence: relabelling
     could corrupt a class, so suspect rows are discarded, not corrected.
     """
-    n_classes = int(max(codes.max(), alternative.max())) + 1
+    codes, alternative, strength = posterior
+    n_classes = int(max(codes.max(), alternative.max())) + 1  # codes hold every class
     thresholds, pairs = _correction_thresholds(
-        codes, alternative, strength, flagged & allowed, target, n_classes
+        codes, alternative, strength, candidate, target, n_classes
     )
     if low:
         thresholds[:] = np.inf
