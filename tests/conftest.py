@@ -49,9 +49,12 @@ def rng(global_random_seed: int) -> np.random.RandomState:
 def headless_chromium(tmp_path_factory: pytest.TempPathFactory):
     """Load a local HTML file in headless Chromium; skip when it is absent.
 
-    Returns a function ``load(path) -> (dom, console)``: the DOM after load
+    Returns a function ``load(path, fragment="", screenshot=None,
+    width=1300) -> (dom, console)``: the DOM after the page's scripts ran
     (``--dump-dom``) and the browser console lines (CSP violations, script
-    errors). ``.ci/run`` installs the ``chromium`` system package.
+    errors). ``fragment`` is appended to the address (``#suspects?...``);
+    ``screenshot`` is a PNG path to also capture the page ``width`` pixels
+    wide. ``.ci/run`` installs the ``chromium`` system package.
     """
     import shutil
     import subprocess
@@ -60,19 +63,29 @@ def headless_chromium(tmp_path_factory: pytest.TempPathFactory):
     if binary is None:
         pytest.skip("chromium is not installed")
 
-    def load(path):
+    def run(args):
         profile = tmp_path_factory.mktemp("chromium-profile")
         result = subprocess.run(
             [
                 binary, "--headless", "--no-sandbox", "--disable-gpu",
                 "--disable-background-networking", "--disable-component-update",
                 "--disable-sync", "--no-first-run", f"--user-data-dir={profile}",
-                "--enable-logging=stderr", "--v=0", "--dump-dom", path.as_uri(),
+                "--enable-logging=stderr", "--v=0", *args,
             ],
             capture_output=True, text=True, timeout=120, check=False,
         )  # fmt: skip
         assert result.returncode == 0, result.stderr[-2000:]
+        return result
+
+    def load(path, fragment="", screenshot=None, width=1300):
+        address = path.as_uri() + fragment
+        result = run(["--dump-dom", address])
         console = [line for line in result.stderr.splitlines() if ":CONSOLE" in line]
+        if screenshot is not None:
+            shot = run(
+                [f"--screenshot={screenshot}", f"--window-size={width},2400", address]
+            )
+            console += [line for line in shot.stderr.splitlines() if ":CONSOLE" in line]
         return result.stdout, console
 
     return load

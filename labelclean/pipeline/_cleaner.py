@@ -46,6 +46,7 @@ from labelclean.pipeline._model_selection import (
 from labelclean.utils._features import (
     MISSING_VALUE_HANDLING,
     check_feature_frame,
+    describe_features,
     make_feature_encoder,
     missing_value_counts,
     restore_missing,
@@ -207,6 +208,9 @@ classifier, default='auto'
     missing_values_ : dict
         ``columns``: missing values per feature column (only those with
         any) in the fitted rows; ``handling``: how they were handled.
+    feature_handling_ : list of dict
+        Per feature column: its kind (numeric, temporal, categorical), missing
+        values, levels and pooled rare levels, and how it was encoded.
     decision_rule_ : str
         'calibrated' or 'thresholds' (a threshold was given).
     evidence_ : Evidence
@@ -372,6 +376,7 @@ classifier, default='auto'
             "columns": missing_value_counts(raw),
             "handling": MISSING_VALUE_HANDLING,
         }
+        self.feature_handling_ = describe_features(self.feature_encoder_, raw)
         self.classes_, codes = check_labels(y, n_samples=Z.shape[0])
         _refuse_continuous(self.classes_, codes.shape[0])
         self.stages_learn_codes_ = True

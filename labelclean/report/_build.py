@@ -15,6 +15,7 @@ from labelclean.report._json import (
     assemble_report,
     to_jsonable,
 )
+from labelclean.report._why import why
 from labelclean.utils._audit import (
     AUDIT_COLUMNS,
     DECISION_REASONS,
@@ -51,7 +52,13 @@ def summary_report(
     evidence_present = [c for c in EVIDENCE_COLUMNS if c in columns]
     user_columns = [c for c in columns if c not in AUDIT_COLUMNS]
     classes, corrections, n_observed = _classes_and_corrections(summary)
+    _add_class_health(classes, run)
     example_columns, examples = _examples(summary, user_columns)
+    features = [
+        c
+        for c in _suspect_feature_columns(summary, user_columns)
+        if c != label  # the label is shown as observed_label
+    ]
     return assemble_report(
         run=run,
         validation=validation,
@@ -66,7 +73,9 @@ def summary_report(
         corrections=corrections,
         reasons=_reasons(summary, reason_descriptions),
         distributions=_distributions(summary, columns),
-        suspects=_suspects(summary, evidence_present),
+        suspects=_suspects(summary, evidence_present, features),
+        suspect_features=features,
+        label_matrix=_label_matrix(summary, classes),
         example_columns=example_columns,
         examples=examples,
         evidence_present=evidence_present,
@@ -78,7 +87,7 @@ def _classes_and_corrections(summary: Any) -> tuple[list, list, int]:
     """Per-class counts, the corrections between classes, and the number of
     observed classes."""
     labels = list(summary._labels)
-    order = sorted(range(len(labels)), key=lambda j: _sort_key(labels[j]))
+    order = sorted(range(len(labels)), key=lambda j: _class_key(summary, labels[j]))
     rank_of = {labels[j]: r for r, j in enumerate(order)}
     stats = {v: dict.fromkeys(_CLASS_COUNTS, 0) for v in labels}
     pairs: Counter = Counter()
@@ -124,6 +133,50 @@ def _classes_and_corrections(summary: Any) -> tuple[list, list, int]:
     return classes, corrections, n_observed
 
 
+def _class_key(summary: Any, label: Any) -> tuple:
+    """Classes in a categorical label's own order, then the others sorted."""
+    if summary.class_order:
+        try:
+            return (0, summary.class_order.index(label))
+        except ValueError:
+            pass
+    return (1, _sort_key(label))
+
+
+def _add_class_health(classes: list[dict[str, Any]], run: Any) -> None:
+    """Per class: flagged share, net change, and the estimated noise if known."""
+    cal = (run or {}).get("calibration") if isinstance(run, dict) else None
+    noise: dict[Any, Any] = {}
+    if isinstance(cal, dict) and cal.get("noise_rate_per_class") is not None:
+        names = [to_jsonable(c) for c in cal.get("classes") or []]
+        noise = dict(zip(names, cal["noise_rate_per_class"], strict=False))
+    for c in classes:
+        n = c["n_observed"]
+        flagged = c["corrected_away"] + c["discarded"]
+        c["flagged"] = flagged
+        c["share_flagged"] = float(flagged / n) if n else 0.0
+        # Rows the class ends with, against the rows it came in with.
+        c["net_change"] = float((c["n_cleaned"] - n) / n) if n else None
+        c["estimated_noise"] = to_jsonable(noise.get(c["label"]))
+
+
+def _label_matrix(summary: Any, classes: list[dict[str, Any]]) -> dict[str, Any]:
+    """Observed × cleaned label counts, with a column for discarded rows."""
+    labels = [c["label"] for c in classes]
+    index = {lab: k for k, lab in enumerate(labels)}
+    counts = [[0] * len(labels) for _ in labels]
+    discarded = [0] * len(labels)
+    for (o, c, d), n in summary._triples.items():
+        if o is None:
+            continue
+        row = index[to_jsonable(summary._labels[o])]
+        if d == "discarded" or c is None:
+            discarded[row] += n
+        else:
+            counts[row][index[to_jsonable(summary._labels[c])]] += n
+    return {"labels": labels, "counts": counts, "discarded": discarded}
+
+
 def _reasons(summary: Any, reason_descriptions: Any) -> list[dict[str, Any]]:
     explain = dict(
         DECISION_REASONS if reason_descriptions is None else reason_descriptions
@@ -158,7 +211,16 @@ def _distributions(summary: Any, columns: list[str]) -> dict[str, Any]:
     return distributions
 
 
-def _suspects(summary: Any, evidence_present: list[str]) -> list[dict[str, Any]]:
+def _suspect_feature_columns(summary: Any, user_columns: list[str]) -> list[str]:
+    top = summary._suspects
+    if top is None:
+        return []
+    return [c for c in user_columns if c in top.columns and c != summary.id_column]
+
+
+def _suspects(
+    summary: Any, evidence_present: list[str], features: list[str]
+) -> list[dict[str, Any]]:
     top = summary._suspects
     if top is None:
         return []
@@ -171,6 +233,8 @@ def _suspects(summary: Any, evidence_present: list[str]) -> list[dict[str, Any]]
             "suspicion": to_jsonable(top["__suspicion"].iat[position]),
         }
         record.update(_row_record(top, position, columns))
+        record["why"] = why(record)
+        record["features"] = _row_record(top, position, features)
         suspects.append(record)
     return suspects
 

@@ -4,15 +4,20 @@
 ``labelclean/report/templates/`` (auto-escaped, so values from the data can
 never inject markup). The page is self-contained: the stylesheet is inlined,
 plots are drawn with matplotlib's Agg renderer into inline base64 PNG images,
-there is no JavaScript, and a Content-Security-Policy forbids loading
-anything from elsewhere, so it opens identically with no network. The same
-dict always renders to the same bytes (PNG metadata without timestamps,
-sorted keys).
+and the one inline script (``templates/suspects.js``: sorting, filtering and
+paging the suspects table) reads its rows from a JSON data block. The
+Content-Security-Policy allows that script by its SHA-256 digest only and
+forbids loading anything from elsewhere, so the page opens identically with
+no network and nothing from the data can run. Without JavaScript the first
+page of suspects is still in the HTML. The same dict always renders to the
+same bytes (PNG metadata without timestamps, sorted keys).
 """
 
 import base64
+import hashlib
 import io
 import itertools
+import json
 from collections.abc import Mapping
 from importlib import resources
 from typing import Any
@@ -46,8 +51,14 @@ DESCRIPTIONS = {
     ),
     "neighbor_label_counts": "Labels of the row's nearest neighbours, counted.",
     "suspicion": (
-        "1 - mean of the available confidence, model_probability and spl_weight; "
-        "higher = more suspicious."
+        "The calibrated probability that the observed label is wrong "
+        "(noise_probability) where the run has it, else 1 - the mean of the "
+        "available confidence, model_probability and spl_weight; higher = more "
+        "suspicious."
+    ),
+    "noise_probability": (
+        "Calibrated probability that the observed label is wrong, from both "
+        "stages' evidence and the noise estimated on this data."
     ),
 }
 
@@ -351,6 +362,57 @@ def _subtitle(report: Mapping[str, Any]) -> str:
     return " · ".join(parts) if parts else "Label cleaning run"
 
 
+#: The suspects table's columns (the data block's order) and its numeric ones.
+_SUSPECT_COLUMNS = (
+    "rank",
+    "row",
+    "decision",
+    "reason",
+    "observed",
+    "cleaned",
+    "suspicion",
+    "why",
+    "features",
+)
+_NUMERIC_COLUMNS = ("rank", "suspicion")
+#: Rows written into the page itself (the script pages through all of them).
+FIRST_PAGE = 100
+
+
+def _features_text(features: Mapping[str, Any]) -> str:
+    return " · ".join(f"{k} = {'–' if v is None else v}" for k, v in features.items())
+
+
+def _suspect_table(report: Mapping[str, Any]) -> tuple[list[list[Any]], str]:
+    """The suspects as table rows, and the same rows as a JSON data block."""
+    rows = []
+    for x in (report.get("suspects") or {}).get("rows") or []:
+        suspicion = x.get("suspicion")
+        rows.append(
+            [
+                x.get("rank"),
+                x.get("row_id"),
+                x.get("decision"),
+                x.get("reason"),
+                x.get("observed_label"),
+                x.get("cleaned_label"),
+                None if suspicion is None else round(float(suspicion), 4),
+                x.get("why") or "",
+                _features_text(x.get("features") or {}),
+            ]
+        )
+    data = json.dumps(
+        {"columns": _SUSPECT_COLUMNS, "numeric": _NUMERIC_COLUMNS, "rows": rows},
+        ensure_ascii=False,
+        allow_nan=False,
+        separators=(",", ":"),
+    )
+    # Inside <script> nothing may close the element or open a comment.
+    for char in "<>&":
+        data = data.replace(char, f"\\u{ord(char):04x}")
+    return rows, data
+
+
 def render_html(report: Mapping[str, Any], *, plots: bool = True) -> str:
     """Render the self-contained HTML page of a report.
 
@@ -365,8 +427,8 @@ def render_html(report: Mapping[str, Any], *, plots: bool = True) -> str:
     Returns
     -------
     html : str
-        One HTML document with inline styles and images, no scripts and no
-        external resources. Sections: Summary, Input, Validation, Decisions,
+        One HTML document with inline styles, images and one script (the
+        suspects table's sorting and filtering), no external resources. Sections: Summary, Input, Validation, Decisions,
         Evidence, Suspects, Examples, Parameters, About.
 
     Examples
@@ -395,6 +457,9 @@ def render_html(report: Mapping[str, Any], *, plots: bool = True) -> str:
     )
     template = env.get_template("report.html.j2")
     css = (templates / "report.css").read_text(encoding="utf-8")
+    script = (templates / "suspects.js").read_text(encoding="utf-8")
+    digest = base64.b64encode(hashlib.sha256(script.encode()).digest()).decode()
+    suspect_rows, suspect_data = _suspect_table(report)
     run = report.get("run") or {}
     pipeline = run.get("pipeline")
     pipeline_name = pipeline.get("name") if isinstance(pipeline, Mapping) else pipeline
@@ -413,4 +478,9 @@ def render_html(report: Mapping[str, Any], *, plots: bool = True) -> str:
         plots=_plots(report) if plots else {},
         describe=DESCRIPTIONS,
         suspect_evidence=suspect_evidence,
+        suspect_columns=_SUSPECT_COLUMNS,
+        suspect_rows=suspect_rows[:FIRST_PAGE],
+        suspect_data=suspect_data,
+        script=script,
+        script_hash=f"sha256-{digest}",
     )

@@ -30,6 +30,15 @@ REPORT_VERSION = 1
 
 _SUSPECT_EVIDENCE = ("confidence", "model_probability", "spl_weight")
 
+#: How the suspects (the flagged rows) are ranked, in words.
+SUSPECT_RANKING = (
+    "corrected and discarded rows, most suspicious first: suspicion is the "
+    "calibrated probability that the observed label is wrong "
+    "(noise_probability) where the audit has it, else 1 - the mean of the "
+    "available evidence among " + ", ".join(_SUSPECT_EVIDENCE) + " (each in "
+    "[0, 1], higher = observed label more likely right); ties by input order"
+)
+
 
 def to_jsonable(value: Any) -> Any:
     """Convert ``value`` to JSON types (dict, list, str, int, float, bool, None).
@@ -139,25 +148,32 @@ def _row_id(audit: Any, id_column: str | None, position: int) -> Any:
 
 
 def _suspicion(audit: Any) -> Any:
-    """1 - mean of the available [0, 1] evidence that the label is right."""
+    """How suspect each row's label is, in [0, 1] (higher = more suspect).
+
+    The calibrated probability that the label is wrong (``noise_probability``)
+    where the audit has it; otherwise 1 - the mean of the available [0, 1]
+    evidence that the label is right (:data:`_SUSPECT_EVIDENCE`).
+    """
 
     columns = [c for c in _SUSPECT_EVIDENCE if c in audit.columns]
-    if not columns:
-        return np.full(len(audit), np.nan)
-    stacked = np.column_stack(
-        [
-            pd.to_numeric(audit[c], errors="coerce").to_numpy(
-                dtype=np.float64, na_value=np.nan
-            )
-            for c in columns
-        ]
+    mean = np.full(len(audit), np.nan)
+    if columns:
+        stacked = np.column_stack([_numeric(audit[c]) for c in columns])
+        stacked = np.where(np.isfinite(stacked), np.clip(stacked, 0.0, 1.0), np.nan)
+        counts = np.isfinite(stacked).sum(axis=1)
+        sums = np.nansum(stacked, axis=1)
+        with np.errstate(invalid="ignore", divide="ignore"):
+            mean = 1.0 - np.where(counts > 0, sums / np.maximum(counts, 1), np.nan)
+    if "noise_probability" not in audit.columns:
+        return mean
+    noise = np.clip(_numeric(audit["noise_probability"]), 0.0, 1.0)
+    return np.where(np.isfinite(noise), noise, mean)
+
+
+def _numeric(column: Any) -> Any:
+    return pd.to_numeric(column, errors="coerce").to_numpy(
+        dtype=np.float64, na_value=np.nan
     )
-    stacked = np.where(np.isfinite(stacked), np.clip(stacked, 0.0, 1.0), np.nan)
-    counts = np.isfinite(stacked).sum(axis=1)
-    sums = np.nansum(stacked, axis=1)
-    with np.errstate(invalid="ignore", divide="ignore"):
-        mean = np.where(counts > 0, sums / np.maximum(counts, 1), np.nan)
-    return 1.0 - mean
 
 
 def _row_record(audit: Any, position: int, columns: Sequence[str]) -> dict[str, Any]:
@@ -196,6 +212,8 @@ def assemble_report(
     reasons: list[Any],
     distributions: dict[str, Any],
     suspects: list[Any],
+    suspect_features: Sequence[Any],
+    label_matrix: dict[str, Any],
     example_columns: Sequence[Any],
     examples: dict[str, Any],
     evidence_present: list[str],
@@ -242,16 +260,13 @@ def assemble_report(
         "reasons": reasons,
         "distributions": distributions,
         "suspects": {
-            "ranking": (
-                "corrected and discarded rows first, then by suspicion = 1 - mean of "
-                "the available evidence among "
-                + ", ".join(_SUSPECT_EVIDENCE)
-                + " (each in [0, 1], higher = observed label more likely right), "
-                "highest first; ties by input order"
-            ),
+            "ranking": SUSPECT_RANKING,
             "n_listed": len(suspects),
+            "n_flagged": counts["corrected"] + counts["discarded"],
+            "feature_columns": [str(c) for c in suspect_features],
             "rows": suspects,
         },
+        "label_matrix": label_matrix,
         "examples": {"columns": [str(c) for c in example_columns], **examples},
         "validation": validation_list,
         "evidence": {"present": evidence_present, "missing": evidence_missing},

@@ -6,9 +6,10 @@ Dask partition) at a time with :meth:`AuditSummary.add`, can be combined with
 another summary by :meth:`AuditSummary.merge` (partitions summarised on
 different workers), and finally gives the same ``report.json`` dict as
 :func:`~labelclean.report.build_report` on the whole audit
-(:meth:`AuditSummary.report`). It holds counts, histograms, the ``n_suspects``
-most suspicious rows and the first ``n_examples`` rows of each decision, never
-the whole audit, so its size does not grow with the number of rows.
+(:meth:`AuditSummary.report`). It holds counts, histograms, at most
+``n_suspects`` flagged rows (the most suspicious, with their feature values)
+and the ``n_examples`` most suspicious rows of each decision, never the whole
+audit, so its size is bounded whatever the number of rows.
 
 Equal to the whole-audit report, key for key, except in one place: the
 ``summary`` of each evidence distribution. Its ``min``, ``max`` and the
@@ -52,14 +53,17 @@ class AuditSummary:
     ----------
     id_column : str, default=None
         Column identifying rows; ``None`` uses the audit's index.
-    n_suspects : int, default=50
-        Most suspects listed.
+    n_suspects : int, default=10_000
+        Most flagged (corrected or discarded) rows listed for review, the
+        most suspicious first; ``report.json`` says when some were left out.
     n_examples : int, default=5
-        Example rows listed per decision.
+        Example rows listed per decision (the most suspicious of each).
     n_bins : int, default=20
         Histogram bins over [0, 1].
     max_example_columns : int, default=12
         Most user columns shown in example rows.
+    max_feature_columns : int, default=40
+        Most user columns whose values are listed with each suspect.
 
     Attributes
     ----------
@@ -89,17 +93,20 @@ class AuditSummary:
         self,
         *,
         id_column: str | None = None,
-        n_suspects: int = 50,
+        n_suspects: int = 10_000,
         n_examples: int = 5,
         n_bins: int = 20,
         max_example_columns: int = 12,
+        max_feature_columns: int = 40,
     ) -> None:
         self.id_column = id_column
         self.n_suspects = n_suspects
         self.n_examples = n_examples
         self.n_bins = n_bins
         self.max_example_columns = max_example_columns
+        self.max_feature_columns = max_feature_columns
         self.n_rows = 0
+        self.class_order: list[Any] | None = None  # a categorical label's order
         self.columns: list[str] | None = None
         self._labels: dict[Any, Any] = {}  # label -> value shown (observed first)
         self._observed_labels: set = set()
@@ -140,6 +147,10 @@ class AuditSummary:
         positions = np.asarray(positions, dtype=np.int64)
         if self.columns is None:
             self.columns = [str(c) for c in audit.columns]
+        if self.class_order is None and isinstance(
+            audit["observed_label"].dtype, pd.CategoricalDtype
+        ):
+            self.class_order = list(audit["observed_label"].dtype.categories)
         self.n_rows += n
         if not n:
             return
@@ -187,43 +198,32 @@ class AuditSummary:
     def _add_suspects(self, audit: Any, positions: Any, decision: Any) -> None:
 
         suspicion = _suspicion(audit)
-        flagged = decision != "kept"
         sort_suspicion = np.where(np.isfinite(suspicion), -suspicion, np.inf)
-        order = np.lexsort((positions, sort_suspicion, ~flagged))[: self.n_suspects]
+        flagged = np.flatnonzero(decision != "kept")
+        order = flagged[np.lexsort((positions[flagged], sort_suspicion[flagged]))]
+        order = order[: self.n_suspects]
         keep = [c for c in self._suspect_columns(audit) if c in audit.columns]
         top = audit.iloc[order][keep].copy()
         top["__suspicion"] = suspicion[order]
         top["__sort"] = sort_suspicion[order]
-        top["__unflagged"] = ~flagged[order]
         top[_POSITION] = positions[order]
-        if self._suspects is not None:
-            top = pd.concat([self._suspects, top])
-        order = np.lexsort(
-            (
-                top[_POSITION].to_numpy(),
-                top["__sort"].to_numpy(),
-                top["__unflagged"].to_numpy(),
-            )
-        )
-        self._suspects = top.iloc[order[: self.n_suspects]]
+        self._suspects = _best(self._suspects, top, self.n_suspects)
 
     def _add_examples(self, audit: Any, positions: Any, decision: Any) -> None:
 
         keep = [c for c in self._example_columns(audit) if c in audit.columns]
+        suspicion = _suspicion(audit)
+        sort_suspicion = np.where(np.isfinite(suspicion), -suspicion, np.inf)
         picked = []
         for d in DECISIONS:
             rows = np.flatnonzero(decision == d)
-            rows = rows[np.argsort(positions[rows], kind="stable")][: self.n_examples]
-            picked.append(rows)
+            rows = rows[np.lexsort((positions[rows], sort_suspicion[rows]))]
+            picked.append(rows[: self.n_examples])
         rows = np.concatenate(picked)
         part = audit.iloc[rows][keep].copy()
+        part["__sort"] = sort_suspicion[rows]
         part[_POSITION] = positions[rows]
-        if self._examples is not None:
-            part = pd.concat([self._examples, part])
-        part = part.sort_values(_POSITION, kind="stable")
-        self._examples = part.groupby("decision", sort=False, group_keys=False).head(
-            self.n_examples
-        )
+        self._examples = _best_per_decision(self._examples, part, self.n_examples)
 
     def _user_columns(self, columns: Any) -> list[str]:
         return [c for c in columns if c not in AUDIT_COLUMNS]
@@ -231,8 +231,11 @@ class AuditSummary:
     def _suspect_columns(self, audit: Any) -> list[str]:
         present = [c for c in EVIDENCE_COLUMNS if c in audit.columns]
         extra = [self.id_column] if self.id_column in audit.columns else []
+        features = [
+            c for c in self._user_columns(audit.columns) if c != self.id_column
+        ][: self.max_feature_columns]
         return [*extra, "decision", "reason", "observed_label", "cleaned_label"] + [
-            c for c in present if c not in extra
+            c for c in [*present, *features] if c not in extra
         ]
 
     def _example_columns(self, audit: Any) -> list[str]:
@@ -277,23 +280,14 @@ class AuditSummary:
                 self._dists[column] = dist
         self._rounds.update(other._rounds)
         self._rounds_missing += other._rounds_missing
-        parts = [p for p in (self._suspects, other._suspects) if p is not None]
-        if parts:
-            top = pd.concat(parts)
-            order = np.lexsort(
-                (
-                    top[_POSITION].to_numpy(),
-                    top["__sort"].to_numpy(),
-                    top["__unflagged"].to_numpy(),
-                )
+        if self.class_order is None:
+            self.class_order = other.class_order
+        if other._suspects is not None:
+            self._suspects = _best(self._suspects, other._suspects, self.n_suspects)
+        if other._examples is not None:
+            self._examples = _best_per_decision(
+                self._examples, other._examples, self.n_examples
             )
-            self._suspects = top.iloc[order[: self.n_suspects]]
-        parts = [p for p in (self._examples, other._examples) if p is not None]
-        if parts:
-            part = pd.concat(parts).sort_values(_POSITION, kind="stable")
-            self._examples = part.groupby(
-                "decision", sort=False, group_keys=False
-            ).head(self.n_examples)
         return self
 
     # ------------------------------------------------------------------
@@ -321,7 +315,7 @@ class AuditSummary:
         return {column: dist.n_outside for column, dist in self._dists.items()}
 
     def example_ids(self, decision: str) -> list[Any]:
-        """Row ids of the first ``n_examples`` rows with ``decision``."""
+        """Row ids of the ``n_examples`` most suspicious rows with ``decision``."""
         ex = self._examples
         if ex is None:
             return []
@@ -359,6 +353,25 @@ class AuditSummary:
         )
 
 
+def _ranked(frame: Any) -> Any:
+    """``frame`` sorted by suspicion (highest first), ties by input position."""
+    order = np.lexsort((frame[_POSITION].to_numpy(), frame["__sort"].to_numpy()))
+    return frame.iloc[order]
+
+
+def _best(kept: Any, new: Any, n: int) -> Any:
+    """The ``n`` most suspicious rows of two ranked lists."""
+    if kept is None:
+        return new
+    return _ranked(pd.concat([kept, new]))[:n]
+
+
+def _best_per_decision(kept: Any, new: Any, n: int) -> Any:
+    """The ``n`` most suspicious rows of each decision of two lists."""
+    both = new if kept is None else pd.concat([kept, new])
+    return _ranked(both).groupby("decision", sort=False, group_keys=False).head(n)
+
+
 def _is_na(value: Any) -> bool:
 
     try:
@@ -374,10 +387,11 @@ def build_report(
     id_column: str | None = None,
     run: Mapping[str, Any] | None = None,
     validation: Sequence[Mapping[str, Any]] | Mapping[str, Any] | None = None,
-    n_suspects: int = 50,
+    n_suspects: int = 10_000,
     n_examples: int = 5,
     n_bins: int = 20,
     max_example_columns: int = 12,
+    max_feature_columns: int = 40,
     reason_descriptions: Mapping[str, str] | None = None,
 ) -> dict[str, Any]:
     """Summarise a run's audit as the canonical ``report.json`` dict.
@@ -399,14 +413,16 @@ def build_report(
     validation : dict or list of dict, default=None
         Validation results (e.g. ``ValidationResult.to_dict()`` of the input
         suite and the output guardrails); copied under ``validation``.
-    n_suspects : int, default=50
-        Most suspects listed.
+    n_suspects : int, default=10_000
+        Most flagged rows listed for review (the most suspicious first).
     n_examples : int, default=5
-        Example rows listed per decision.
+        Example rows listed per decision (the most suspicious of each).
     n_bins : int, default=20
         Histogram bins over [0, 1].
     max_example_columns : int, default=12
         Most user columns shown in example rows.
+    max_feature_columns : int, default=40
+        Most user columns whose values are listed with each suspect.
     reason_descriptions : dict of str to str, default=None
         One sentence per reason code, shown next to the reason counts; None
         uses labelclean's own (``DECISION_REASONS``).
@@ -438,7 +454,7 @@ def build_report(
     >>> report["summary"]["decisions"]
     {'kept': 1, 'corrected': 1, 'discarded': 1}
     >>> [s["row_id"] for s in report["suspects"]["rows"]]
-    [1, 2, 0]
+    [1, 2]
     """
     summary = AuditSummary(
         id_column=id_column,
@@ -446,6 +462,7 @@ def build_report(
         n_examples=n_examples,
         n_bins=n_bins,
         max_example_columns=max_example_columns,
+        max_feature_columns=max_feature_columns,
     )
     summary.add(audit)
     return summary.report(

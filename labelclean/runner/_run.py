@@ -349,6 +349,7 @@ def _run_info(definition, cleaner, cols, columns, seed, files, source) -> dict:
         "final_model": final_model_info(cleaner),
         "calibration": getattr(cleaner, "calibration_", None),
         "missing_values": getattr(cleaner, "missing_values_", None),
+        "feature_handling": getattr(cleaner, "feature_handling_", None),
         "inputs": files,
     }
 

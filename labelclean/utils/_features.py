@@ -46,6 +46,7 @@ __all__ = [
     "MISSING_VALUE_HANDLING",
     "FeatureSpaceMixin",
     "check_feature_frame",
+    "describe_features",
     "make_feature_encoder",
     "missing_value_counts",
     "restore_missing",
@@ -303,6 +304,74 @@ def missing_value_counts(X) -> dict[str, int]:
     values = np.asarray(X, dtype=np.float64)
     counts = np.isnan(values).sum(axis=0)
     return {f"x{j}": int(c) for j, c in enumerate(counts) if c}
+
+
+def describe_features(encoder: Any, raw: Any) -> list[dict[str, Any]]:
+    """How each feature column entered the distance space, for the report.
+
+    Parameters
+    ----------
+    encoder : fitted encoder from :func:`make_feature_encoder`
+    raw : DataFrame or ndarray
+        The training features the encoder was fitted on.
+
+    Returns
+    -------
+    features : list of dict
+        Per input column, in input order: ``name``, ``kind`` (numeric,
+        temporal, categorical), ``missing`` (training rows without a value),
+        ``levels`` and ``pooled_levels`` (categorical columns: distinct
+        values, and how many rare ones were pooled into one level) and
+        ``handling`` (one sentence).
+    """
+    counts = missing_value_counts(raw)
+    if not hasattr(encoder, "transformers_"):  # a numeric array
+        names = [f"x{j}" for j in range(np.asarray(raw).shape[1])]
+        return [_describe(name, "numeric", counts.get(name, 0)) for name in names]
+    out = {}
+    for kind, pipe, columns in encoder.transformers_:
+        if kind not in ("numeric", "temporal", "categorical"):
+            continue
+        for k, column in enumerate(columns):
+            entry = _describe(str(column), kind, counts.get(str(column), 0))
+            if kind == "categorical":
+                onehot = pipe[-1]
+                levels = len(onehot.categories_[k])
+                rare = (getattr(onehot, "infrequent_categories_", None) or [None])[k]
+                pooled = 0 if rare is None else len(rare)
+                entry["levels"] = levels
+                entry["pooled_levels"] = pooled
+                entry["handling"] = (
+                    f"one-hot, {levels} level(s)"
+                    + (
+                        f"; the {pooled} rarest pooled into one level (max_categories)"
+                        if pooled
+                        else ""
+                    )
+                    + ("; missing is a level of its own" if entry["missing"] else "")
+                )
+            out[str(column)] = entry
+    order = [str(c) for c in raw.columns] if isinstance(raw, pd.DataFrame) else out
+    return [out[c] for c in order if c in out]
+
+
+def _describe(name: str, kind: str, missing: int) -> dict[str, Any]:
+    handling = {
+        "numeric": "standardised",
+        "temporal": "seconds, standardised",
+    }.get(kind, "")
+    if missing and kind != "categorical":
+        handling += (
+            "; missing: native in the boosting learners, else median + indicator"
+        )
+    return {
+        "name": name,
+        "kind": kind,
+        "missing": int(missing),
+        "levels": None,
+        "pooled_levels": None,
+        "handling": handling,
+    }
 
 
 def _as_string(frame: pd.DataFrame) -> np.ndarray:

@@ -1,6 +1,7 @@
 """report.html: rendered from the JSON alone, self-contained, escaped, stable."""
 
 import base64
+import hashlib
 import json
 import re
 
@@ -78,7 +79,13 @@ def test_sections_and_story(audit):
 
 def test_self_contained(audit):
     html = render_html(_report(audit))
-    assert "<script" not in html.replace("&lt;script", "")
+    # One script, allowed by its digest; the rows travel as a JSON data block.
+    scripts = re.findall(r"<script>(.*?)</script>", html, flags=re.S)
+    assert len(scripts) == 1
+    digest = base64.b64encode(hashlib.sha256(scripts[0].encode()).digest()).decode()
+    assert f"script-src 'sha256-{digest}'" in html
+    assert "script-src 'unsafe-inline'" not in html and "'unsafe-eval'" not in html
+    assert html.count('<script type="application/json" id="suspect-data">') == 1
     assert not re.search(r"""(src|href)=["'](?!data:|#)""", html)
     assert "http://" not in html and "https://" not in html
     assert "<link" not in html
@@ -90,9 +97,13 @@ def test_self_contained(audit):
 
 
 def test_user_values_are_escaped(audit):
-    html = render_html(_report(audit, n_examples=3))
+    # The row with the script as a value is flagged, so it is in the table, in
+    # the data block and in the examples.
+    frame = audit.assign(decision=["kept"] + ["discarded"] * 9)
+    html = render_html(_report(frame, n_examples=10))
     assert "<script>alert(1)</script>" not in html
-    assert "&lt;script&gt;alert(1)&lt;/script&gt;" in html
+    assert "&lt;script&gt;alert(1)&lt;/script&gt;" in html  # HTML-escaped
+    assert "\\u003cscript\\u003ealert(1)\\u003c/script\\u003e" in html  # JSON
 
 
 def test_deterministic_bytes(audit):

@@ -36,6 +36,10 @@ def test_counts_per_decision_and_class(audit):
         "n_cleaned": 4,
         "share_discarded": pytest.approx(1 / 3),
         "share_corrected": 0.0,
+        "flagged": 1,
+        "share_flagged": pytest.approx(1 / 3),
+        "net_change": pytest.approx(1 / 3),  # 3 rows in, 4 in the cleaned output
+        "estimated_noise": None,  # no calibration in this run
     }
     assert classes["b"]["corrected_away"] == 1 and classes["b"]["discarded"] == 1
     assert classes["c"]["n_cleaned"] == 2
@@ -89,23 +93,84 @@ def test_histograms(audit):
 
 
 def test_suspects_ranked_with_evidence(audit):
-    report = build_report(audit, n_suspects=5)
+    report = build_report(audit, n_suspects=3)
     rows = report["suspects"]["rows"]
-    assert [r["rank"] for r in rows] == [1, 2, 3, 4, 5]
+    assert [r["rank"] for r in rows] == [1, 2, 3]
     # suspicion = 1 - mean(confidence, model_probability, spl_weight)
-    # r6: 1 - (0.05+0.1+0)/3 = .95 ; r7: .9333 ; r8: .7667 ; r9: .7333 ; then kept r5
-    assert [r["row_id"] for r in rows] == ["r6", "r7", "r8", "r9", "r5"]
+    # r6: 1 - (0.05+0.1+0)/3 = .95 ; r7: .9333 ; r8: .7667 ; r9: .7333
+    assert [r["row_id"] for r in rows] == ["r6", "r7", "r8"]
+    assert report["suspects"]["n_listed"] == 3
+    assert report["suspects"]["n_flagged"] == 4
     assert rows[0]["suspicion"] == pytest.approx(0.95)
     assert rows[0]["neighbor_label_counts"] == {"a": 4, "b": 1}
-    assert rows[3]["neighbor_label_counts"] is None
     assert rows[0]["spl_zero_round"] == 2
     assert rows[0]["observed_label"] == "b" and rows[0]["cleaned_label"] == "a"
+    # The row's feature values and a sentence on its evidence.
+    assert rows[0]["features"] == {"x": 6.0, "color": "blue"}
+    assert report["suspects"]["feature_columns"] == ["x", "color"]
+    assert rows[0]["why"] == (
+        "neighbours give 'b' 0.05 and favour 'a' (0.95); the model gives 'b' 0.10 "
+        "and predicts 'a'; SPLBoost left it out in round 2; relabelled to 'a': "
+        "both stages trust it."
+    )
+
+
+def test_every_flagged_row_is_listed_and_no_kept_row(audit):
+    report = build_report(audit)
+    ids = [r["row_id"] for r in report["suspects"]["rows"]]
+    assert ids == ["r6", "r7", "r8", "r9"]
+    assert report["suspects"]["n_listed"] == report["suspects"]["n_flagged"] == 4
+
+
+def test_suspicion_is_the_calibrated_noise_probability(audit):
+    # With noise_probability in the audit, the rows are ranked by it.
+    frame = audit.assign(noise_probability=[0.0] * 6 + [0.6, 0.7, 0.99, 0.8])
+    report = build_report(frame)
+    assert [r["row_id"] for r in report["suspects"]["rows"]] == ["r8", "r9", "r7", "r6"]
+    assert report["suspects"]["rows"][0]["suspicion"] == pytest.approx(0.99)
+    assert report["suspects"]["rows"][0]["why"].startswith("99% likely mislabelled")
+
+
+def test_label_matrix(audit):
+    matrix = build_report(audit)["label_matrix"]
+    assert matrix == {
+        "labels": ["a", "b", "c"],
+        "counts": [[2, 0, 0], [1, 2, 0], [1, 0, 2]],
+        "discarded": [1, 1, 0],
+    }
+
+
+def test_class_order_follows_a_categorical_label(audit):
+    order = ["c", "a", "b"]
+    frame = audit.assign(
+        observed_label=pd.Categorical(audit["observed_label"], categories=order),
+        cleaned_label=pd.Categorical(audit["cleaned_label"], categories=order),
+    )
+    report = build_report(frame)
+    assert [c["label"] for c in report["classes"]] == order
+    assert report["label_matrix"]["labels"] == order
+    # Without the categorical order, labels are sorted.
+    assert [c["label"] for c in build_report(audit)["classes"]] == ["a", "b", "c"]
+
+
+def test_class_health_takes_the_estimated_noise_from_the_run(audit):
+    run = {
+        "calibration": {
+            "classes": ["a", "b", "c"],
+            "noise_rate_per_class": [0.1, 0.2, 0.3],
+        }
+    }
+    classes = build_report(audit, run=run)["classes"]
+    assert [c["estimated_noise"] for c in classes] == [0.1, 0.2, 0.3]
+    assert [c["net_change"] for c in classes] == pytest.approx([1 / 3, -0.5, -1 / 3])
 
 
 def test_examples_and_id_column(audit):
     frame = audit.reset_index()
     report = build_report(frame, id_column="id", n_examples=2)
-    assert [e["row_id"] for e in report["examples"]["kept"]] == ["r0", "r1"]
+    # The most suspicious rows of each decision: for kept rows the closest calls
+    # (r5: 1 - (0.6 + 0.7 + 0.5) / 3 = 0.4, r3: 0.1667).
+    assert [e["row_id"] for e in report["examples"]["kept"]] == ["r5", "r3"]
     assert [e["row_id"] for e in report["examples"]["discarded"]] == ["r8", "r9"]
     assert "id" not in report["examples"]["columns"]
     assert report["examples"]["discarded"][0]["cleaned_label"] is None
@@ -118,9 +183,9 @@ def test_missing_evidence_is_tolerated(audit, drop):
     absent = set(drop) | (set(EVIDENCE_COLUMNS) - set(audit.columns))
     assert report["evidence"]["missing"] == [c for c in EVIDENCE_COLUMNS if c in absent]
     assert not set(drop) & set(report["distributions"])
-    assert len(report["suspects"]["rows"]) == 10
-    # Flagged rows always come first.
-    assert {r["decision"] for r in report["suspects"]["rows"][:4]} == {
+    # Every flagged row is listed, and only those.
+    assert len(report["suspects"]["rows"]) == 4
+    assert {r["decision"] for r in report["suspects"]["rows"]} == {
         "corrected",
         "discarded",
     }
