@@ -47,6 +47,30 @@ class _Once(logging.Filter):
         return True
 
 
+class _Formatter(logging.Formatter):
+    """``WARNING: text`` for problems, the bare text for information."""
+
+    def format(self, record: logging.LogRecord) -> str:
+        text = record.getMessage()
+        if record.levelno >= logging.WARNING:
+            return f"{record.levelname}: {text}"
+        return text
+
+
+class _OwnInformation(logging.Filter):
+    """Pass warnings from anywhere, information from labelclean only.
+
+    Libraries that configure their own loggers (Dask's ``distributed``
+    announces every worker at INFO) stay off stderr unless
+    ``LABELCLEAN_LOG_LEVEL=DEBUG`` asks for everything.
+    """
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        if record.levelno >= logging.WARNING or record.name.startswith("labelclean"):
+            return True
+        return os.environ.get("LABELCLEAN_LOG_LEVEL", "").upper() == "DEBUG"
+
+
 def _configure_logging() -> _Once:
     root = logging.getLogger()
     for handler in root.handlers:
@@ -54,15 +78,20 @@ def _configure_logging() -> _Once:
             break
     else:
         handler = _CurrentStderrHandler()
-        handler.setFormatter(logging.Formatter("%(levelname)s: %(message)s"))
+        handler.setFormatter(_Formatter())
         handler.addFilter(_Once())
+        handler.addFilter(_OwnInformation())
         root.addHandler(handler)
         if root.level == logging.NOTSET or root.level > logging.WARNING:
             root.setLevel(logging.WARNING)
+    # What a run chose (label, id, features) is always shown.
+    logging.getLogger("labelclean.choices").setLevel(logging.INFO)
     wanted = os.environ.get("LABELCLEAN_LOG_LEVEL", "").upper()
     if wanted in {"DEBUG", "INFO", "WARNING", "ERROR"}:
-        # labelclean's own messages only, e.g. INFO: each stage's wall time
+        # labelclean's own messages, e.g. INFO: each stage's wall time
         logging.getLogger("labelclean").setLevel(wanted)
+        if wanted == "DEBUG":
+            root.setLevel(logging.DEBUG)
     once = next(f for f in handler.filters if isinstance(f, _Once))
     once.seen.clear()
     return once
@@ -115,9 +144,22 @@ def user_errors() -> Iterator[None]:
         raise typer.Exit(code=exc.exit_code) from None
 
 
+class _StatusHandler(logging.Handler):
+    """Shows each finished stage (``labelclean.progress``) on a rich status."""
+
+    def __init__(self, status: Any, what: str) -> None:
+        super().__init__(logging.INFO)
+        self.status = status
+        self.what = what
+
+    def emit(self, record: logging.LogRecord) -> None:
+        self.status.update(f"{self.what}… {record.getMessage()}")
+
+
 @contextlib.contextmanager
 def progress_note(what: str) -> Iterator[None]:
-    """A spinner on stderr while work runs; silent when not on a terminal."""
+    """Progress on stderr while work runs: a spinner with the last finished
+    stage, its rows and the elapsed time; silent when not on a terminal."""
     # lazy: keeps `labelclean --help` fast
     from rich.console import Console
 
@@ -125,8 +167,19 @@ def progress_note(what: str) -> Iterator[None]:
     if not console.is_terminal:
         yield
         return
-    with console.status(f"{what}…"):
-        yield
+    progress = logging.getLogger("labelclean.progress")
+    with console.status(f"{what}…") as status:
+        handler = _StatusHandler(status, what)
+        level = progress.level
+        progress.addHandler(handler)
+        progress.propagate = False  # on the status line, not as log lines
+        progress.setLevel(logging.INFO)
+        try:
+            yield
+        finally:
+            progress.removeHandler(handler)
+            progress.propagate = True
+            progress.setLevel(level)
 
 
 def summarise(result: Any) -> None:

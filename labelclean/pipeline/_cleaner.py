@@ -372,6 +372,7 @@ classifier, default='auto'
         if np.asarray(y).ndim == 2:  # a column vector: warn and ravel
             y = column_or_1d(y, warn=True)
         raw, Z = self._check_X(X, reset=True)
+        clock.what = f"fit on {Z.shape[0]} rows"
         self.missing_values_ = {
             "columns": missing_value_counts(raw),
             "handling": MISSING_VALUE_HANDLING,

@@ -88,7 +88,7 @@ def apply_model(
     -------
     result : RunResult
     """
-    clock = StageClock()
+    clock = StageClock("apply")
     cleaner, meta = load_cleaner(model_path)
     clock.lap("load_model")
     label, id_column = meta["label"], meta.get("id_column")

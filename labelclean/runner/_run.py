@@ -50,6 +50,8 @@ from labelclean.utils._timing import StageClock
 from labelclean.validation import validate_input
 
 logger = logging.getLogger(__name__)
+#: What a run chose (label, id, features): the CLI always shows it.
+choices = logging.getLogger("labelclean.choices")
 
 __all__ = [
     "default_memory_budget",
@@ -71,6 +73,35 @@ def _log_input_warnings(result: Any) -> None:
     for check in result.checks:
         if not check.success and check.severity == "warning" and check.message:
             logger.warning("%s", check.message)
+
+
+def _announce(frame: pd.DataFrame, cols: Any, columns: list[str]) -> None:
+    """One line naming the label, the id and the features, before the fit."""
+    kinds: dict[str, list[str]] = {}
+    for c in columns:
+        kinds.setdefault(_kind(frame[c]), []).append(str(c))
+    shown = ", ".join(str(c) for c in columns[:20])
+    more = f", ... and {len(columns) - 20} more" if len(columns) > 20 else ""
+    by_kind = ", ".join(f"{len(v)} {k}" for k, v in sorted(kinds.items()))
+    choices.info(
+        "label %r%s; %d feature(s) (%s): %s%s",
+        cols.label,
+        f", id {cols.id_column!r}" if cols.id_column else "",
+        len(columns),
+        by_kind,
+        shown,
+        more,
+    )
+
+
+def _kind(series: pd.Series) -> str:
+    if pd.api.types.is_bool_dtype(series.dtype):
+        return "categorical"
+    if pd.api.types.is_datetime64_any_dtype(series.dtype):
+        return "temporal"
+    if pd.api.types.is_numeric_dtype(series.dtype):
+        return "numeric"
+    return "categorical"
 
 
 def feature_schema(frame: pd.DataFrame, columns: list[str]) -> dict[str, str]:
@@ -273,7 +304,7 @@ def run_pipeline(
     source = inspect_parquet(input_path)
     n_fit, sample_reason = _fit_size(source, max_fit_rows, memory_budget)
     inputs = [Path(input_path), *([definition.source] if definition.source else [])]
-    clock = StageClock()
+    clock = StageClock(f"run on {source.num_rows} rows")
     with OutputFolder(out, inputs=inputs, overwrite=overwrite) as folder:
         frame, positions = _read_fit_rows(source, cols.label, n_fit, seed, batch_size)
         clock.lap("read")
@@ -285,6 +316,7 @@ def run_pipeline(
             features=cols.features,
             exclude=cols.exclude,
         )
+        _announce(frame, cols, columns)
         cleaner = build_cleaner(
             definition, random_state=seed, overrides=decisions, n_jobs=n_jobs
         )

@@ -43,6 +43,7 @@ from labelclean.utils._validation import (
 )
 
 __all__ = [
+    "DEFAULT_MAX_CATEGORIES",
     "MISSING_VALUE_HANDLING",
     "FeatureSpaceMixin",
     "check_feature_frame",
@@ -54,6 +55,10 @@ __all__ = [
 ]
 
 _CATEGORICAL_WEIGHT = 1.0 / np.sqrt(2.0)
+
+#: Most one-hot columns per categorical feature (the estimators' default
+#: ``max_categories``); rarer levels are pooled into one.
+DEFAULT_MAX_CATEGORIES = 32
 
 
 def _column_kind(series: pd.Series) -> str:
@@ -151,7 +156,7 @@ def _to_seconds(frame: pd.DataFrame) -> np.ndarray:
 
 
 def make_feature_encoder(
-    X: pd.DataFrame | None, *, max_categories: int = 32
+    X: pd.DataFrame | None, *, max_categories: int = DEFAULT_MAX_CATEGORIES
 ) -> ColumnTransformer:
     """Build an unfitted encoder mapping ``X`` to a numeric distance space.
 

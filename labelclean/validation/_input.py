@@ -28,6 +28,11 @@ import pandas as pd
 from labelclean.exceptions import DataValidationError
 from labelclean.utils._features import check_feature_frame
 from labelclean.utils._suggest import close_match
+from labelclean.validation._columns import (
+    choice_checks,
+    feature_warnings,
+    label_warnings,
+)
 from labelclean.validation._gx import ge_check, run_expectations
 from labelclean.validation._results import (
     CheckResult,
@@ -107,11 +112,16 @@ def validate_input(
         Suite ``'labelclean_input'``. Checks: ``has_rows``,
         ``unique_column_names``, ``label_column_present``,
         ``no_reserved_column_names``, ``id_column_present``, ``id_unique``,
+        ``excluded_columns_present``, ``label_and_id_not_features``,
         ``feature_columns_present``, ``has_features``, ``feature_usable``
         (one per unusable column), ``feature_not_constant`` (warning, one
-        per constant column), ``features_vary`` (only when every feature is
-        constant), ``label_not_null``, ``label_in_domain``,
-        ``at_least_two_classes``, ``no_single_row_class`` (warning).
+        per constant column), ``feature_looks_like_id``,
+        ``feature_looks_like_text``, ``feature_is_timestamp`` and
+        ``feature_levels_pooled`` (warnings, see
+        :mod:`labelclean.validation._columns`), ``features_vary`` (only when
+        every feature is constant), ``label_not_null``, ``label_in_domain``,
+        ``at_least_two_classes``, ``no_single_row_class`` (warning),
+        ``label_looks_continuous`` (warning).
     """
 
     if not isinstance(frame, pd.DataFrame):
@@ -272,11 +282,12 @@ def _feature_list(
     """The feature columns present; ``feature_columns_present``, ``has_features``."""
     checks: list[CheckResult] = []
     columns = list(frame.columns)
+    checks += choice_checks(columns, label, id_column, features, exclude)
     skip = {label, *exclude} | ({id_column} if id_column else set())
     if features is None:
         feature_list = [c for c in columns if c not in skip]
     else:
-        feature_list = list(features)
+        feature_list = [c for c in features if c not in skip]
         missing = [c for c in feature_list if c not in frame.columns]
         checks.append(
             CheckResult(
@@ -349,6 +360,7 @@ def _feature_checks(
                 )
             )
             continue
+        checks += feature_warnings(frame, name)
         if n > 1 and frame[name].nunique(dropna=False) <= 1:
             constant.append(name)
             checks.append(
@@ -448,6 +460,7 @@ def _label_checks(
             )
         )
     checks += _class_count_checks(frame, label, max_examples)
+    checks += label_warnings(frame, label)
     return checks
 
 

@@ -167,3 +167,34 @@ def test_failed_guardrail_withholds_dask_parts(client, tmp_path):
     assert not (out / "cleaned").exists()
     assert list((out / "cleaned.rejected").glob("part.*.parquet"))
     assert len(read_parquet(out / "audit")) == len(frame)
+
+
+def test_cli_with_dask_keeps_dask_logging_off_stderr(tmp_path, monkeypatch):
+    # A local cluster announces every worker at INFO; none of it reaches stderr
+    # unless LABELCLEAN_LOG_LEVEL=DEBUG asks for everything.
+    from typer.testing import CliRunner
+
+    from labelclean.cli.main import app
+
+    monkeypatch.delenv("DASK_SCHEDULER_ADDRESS", raising=False)
+    path = tmp_path / "in.parquet"
+    _frame(200, 3).to_parquet(path)
+    argv = ["run", str(path), "-p", "multiclass-rosr", "--label", "label",
+            "-o", str(tmp_path / "out"), "--engine", "dask"]  # fmt: skip
+    result = CliRunner().invoke(app, argv)
+    assert result.exit_code == 0, result.output
+    lines = result.stderr.splitlines()
+    assert [line for line in lines if "feature(s)" not in line] == []
+    monkeypatch.setenv("LABELCLEAN_LOG_LEVEL", "DEBUG")
+    import logging
+
+    root, package = logging.getLogger(), logging.getLogger("labelclean")
+    levels = root.level, package.level
+    try:
+        argv[-3] = str(tmp_path / "out2")
+        loud = CliRunner().invoke(app, argv)
+    finally:
+        root.setLevel(levels[0])
+        package.setLevel(levels[1])
+    assert loud.exit_code == 0, loud.output
+    assert "Scheduler" in loud.stderr or "worker" in loud.stderr.lower()

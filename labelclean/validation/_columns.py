@@ -1,0 +1,207 @@
+"""Checks of the user's column choice: what becomes a feature, and the label.
+
+Every non-label column becomes a feature unless the user says otherwise, so
+columns that should not predict a label (row ids, free text, timestamps)
+would silently enter the distance space. These checks name them:
+
+* errors: an ``--exclude`` name that is not a column, the label or the id
+  column named as a feature;
+* warnings (the run goes on, the user sees one line and the report lists
+  them): a feature that looks like a row id (a different value in every
+  row), like free text (long strings, or mostly distinct values), a
+  timestamp, or a categorical column whose rare levels will be pooled; a
+  numeric label that looks like a measurement rather than classes.
+
+Each warning names the flag that drops the column.
+"""
+
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from labelclean.utils._features import DEFAULT_MAX_CATEGORIES
+from labelclean.utils._suggest import close_match
+from labelclean.validation._results import CheckResult
+
+__all__ = ["choice_checks", "feature_warnings", "label_warnings"]
+
+#: Rows needed before "a different value in every row" means "an id".
+MIN_ROWS_FOR_ID = 20
+#: Mean length from which string values read as free text.
+TEXT_LENGTH = 30
+#: Distinct numeric labels from which a label looks like a measurement.
+CONTINUOUS_LABEL_VALUES = 50
+
+
+def _hint(name: Any, columns: Sequence[Any]) -> str:
+    close = close_match(name, columns)
+    return f" (did you mean {close!r}?)" if close else ""
+
+
+def choice_checks(
+    columns: Sequence[Any],
+    label: Any,
+    id_column: Any,
+    features: Sequence[Any] | None,
+    exclude: Sequence[Any],
+) -> list[CheckResult]:
+    """``excluded_columns_present`` and ``label_and_id_not_features``."""
+    checks = []
+    unknown = [c for c in exclude if c not in columns]
+    checks.append(
+        CheckResult(
+            name="excluded_columns_present",
+            description="every excluded column exists",
+            success=not unknown,
+            engine="schema",
+            unexpected_count=len(unknown),
+            examples=[str(c) for c in unknown],
+            message=(
+                "excluded column(s) "
+                + ", ".join(f"{c!r}{_hint(c, columns)}" for c in unknown)
+                + " not found; fix the --exclude names."
+                if unknown
+                else "every excluded column exists."
+            ),
+        )
+    )
+    named = [c for c in (label, id_column) if c is not None and c in (features or ())]
+    checks.append(
+        CheckResult(
+            name="label_and_id_not_features",
+            description="neither the label nor the id column is a feature",
+            success=not named,
+            engine="schema",
+            unexpected_count=len(named),
+            examples=[str(c) for c in named],
+            message=(
+                "; ".join(
+                    f"{c!r} is the label column and cannot also be a feature (a "
+                    "label that predicts itself finds no wrong labels)"
+                    if c == label
+                    else f"{c!r} is the id column and cannot also be a feature "
+                    "(an id tells rows apart, not classes)"
+                    for c in named
+                )
+                + "; remove it from the features."
+                if named
+                else "the label and id columns are not features."
+            ),
+        )
+    )
+    return checks
+
+
+def _warning(name: str, column: Any, message: str, **details: Any) -> CheckResult:
+    return CheckResult(
+        name=name,
+        description=f"feature column {column!r} is a usable feature",
+        success=False,
+        severity="warning",
+        column=str(column),
+        engine="pandas",
+        message=message,
+        details=details,
+    )
+
+
+def _is_text_like(series: pd.Series) -> bool:
+    dtype = series.dtype
+    return pd.api.types.is_string_dtype(dtype) or pd.api.types.is_object_dtype(dtype)
+
+
+def feature_warnings(frame: pd.DataFrame, name: Any) -> list[CheckResult]:
+    """Warnings about one usable feature column (see the module docstring)."""
+    series = frame[name]
+    n = len(series)
+    drop = f"drop it with --exclude {name}"
+    if pd.api.types.is_datetime64_any_dtype(series.dtype):
+        return [
+            _warning(
+                "feature_is_timestamp",
+                name,
+                f"feature column {name!r} holds timestamps, used as seconds; if "
+                f"when a row was made should not predict its label, {drop}.",
+            )
+        ]
+    values = series.dropna()
+    distinct = int(values.nunique())
+    integral = pd.api.types.is_integer_dtype(series.dtype)
+    text = _is_text_like(series) and not isinstance(series.dtype, pd.CategoricalDtype)
+    length = float(values.astype(str).str.len().mean()) if text and len(values) else 0.0
+    out = []
+    if length >= TEXT_LENGTH or (
+        text and distinct > max(DEFAULT_MAX_CATEGORIES, n // 2) and distinct < n
+    ):
+        out.append(
+            _warning(
+                "feature_looks_like_text",
+                name,
+                f"feature column {name!r} looks like free text ({distinct} "
+                f"distinct values, {length:.0f} characters on average): each "
+                f"value is a category, compared only for equality; {drop} or "
+                "encode it yourself.",
+                distinct=distinct,
+                mean_length=round(length, 1),
+            )
+        )
+    elif n >= MIN_ROWS_FOR_ID and distinct == n and (integral or text):
+        return [
+            _warning(
+                "feature_looks_like_id",
+                name,
+                f"feature column {name!r} has a different value in every row, like "
+                f"a row id: it cannot tell classes apart; {drop} (or name it "
+                f"with --id {name}).",
+                distinct=distinct,
+            )
+        ]
+    categorical = text or isinstance(series.dtype, pd.CategoricalDtype)
+    if categorical and distinct + int(series.isna().any()) > DEFAULT_MAX_CATEGORIES:
+        pooled = distinct - (DEFAULT_MAX_CATEGORIES - 1)
+        out.append(
+            _warning(
+                "feature_levels_pooled",
+                name,
+                f"feature column {name!r} has {distinct} levels: the "
+                f"{DEFAULT_MAX_CATEGORIES - 1} most frequent are kept and the "
+                f"other {pooled} are pooled into one level.",
+                levels=distinct,
+                pooled=pooled,
+            )
+        )
+    return out
+
+
+def label_warnings(frame: pd.DataFrame, label: Any) -> list[CheckResult]:
+    """``label_looks_continuous``: a numeric label with many distinct values."""
+    series = frame[label]
+    if pd.api.types.is_bool_dtype(series.dtype) or not pd.api.types.is_numeric_dtype(
+        series.dtype
+    ):
+        return []
+    values = series.dropna().to_numpy(dtype=np.float64)
+    distinct = int(np.unique(values).size)
+    fractional = bool(np.any(values != np.round(values)))
+    if distinct <= 2 or (not fractional and distinct < CONTINUOUS_LABEL_VALUES):
+        return []
+    if fractional or distinct >= CONTINUOUS_LABEL_VALUES:
+        return [
+            CheckResult(
+                name="label_looks_continuous",
+                description="the label holds classes, not a measurement",
+                success=False,
+                severity="warning",
+                column=str(label),
+                engine="pandas",
+                message=f"label column {label!r} is numeric with {distinct} "
+                "distinct values"
+                + (", not all whole numbers" if fractional else "")
+                + "; each value is treated as a class. If it is a measurement, "
+                "bin it into classes first.",
+                details={"distinct": distinct},
+            )
+        ]
+    return []

@@ -1,0 +1,146 @@
+"""The CLI shows its choices: the features used, warnings for columns that
+should probably not be features, errors for impossible column choices,
+progress on a terminal, and no other library's chatter on stderr."""
+
+import json
+
+import numpy as np
+import pandas as pd
+import pytest
+from sklearn.datasets import make_blobs
+from typer.testing import CliRunner
+
+from labelclean.cli.main import app
+
+runner = CliRunner()
+
+PIPELINE = """
+[pipeline]
+name = "fast"
+[[stages]]
+name = "confidence"
+kind = "knn"
+[[stages]]
+name = "suspects"
+kind = "splboost"
+params = { n_estimators = 20 }
+[[stages]]
+name = "model"
+kind = "cb_adaboost"
+params = { n_estimators = 20 }
+"""
+
+
+@pytest.fixture(scope="module")
+def table(tmp_path_factory):
+    """Blobs plus an id-like number, free text, a timestamp and many levels."""
+    root = tmp_path_factory.mktemp("choices")
+    X, y = make_blobs(300, centers=2, random_state=0)
+    rng = np.random.default_rng(0)
+    frame = pd.DataFrame(X, columns=["f1", "f2"])
+    frame["record"] = np.arange(300) + 5_000
+    frame["note"] = [
+        f"the customer wrote a long comment, number {i}" for i in range(300)
+    ]
+    frame["created"] = pd.date_range("2024-01-01", periods=300, freq="h")
+    frame["town"] = rng.choice([f"town{i}" for i in range(60)], size=300)
+    frame["label"] = np.array(["a", "b"])[y]
+    path = root / "in.parquet"
+    frame.to_parquet(path, index=False)
+    pipeline = root / "fast.toml"
+    pipeline.write_text(PIPELINE)
+    return {"input": path, "pipeline": pipeline, "root": root}
+
+
+def _run(table, out, *extra):
+    return runner.invoke(
+        app,
+        ["run", str(table["input"]), "-p", str(table["pipeline"]), "--label",
+         "label", "-o", str(out), *extra],
+    )  # fmt: skip
+
+
+def test_suspicious_columns_warn_and_the_features_are_named(table, tmp_path):
+    result = _run(table, tmp_path / "out")
+    assert result.exit_code == 0, result.output
+    err = result.stderr
+    assert (
+        "label 'label'; 6 feature(s) (2 categorical, 3 numeric, 1 temporal): f1, f2, "
+        "record, note, created, town" in err
+    )
+    assert (
+        "WARNING: feature column 'record' has a different value in every row, "
+        "like a row id"
+        in err
+        and "--exclude record" in err
+    )
+    assert "WARNING: feature column 'note' looks like free text" in err
+    assert "--exclude note" in err
+    assert "WARNING: feature column 'created' holds timestamps" in err
+    assert (
+        "WARNING: feature column 'town' has 60 levels: the 31 most frequent are "
+        "kept and the other 29 are pooled into one level." in err
+    )
+    # The same warnings are in the report, and the report lists the handling.
+    report = json.loads((tmp_path / "out" / "report.json").read_text())
+    checks = {c["name"] for s in report["validation"] for c in s["checks"]
+              if not c["success"]}  # fmt: skip
+    assert {"feature_looks_like_id", "feature_looks_like_text",
+            "feature_is_timestamp", "feature_levels_pooled"} <= checks  # fmt: skip
+    town = next(f for f in report["run"]["feature_handling"] if f["name"] == "town")
+    assert town["levels"] == 60 and town["pooled_levels"] == 29
+
+
+def test_excluding_the_suspicious_columns_silences_them(table, tmp_path):
+    result = _run(table, tmp_path / "out", "--exclude", "record", "--exclude",
+                  "note", "--exclude", "created", "--exclude", "town")  # fmt: skip
+    assert result.exit_code == 0, result.output
+    assert "WARNING" not in result.stderr
+    assert "label 'label'; 2 feature(s) (2 numeric): f1, f2" in result.stderr
+
+
+@pytest.mark.parametrize(
+    ("extra", "message"),
+    [
+        (["--exclude", "V99"], "excluded column(s) 'V99' not found"),
+        (["--exclude", "recrd"], "'recrd' (did you mean 'record'?) not found"),
+        (["--feature", "label", "--feature", "f1"],
+         "'label' is the label column and cannot also be a feature"),
+        (["--id", "record", "--feature", "record", "--feature", "f1"],
+         "'record' is the id column and cannot also be a feature"),
+    ],
+)  # fmt: skip
+def test_impossible_column_choices_are_errors(table, tmp_path, extra, message):
+    out = tmp_path / "out"
+    result = _run(table, out, *extra)
+    assert result.exit_code == 3, result.output
+    lines = [line for line in result.stderr.splitlines() if line.startswith("error")]
+    assert len(lines) == 1 and message in lines[0]
+    assert not out.exists()
+
+
+def test_a_label_that_looks_continuous_warns(table, tmp_path):
+    frame = pd.read_parquet(table["input"])[["f1", "f2"]]
+    frame["label"] = np.round(frame["f1"] * 3) / 2  # 0.5 steps: few dozen values
+    path = tmp_path / "cont.parquet"
+    frame.to_parquet(path)
+    result = runner.invoke(
+        app, ["run", str(path), "-p", str(table["pipeline"]), "--label", "label",
+              "-o", str(tmp_path / "out")],
+    )  # fmt: skip
+    assert result.exit_code in (0, 3), result.output
+    assert "WARNING: label column 'label' is numeric with" in result.stderr
+    assert "not all whole numbers; each value is treated as a class" in result.stderr
+
+
+def test_progress_is_shown_on_a_terminal_only(table, tmp_path, monkeypatch):
+    quiet = _run(table, tmp_path / "quiet", "--exclude", "note")
+    assert quiet.exit_code == 0
+    assert "done in" not in quiet.stderr  # not a terminal: no progress
+    monkeypatch.setenv("FORCE_COLOR", "1")  # rich then treats stderr as a terminal
+    monkeypatch.setenv("TTY_COMPATIBLE", "1")
+    shown = _run(table, tmp_path / "shown", "--exclude", "note")
+    assert shown.exit_code == 0, shown.output
+    # The status line shows the last finished stage with the rows and the time.
+    assert "cleaning… run on 300 rows: outputs done in" in shown.stderr
+    assert "s elapsed)" in shown.stderr
