@@ -3,7 +3,9 @@
 import contextlib
 import logging
 import os
+import signal
 import sys
+import threading
 import warnings
 from collections.abc import Iterator
 from typing import Any
@@ -26,6 +28,18 @@ class _CurrentStderrHandler(logging.StreamHandler):  # type: ignore[type-arg]
     @property  # type: ignore[override]
     def stream(self) -> Any:
         return sys.stderr
+
+    @stream.setter
+    def stream(self, value: Any) -> None:
+        pass
+
+
+class _CurrentStdoutHandler(_CurrentStderrHandler):
+    """Log to whatever ``sys.stdout`` is at the time of the record."""
+
+    @property  # type: ignore[override]
+    def stream(self) -> Any:
+        return sys.stdout
 
     @stream.setter
     def stream(self, value: Any) -> None:
@@ -84,8 +98,15 @@ def _configure_logging() -> _Once:
         root.addHandler(handler)
         if root.level == logging.NOTSET or root.level > logging.WARNING:
             root.setLevel(logging.WARNING)
-    # What a run chose (label, id, features) is always shown.
-    logging.getLogger("labelclean.choices").setLevel(logging.INFO)
+    # What a run chose (label, id, features) is always shown, on stdout with
+    # the summary: stderr is for problems (one line per error).
+    choices = logging.getLogger("labelclean.choices")
+    choices.setLevel(logging.INFO)
+    choices.propagate = False
+    if not any(isinstance(h, _CurrentStdoutHandler) for h in choices.handlers):
+        out = _CurrentStdoutHandler()
+        out.setFormatter(_Formatter())
+        choices.addHandler(out)
     wanted = os.environ.get("LABELCLEAN_LOG_LEVEL", "").upper()
     if wanted in {"DEBUG", "INFO", "WARNING", "ERROR"}:
         # labelclean's own messages, e.g. INFO: each stage's wall time
@@ -129,15 +150,38 @@ def _plain_warnings() -> Iterator[None]:
             warnings.formatwarning = saved
 
 
+def _terminated(signum: int, frame: Any) -> None:
+    raise SystemExit(128 + signum)
+
+
+@contextlib.contextmanager
+def _exit_cleanly_on_sigterm() -> Iterator[None]:
+    """Turn SIGTERM (what schedulers send) into an orderly exit.
+
+    By default it kills the process where it stands; as ``SystemExit(143)``
+    it unwinds the command, so the output folder's staging copy is removed
+    and the previous results stay as they were.
+    """
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    previous = signal.signal(signal.SIGTERM, _terminated)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGTERM, previous)
+
+
 @contextlib.contextmanager
 def user_errors() -> Iterator[None]:
     """Print a labelclean error as one line on stderr and exit with its code.
 
-    Anything else is a bug and keeps its traceback.
+    Anything else is a bug and keeps its traceback. SIGTERM exits with code
+    143 after cleaning up.
     """
     _configure_logging()
     try:
-        with _plain_warnings():
+        with _exit_cleanly_on_sigterm(), _plain_warnings():
             yield
     except LabelcleanError as exc:
         typer.echo(f"error: {exc}", err=True)

@@ -35,8 +35,27 @@ Pipeline = Annotated[
 Out = Annotated[Path, typer.Option("--out", "-o", help="Output folder.")]
 Overwrite = Annotated[
     bool,
-    typer.Option("--overwrite", help="Replace a previous labelclean result in --out."),
+    typer.Option(
+        "--overwrite",
+        help="Replace a previous labelclean result in --out (refused for files "
+        "changed since labelclean wrote them).",
+    ),
 ]
+Force = Annotated[
+    bool,
+    typer.Option(
+        "--force",
+        help="With --overwrite: also replace files changed since labelclean "
+        "wrote them.",
+    ),
+]
+
+
+def overwrite_mode(overwrite: bool, force: bool) -> bool | str:
+    """``overwrite`` as the runner takes it: False, True or 'force'."""
+    return "force" if force else overwrite
+
+
 #: Largest seed: NumPy's legacy generators take seeds in [0, 2**32 - 1].
 MAX_SEED = 2**32 - 1
 

@@ -10,10 +10,12 @@ from labelclean.cli._options import (
     BatchSize,
     Engine,
     EngineOption,
+    Force,
     Jobs,
     Out,
     Overwrite,
     Scheduler,
+    overwrite_mode,
 )
 
 
@@ -28,6 +30,7 @@ def apply(
     *,
     out: Out,
     overwrite: Overwrite = False,
+    force: Force = False,
     batch_size: BatchSize = None,
     engine: EngineOption = Engine.local,
     scheduler: Scheduler = None,
@@ -42,7 +45,7 @@ def apply(
             model,
             input,
             out,
-            overwrite=overwrite,
+            overwrite=overwrite_mode(overwrite, force),
             batch_size=batch_size,
             engine=engine.value,
             scheduler=scheduler,

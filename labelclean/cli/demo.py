@@ -6,7 +6,7 @@ from typing import Annotated
 import typer
 
 from labelclean.cli._common import progress_note, summarise, user_errors
-from labelclean.cli._options import Overwrite, Seed
+from labelclean.cli._options import Force, Overwrite, Seed, overwrite_mode
 
 
 def demo(
@@ -16,6 +16,7 @@ def demo(
     ),
     seed: Seed = 0,
     overwrite: Overwrite = False,
+    force: Force = False,
 ) -> None:
     """Clean the bundled wine data (15 % flipped labels) with the RoSR-L pipeline."""
     # lazy: keeps `labelclean --help` fast
@@ -30,6 +31,6 @@ def demo(
             label="cultivar",
             id_column="sample_id",
             seed=seed,
-            overwrite=overwrite,
+            overwrite=overwrite_mode(overwrite, force),
         )
     summarise(result)

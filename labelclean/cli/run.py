@@ -13,6 +13,7 @@ from labelclean.cli._options import (
     EngineOption,
     Exclude,
     Feature,
+    Force,
     IdColumn,
     Jobs,
     Label,
@@ -21,6 +22,7 @@ from labelclean.cli._options import (
     Pipeline,
     Scheduler,
     Seed,
+    overwrite_mode,
 )
 
 
@@ -96,6 +98,7 @@ def run(
     suspect_confidence: SuspectConfidence = None,
     fail_on: FailOnOption = None,
     overwrite: Overwrite = False,
+    force: Force = False,
     max_fit_rows: MaxFitRows = None,
     batch_size: BatchSize = None,
     engine: EngineOption = Engine.local,
@@ -127,7 +130,7 @@ def run(
             exclude=exclude,
             seed=seed,
             decisions=overrides,
-            overwrite=overwrite,
+            overwrite=overwrite_mode(overwrite, force),
             fail_on=fail_on.value if fail_on else None,
             max_fit_rows=max_fit_rows,
             batch_size=batch_size,

@@ -38,7 +38,12 @@ from labelclean.ensemble._binned import (
     ensemble_scores,
 )
 from labelclean.exceptions import DataValidationError
-from labelclean.utils._sklearn import HasMethods, Interval, check_sample_weight
+from labelclean.utils._sklearn import (
+    MAX_ESTIMATORS,
+    HasMethods,
+    Interval,
+    check_sample_weight,
+)
 
 __all__ = ["BaseWeightBoosting", "BoostStep", "TrainingData"]
 
@@ -130,7 +135,7 @@ class BaseWeightBoosting(ClassifierMixin, BaseEstimator, metaclass=ABCMeta):
 
     _parameter_constraints: ClassVar[dict] = {
         "estimator": [HasMethods(["fit", "predict"]), None],
-        "n_estimators": [Interval(Integral, 1, None, closed="left")],
+        "n_estimators": [Interval(Integral, 1, MAX_ESTIMATORS, closed="both")],
         "learning_rate": [Interval(Real, 0, None, closed="neither")],
         "random_state": ["random_state"],
     }

@@ -406,7 +406,7 @@ class BinnedTreeClassifier(ClassifierMixin, BaseEstimator):
     """
 
     _parameter_constraints: ClassVar[dict] = {
-        "max_depth": [Interval(Integral, 1, None, closed="left")],
+        "max_depth": [Interval(Integral, 1, 32, closed="both")],
         "max_bins": [Interval(Integral, 2, 255, closed="both")],
         "criterion": [StrOptions(set(_CRITERIA))],
         "random_state": ["random_state"],

@@ -32,6 +32,8 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 
 from labelclean.utils._self_paced import mixture_weights, share_threshold
 from labelclean.utils._sklearn import (
+    MAX_ESTIMATORS,
+    MAX_ITERATIONS,
     Interval,
     StrOptions,
     check_sample_weight,
@@ -300,7 +302,7 @@ class SPBLClassifier(ClassifierMixin, BaseEstimator):
     """
 
     _parameter_constraints: ClassVar[dict] = {
-        "n_estimators": [Interval(Integral, 1, None, closed="left")],
+        "n_estimators": [Interval(Integral, 1, MAX_ESTIMATORS, closed="both")],
         "nu": [Interval(Real, 0, None, closed="left")],
         "weighting": [StrOptions({"mixture", "none"})],
         "per_class": ["boolean"],
@@ -309,11 +311,11 @@ class SPBLClassifier(ClassifierMixin, BaseEstimator):
         "share_step": [Interval(Real, 0, 1, closed="both")],
         "final_share": [Interval(Real, 0, 1, closed="right")],
         "weak_alpha": [Interval(Real, 0, None, closed="neither")],
-        "weak_max_iter": [Interval(Integral, 1, None, closed="left")],
+        "weak_max_iter": [Interval(Integral, 1, MAX_ITERATIONS, closed="both")],
         "early_stopping": ["boolean"],
         "validation_fraction": [Interval(Real, 0, 1, closed="neither")],
         "n_iter_no_change": [Interval(Integral, 1, None, closed="left")],
-        "max_iter": [Interval(Integral, 1, None, closed="left")],
+        "max_iter": [Interval(Integral, 1, MAX_ITERATIONS, closed="both")],
         "tol": [Interval(Real, 0, None, closed="left")],
         "random_state": ["random_state"],
     }

@@ -27,7 +27,7 @@ from labelclean.ensemble._base import (
 )
 from labelclean.utils._sampling import stratified_rows
 from labelclean.utils._self_paced import REGULARIZERS, latent_loss, spl_weights
-from labelclean.utils._sklearn import Interval, StrOptions, fit_context
+from labelclean.utils._sklearn import MAX_ITERATIONS, Interval, StrOptions, fit_context
 
 __all__ = ["SPLBoostClassifier"]
 
@@ -183,7 +183,7 @@ class SPLBoostClassifier(BaseWeightBoosting):
         "t": [Interval(Real, 1, None, closed="neither")],
         "zeta": [Interval(Real, 0, None, closed="neither"), None],
         "n_warmup_rounds": [Interval(Integral, 0, None, closed="left")],
-        "n_inner_iter": [Interval(Integral, 1, None, closed="left")],
+        "n_inner_iter": [Interval(Integral, 1, MAX_ITERATIONS, closed="both")],
     }
 
     def __init__(

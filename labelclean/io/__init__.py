@@ -21,6 +21,7 @@ from labelclean.io._output import (
     OutputFolder,
     check_output_location,
     check_relative_name,
+    rewrite_owned_file,
 )
 from labelclean.io._parquet import (
     LABELCLEAN_METADATA_KEY,
@@ -52,5 +53,6 @@ __all__ = [
     "list_parquet_files",
     "read_labelclean_metadata",
     "read_parquet",
+    "rewrite_owned_file",
     "write_parquet",
 ]

@@ -20,6 +20,7 @@ import hashlib
 import json
 import os
 import tempfile
+import threading
 from collections.abc import Iterator
 from pathlib import Path
 from typing import IO, Any
@@ -31,11 +32,29 @@ __all__ = [
     "atomic_write_bytes",
     "atomic_write_json",
     "atomic_write_text",
+    "current_umask",
+    "default_mode",
     "dumps_json",
     "file_sha256",
 ]
 
 _TMP_SUFFIX = ".tmp"
+
+
+_UMASK_LOCK = threading.Lock()
+
+
+def current_umask() -> int:
+    """The process's umask (read by setting it and putting it back)."""
+    with _UMASK_LOCK:
+        mask = os.umask(0o022)
+        os.umask(mask)
+    return mask
+
+
+def default_mode(directory: bool = False) -> int:
+    """The mode ``open``/``mkdir`` would give a new file or folder."""
+    return (0o777 if directory else 0o666) & ~current_umask()
 
 
 def _temp_prefix(path: Path) -> str:
@@ -94,14 +113,29 @@ def atomic_open(path: str | os.PathLike[str]) -> Iterator[IO[bytes]]:
         ) from exc
     tmp = Path(tmp_name)
     try:
+        # mkstemp makes the file private (0600); give it the mode a plain
+        # open() would (the umask's), or that of the file it replaces.
+        try:
+            mode = path.stat().st_mode & 0o7777
+        except OSError:
+            mode = default_mode()
+        os.fchmod(fd, mode)
         with os.fdopen(fd, "wb") as handle:
             yield handle
             handle.flush()
             os.fsync(handle.fileno())
         os.replace(tmp, path)
-    except BaseException:
+    except BaseException as exc:
         with contextlib.suppress(FileNotFoundError):
             tmp.unlink()
+        if isinstance(exc, OSError) and not isinstance(exc, OutputError):
+            # A full disk, a quota, a vanished mount: an output problem
+            # (exit 5), and the previous file is untouched.
+            raise OutputError(
+                f"cannot write {str(path)!r}: {exc.strerror or exc}; free space or "
+                "choose another output location (the previous file, if any, is "
+                "untouched)."
+            ) from exc
         raise
     _fsync_dir(directory)
 

@@ -37,6 +37,7 @@ from labelclean.io._atomic import (
     atomic_write_bytes,
     atomic_write_json,
     atomic_write_text,
+    default_mode,
     file_sha256,
 )
 from labelclean.io._parquet_write import ParquetBatchWriter, write_parquet
@@ -46,6 +47,7 @@ __all__ = [
     "OutputFolder",
     "check_output_location",
     "check_relative_name",
+    "rewrite_owned_file",
 ]
 
 logger = logging.getLogger(__name__)
@@ -100,6 +102,19 @@ def check_relative_name(name: str) -> str:
     return normalised
 
 
+def _give_mode(staging: Path, *, like: Path) -> None:
+    """Give the staging folder the mode of the folder it will replace, or the
+    one ``mkdir`` would give (``mkdtemp`` makes it private, 0700)."""
+    try:
+        info = like.stat()
+    except OSError:
+        os.chmod(staging, default_mode(directory=True))
+        return
+    os.chmod(staging, info.st_mode & 0o7777)
+    with contextlib.suppress(OSError):  # keep the folder's group where allowed
+        os.chown(staging, -1, info.st_gid)
+
+
 def _resolved(path: str | os.PathLike[str]) -> Path:
     return Path(path).expanduser().resolve(strict=False)
 
@@ -143,11 +158,26 @@ def _foreign_entries(folder: Path) -> list[str]:
     return foreign
 
 
+def _changed_files(folder: Path) -> list[str]:
+    """Files the marker lists whose content changed since labelclean wrote them."""
+    marker = _read_marker(folder) or {}
+    changed = []
+    for name, entry in sorted((marker.get("files") or {}).items()):
+        path = folder / name
+        if not isinstance(entry, dict) or not path.is_file():
+            continue
+        if path.stat().st_size != entry.get("bytes") or file_sha256(path) != entry.get(
+            "sha256"
+        ):
+            changed.append(name)
+    return changed
+
+
 def check_output_location(
     out: str | os.PathLike[str],
     *,
     inputs: Iterable[str | os.PathLike[str]] = (),
-    overwrite: bool = False,
+    overwrite: bool | str = False,
 ) -> Path:
     """Check, before a run, that ``out`` can safely receive its results.
 
@@ -158,9 +188,10 @@ def check_output_location(
     inputs : iterable of path-like, default=()
         The run's input files or folders (and any other file the run reads,
         such as a pipeline definition).
-    overwrite : bool, default=False
+    overwrite : bool or 'force', default=False
         Allow replacing a folder that holds a previous labelclean run's
-        results.
+        results, as long as none of its files changed since labelclean wrote
+        them (the marker's digests); ``'force'`` replaces changed files too.
 
     Returns
     -------
@@ -170,10 +201,12 @@ def check_output_location(
     Raises
     ------
     OutputError
-        If ``out`` is an existing file; equals an input, lies inside an input
+        If ``out`` is an existing file or a mount point (a mount point cannot
+        be replaced as one unit); equals an input, lies inside an input
         folder, or contains an input; already holds files and ``overwrite`` is
-        false; or holds files labelclean did not write (even with
-        ``overwrite``, labelclean never deletes files it did not write); or if
+        false; holds files labelclean did not write (even with
+        ``overwrite``, labelclean never deletes files it did not write), or
+        files changed since labelclean wrote them (unless ``'force'``); or if
         its nearest existing parent is not a writable folder.
     """
     target = _resolved(out)
@@ -220,6 +253,20 @@ def check_output_location(
                     "pass overwrite=True (--overwrite) to replace them, or choose a "
                     "new folder."
                 )
+            changed = [] if overwrite == "force" else _changed_files(target)
+            if changed:
+                shown = ", ".join(changed[:5]) + (", ..." if len(changed) > 5 else "")
+                raise OutputError(
+                    f"the output folder {str(out)!r} holds file(s) changed since "
+                    f"labelclean wrote them ({shown}); move them away to keep your "
+                    "edits, or pass overwrite='force' (--force) to replace them."
+                )
+        if os.path.ismount(target):
+            raise OutputError(
+                f"the output folder {str(out)!r} is a mount point, which cannot be "
+                "replaced as one unit; choose a folder inside it, e.g. "
+                f"{str(Path(out) / 'run')!r}."
+            )
     parent = target.parent
     while not parent.exists() and parent != parent.parent:
         parent = parent.parent
@@ -231,6 +278,43 @@ def check_output_location(
     return target
 
 
+def rewrite_owned_file(path: str | os.PathLike[str], data: bytes) -> Path:
+    """Write ``path`` atomically, only where labelclean owns the file.
+
+    labelclean owns a file it would create (``path`` does not exist yet) and a
+    file its output marker lists with an unchanged digest. The marker of
+    ``path``'s folder, if there is one, then records the new digest, so that
+    a later ``--overwrite`` does not take the file for a user's edit.
+
+    Raises
+    ------
+    OutputError
+        If ``path`` exists and labelclean did not write it, or it changed since
+        labelclean wrote it (a user's edit is never replaced).
+    """
+    path = Path(path)
+    folder, name = path.parent, path.name
+    marker = _read_marker(folder)
+    listed = (marker or {}).get("files") or {}
+    if path.exists():
+        if name not in listed:
+            raise OutputError(
+                f"{str(path)!r} was not written by labelclean, which replaces only "
+                "its own files; move it away or render into a run's folder."
+            )
+        if name in _changed_files(folder):
+            raise OutputError(
+                f"{str(path)!r} changed since labelclean wrote it; move it away to "
+                "keep your edits, then render again."
+            )
+    atomic_write_bytes(path, data)
+    if marker is not None:
+        listed[name] = {"sha256": file_sha256(path), "bytes": path.stat().st_size}
+        marker["files"] = dict(sorted(listed.items()))
+        atomic_write_json(folder / MARKER_NAME, marker)
+    return path
+
+
 class OutputFolder:
     """Write a run's files into ``path`` as one unit (see the module docs).
 
@@ -240,8 +324,9 @@ class OutputFolder:
         The output folder.
     inputs : iterable of path-like, default=()
         The run's inputs, for :func:`check_output_location`.
-    overwrite : bool, default=False
-        Replace a previous labelclean result in ``path``.
+    overwrite : bool or 'force', default=False
+        Replace a previous labelclean result in ``path`` (``'force'``: even
+        files changed since labelclean wrote them).
 
     Attributes
     ----------
@@ -269,7 +354,7 @@ class OutputFolder:
         path: str | os.PathLike[str],
         *,
         inputs: Iterable[str | os.PathLike[str]] = (),
-        overwrite: bool = False,
+        overwrite: bool | str = False,
     ) -> None:
         self._inputs = [Path(p) for p in inputs]
         self._overwrite = overwrite
@@ -293,6 +378,7 @@ class OutputFolder:
             self._staging = Path(
                 tempfile.mkdtemp(dir=parent, prefix=f".{self.path.name}.labelclean-")
             )
+            _give_mode(self._staging, like=self.path)
         except OSError as exc:
             raise OutputError(
                 f"cannot create the output folder {str(self.path)!r}: "
@@ -332,6 +418,14 @@ class OutputFolder:
 
         if self._committed:
             return self.path
+        try:
+            return self._commit()
+        except BaseException:
+            # Nothing half-done stays behind: the staging copy goes too.
+            self.abort()
+            raise
+
+    def _commit(self) -> Path:
         staging = self._require_open()
         # A name whose write failed (and was caught by the caller) has no file.
         self.files = {n: f for n, f in self.files.items() if f.is_file()}

@@ -33,6 +33,7 @@ from labelclean.linear_model._softmax import (
     thresholds,
 )
 from labelclean.utils._sklearn import (
+    MAX_ITERATIONS,
     Interval,
     StrOptions,
     check_sample_weight,
@@ -207,7 +208,7 @@ class RoSRClassifier(ClassifierMixin, BaseEstimator):
         "final_share": [Interval(Real, 0, 1, closed="right")],
         "init_iter": [Interval(Integral, 0, None, closed="left")],
         "fit_intercept": ["boolean"],
-        "max_iter": [Interval(Integral, 1, None, closed="left")],
+        "max_iter": [Interval(Integral, 1, MAX_ITERATIONS, closed="both")],
         "tol": [Interval(Real, 0, None, closed="left")],
     }
 

@@ -50,7 +50,7 @@ def allowed_types() -> list[str]:
 
 def dumps_cleaner(cleaner: Any, *, metadata: dict[str, Any] | None = None) -> bytes:
     """Serialise a fitted cleaner (and JSON metadata) to skops bytes."""
-    model = copy.copy(cleaner)
+    model = _without_thread_counts(cleaner)
     # Per-training-row results: not needed to decide new rows, and they grow
     # with the training set (Evidence is also not a type skops may load; an
     # object array such as decisions_ would be stored element by element in
@@ -71,6 +71,37 @@ def dumps_cleaner(cleaner: Any, *, metadata: dict[str, Any] | None = None) -> by
         "cleaner": model,
     }
     return _canonical_archive(sio.dumps(payload))
+
+
+def _without_thread_counts(obj: Any, depth: int = 3) -> Any:
+    """A shallow copy of ``obj`` whose ``n_jobs`` (and its parts') is None.
+
+    How many threads computed a model is not part of it: the same fit with
+    ``--jobs 1`` and ``--jobs 2`` must give the same file. ``apply`` sets its
+    own thread count.
+    """
+    model = copy.copy(obj)
+    if "n_jobs" in vars(model):
+        model.n_jobs = None
+    if depth > 0:
+        for name, value in vars(model).items():
+            if (
+                hasattr(value, "__dict__")
+                and not isinstance(value, type)
+                and "n_jobs" in _all_attributes(value, depth)
+            ):
+                setattr(model, name, _without_thread_counts(value, depth - 1))
+    return model
+
+
+def _all_attributes(obj: Any, depth: int) -> set[str]:
+    """Attribute names of ``obj`` and of its parts, ``depth`` levels down."""
+    names = set(vars(obj))
+    if depth > 0:
+        for value in vars(obj).values():
+            if hasattr(value, "__dict__") and not isinstance(value, type):
+                names |= _all_attributes(value, depth - 1)
+    return names
 
 
 def _canonical_archive(data: bytes) -> bytes:

@@ -428,8 +428,9 @@ def render_html(report: Mapping[str, Any], *, plots: bool = True) -> str:
     -------
     html : str
         One HTML document with inline styles, images and one script (the
-        suspects table's sorting and filtering), no external resources. Sections: Summary, Input, Validation, Decisions,
-        Evidence, Suspects, Examples, Parameters, About.
+        suspects table's sorting and filtering), no external resources.
+        Sections: Summary, Input, Validation, Decisions, Suspects, Evidence,
+        Examples, Parameters, About.
 
     Examples
     --------

@@ -39,7 +39,7 @@ def apply_model(
     input_path: str | os.PathLike[str],
     out: str | os.PathLike[str],
     *,
-    overwrite: bool = False,
+    overwrite: bool | str = False,
     fail_on: str = "never",
     batch_size: int | None = None,
     engine: str = "local",
@@ -65,8 +65,9 @@ def apply_model(
         A parquet file or folder with the training schema.
     out : path-like
         Output folder, as for :func:`run_pipeline` (no model is written).
-    overwrite : bool, default=False
-        Replace a previous result in ``out``.
+    overwrite : bool or 'force', default=False
+        Replace a previous result in ``out`` (``'force'``: even files changed
+        since labelclean wrote them).
     fail_on : {'never', 'error'}, default='never'
         Raise :class:`GuardrailError` when an output guardrail fails.
     batch_size : int, default=None

@@ -22,7 +22,7 @@ from typing import Any
 
 from labelclean import __version__
 from labelclean.exceptions import DataValidationError, GuardrailError, InputFileError
-from labelclean.io import atomic_write_text, file_sha256
+from labelclean.io import file_sha256, rewrite_owned_file
 from labelclean.report import render_html
 from labelclean.runner._dask import decide_dask
 from labelclean.runner._stream import InputChecks, stream_decide
@@ -306,5 +306,4 @@ def render_report(folder_path: str | os.PathLike[str]) -> Path:
             "run wrote."
         ) from exc
     target = source.with_name(OUTPUT_NAMES["report_html"])
-    atomic_write_text(target, html)
-    return target
+    return rewrite_owned_file(target, html.encode("utf-8"))

@@ -225,7 +225,7 @@ def run_pipeline(
     exclude: list[str] | None = None,
     seed: int = 0,
     decisions: dict[str, Any] | None = None,
-    overwrite: bool = False,
+    overwrite: bool | str = False,
     fail_on: str | None = None,
     max_fit_rows: int | None = None,
     batch_size: int | None = None,
@@ -265,8 +265,9 @@ def run_pipeline(
         outputs.
     decisions : dict, default=None
         Decision thresholds overriding the definition's.
-    overwrite : bool, default=False
-        Replace a previous result in ``out``.
+    overwrite : bool or 'force', default=False
+        Replace a previous result in ``out`` (``'force'``: even files changed
+        since labelclean wrote them).
     fail_on : {'never', 'error'} or None, default=None
         Raise :class:`GuardrailError` (after writing) when an output guardrail
         fails; default from the definition's ``[validation] fail_on``.

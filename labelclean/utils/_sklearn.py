@@ -18,7 +18,16 @@ from sklearn.utils._param_validation import (
 from sklearn.utils.validation import _check_sample_weight as check_sample_weight
 from sklearn.utils.validation import _num_samples as num_samples
 
+#: Most boosting rounds an estimator accepts: far beyond any useful value
+#: (the papers use tens to hundreds), but finite, so a typo such as 2**63 - 1
+#: is refused instead of running for ever.
+MAX_ESTIMATORS = 10_000
+#: Most iterations of an inner solver (same reasoning).
+MAX_ITERATIONS = 100_000
+
 __all__ = [
+    "MAX_ESTIMATORS",
+    "MAX_ITERATIONS",
     "HasMethods",
     "Hidden",
     "Interval",

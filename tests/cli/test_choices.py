@@ -66,7 +66,7 @@ def test_suspicious_columns_warn_and_the_features_are_named(table, tmp_path):
     err = result.stderr
     assert (
         "label 'label'; 6 feature(s) (2 categorical, 3 numeric, 1 temporal): f1, f2, "
-        "record, note, created, town" in err
+        "record, note, created, town" in result.stdout
     )
     assert (
         "WARNING: feature column 'record' has a different value in every row, "
@@ -96,7 +96,7 @@ def test_excluding_the_suspicious_columns_silences_them(table, tmp_path):
                   "note", "--exclude", "created", "--exclude", "town")  # fmt: skip
     assert result.exit_code == 0, result.output
     assert "WARNING" not in result.stderr
-    assert "label 'label'; 2 feature(s) (2 numeric): f1, f2" in result.stderr
+    assert "label 'label'; 2 feature(s) (2 numeric): f1, f2" in result.stdout
 
 
 @pytest.mark.parametrize(

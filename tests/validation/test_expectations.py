@@ -43,6 +43,8 @@ def test_clean_input_passes(frame):
         "no_reserved_column_names",
         "id_column_present",
         "id_unique",
+        "excluded_columns_present",
+        "label_and_id_not_features",
         "has_features",
         "label_not_null",
         "label_in_domain",
