@@ -200,6 +200,11 @@ def loads_cleaner(data: bytes, *, source: str = "<bytes>") -> tuple[Any, dict]:
             f"{source} is not a labelclean model file ({exc}); pass the model file "
             "a `labelclean run` wrote."
         ) from exc
+    except RecursionError as exc:
+        raise PipelineDefinitionError(
+            f"{source} is damaged: its content is nested too deeply to be a model "
+            "labelclean wrote; pass the model file a `labelclean run` wrote."
+        ) from exc
     allowed = set(allowed_types())
     refused = sorted(set(untrusted) - allowed)
     if refused:
@@ -224,7 +229,18 @@ def loads_cleaner(data: bytes, *, source: str = "<bytes>") -> tuple[Any, dict]:
             f"{source} has model format version {payload.get('version')!r}; this "
             f"labelclean reads version {MODEL_VERSION}."
         )
-    return payload["cleaner"], payload.get("metadata", {})
+    cleaner, metadata = payload.get("cleaner"), payload.get("metadata", {})
+    if not isinstance(cleaner, LabelCleaner) or not hasattr(cleaner, "classes_"):
+        raise PipelineDefinitionError(
+            f"{source} is damaged: it holds a {type(cleaner).__name__} where the "
+            "fitted pipeline belongs; use the model file a `labelclean run` wrote."
+        )
+    if not isinstance(metadata, dict):
+        raise PipelineDefinitionError(
+            f"{source} is damaged: its metadata is a {type(metadata).__name__}, "
+            "not a mapping; use the model file a `labelclean run` wrote."
+        )
+    return cleaner, metadata
 
 
 def load_cleaner(path: str | os.PathLike[str]) -> tuple[Any, dict]:

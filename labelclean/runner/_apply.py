@@ -14,7 +14,7 @@ from typing import Any
 import pandas as pd
 import pyarrow as pa
 
-from labelclean.exceptions import DataValidationError
+from labelclean.exceptions import DataValidationError, PipelineDefinitionError
 from labelclean.io import OutputFolder, file_sha256, inspect_parquet
 from labelclean.pipeline import final_model_info, load_cleaner
 from labelclean.runner._outputs import (
@@ -92,6 +92,7 @@ def apply_model(
     clock = StageClock("apply")
     cleaner, meta = load_cleaner(model_path)
     clock.lap("load_model")
+    _check_metadata(meta, model_path)
     label, id_column = meta["label"], meta.get("id_column")
     source = inspect_parquet(input_path)
     _check_source_schema(source, meta, label)
@@ -175,4 +176,32 @@ def _check_schema(frame: pd.DataFrame, expected: dict[str, str], label: str) -> 
     if label not in frame.columns:
         raise DataValidationError(
             f"the input has no label column {label!r}; `apply` audits labelled batches."
+        )
+
+
+def _check_metadata(meta: Any, model_path: Any) -> None:
+    """Refuse a model file whose metadata is not what ``run`` writes."""
+    problem = None
+    if not isinstance(meta, dict):
+        problem = f"its metadata is a {type(meta).__name__}, not a mapping"
+    else:
+        missing = [k for k in ("label", "features", "schema") if k not in meta]
+        if missing:
+            problem = f"its metadata lacks {missing}"
+        elif not isinstance(meta["label"], str):
+            problem = "its metadata's label is not a column name"
+        elif not isinstance(meta["features"], list) or not all(
+            isinstance(c, str) for c in meta["features"]
+        ):
+            problem = "its metadata's features are not a list of column names"
+        elif not isinstance(meta["schema"], dict) or not all(
+            isinstance(k, str) and isinstance(v, str) for k, v in meta["schema"].items()
+        ):
+            problem = "its metadata's schema is not a mapping of column to type"
+        elif not isinstance(meta.get("id_column"), str | None):
+            problem = "its metadata's id column is not a column name"
+    if problem:
+        raise PipelineDefinitionError(
+            f"the model file {str(model_path)!r} is damaged: {problem}; use the "
+            "model.skops a `labelclean run` wrote."
         )

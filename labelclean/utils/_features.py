@@ -56,6 +56,10 @@ __all__ = [
 
 _CATEGORICAL_WEIGHT = 1.0 / np.sqrt(2.0)
 
+#: Largest feature magnitude accepted: squares of larger values overflow
+#: float64 when the columns are standardised.
+MAX_FEATURE_MAGNITUDE = 1e150
+
 #: Most one-hot columns per categorical feature (the estimators' default
 #: ``max_categories``); rarer levels are pooled into one.
 DEFAULT_MAX_CATEGORIES = 32
@@ -128,12 +132,22 @@ def check_feature_frame(X: pd.DataFrame) -> dict[str, list[str]]:
                 "convert it to numbers or strings."
             )
         if kind == "numeric":
-            bad = np.isinf(col.to_numpy(dtype=np.float64, na_value=np.nan))
+            values = col.to_numpy(dtype=np.float64, na_value=np.nan)
+            bad = np.isinf(values)
             if bad.any():
                 raise DataValidationError(
                     f"feature column {name!r} has {int(bad.sum())} infinite "
                     "value(s); replace them with a finite value or leave them "
                     "missing (NaN), or drop the column."
+                )
+            huge = np.abs(np.nan_to_num(values)) >= MAX_FEATURE_MAGNITUDE
+            if huge.any():
+                raise DataValidationError(
+                    f"feature column {name!r} has {int(huge.sum())} value(s) of "
+                    f"magnitude {MAX_FEATURE_MAGNITUDE:.0e} or more (e.g. "
+                    f"{values[huge][0]:g}), too large to standardise (their squares "
+                    "overflow); if they stand for missing values, make them NaN, "
+                    "else rescale the column."
                 )
         kinds[kind].append(name)
     return kinds

@@ -138,9 +138,21 @@ def check_labels(
             f"y contains {int(missing.sum())} missing label(s) (NaN/None), first at "
             f"row positions {where}; drop or fill those rows before fitting."
         )
+    if values.dtype == object:
+        nested = [
+            v
+            for v in values[:1000]
+            if isinstance(v, list | tuple | dict | set | np.ndarray)
+        ]
+        if nested:
+            raise DataValidationError(
+                f"y holds {type(nested[0]).__name__} values (e.g. {nested[0]!r}), "
+                "not one class per row; give each row a single label (a string or "
+                "a number)."
+            )
     try:
         classes, codes = np.unique(values, return_inverse=True)
-    except TypeError as exc:
+    except (TypeError, ValueError) as exc:
         kinds = sorted({type(v).__name__ for v in values[:1000]})
         raise DataValidationError(
             f"y mixes label types that cannot be compared ({', '.join(kinds)}); "

@@ -45,20 +45,27 @@ from labelclean.validation._results import (
 __all__ = ["validate_input"]
 
 
-def _check_not_nested(column: Any, name: Hashable) -> None:
-    # Object columns holding lists, dicts or arrays cannot be compared or
-    # one-hot encoded; say so before the encoder fails on unhashable values.
-
+def _first_nested(column: Any) -> Any:
+    """The first list, dict or array among the values of an object column."""
     if column.dtype != object:
-        return
+        return None
     nested = (list, tuple, dict, set, frozenset, np.ndarray)
     for value in column.dropna().head(1000):
         if isinstance(value, nested):
-            raise DataValidationError(
-                f"feature column {name!r} holds nested values like "
-                f"{type(value).__name__}s, which labelclean cannot compare; drop the "
-                "column or flatten it into scalar columns."
-            )
+            return value
+    return None
+
+
+def _check_not_nested(column: Any, name: Hashable) -> None:
+    # Object columns holding lists, dicts or arrays cannot be compared or
+    # one-hot encoded; say so before the encoder fails on unhashable values.
+    value = _first_nested(column)
+    if value is not None:
+        raise DataValidationError(
+            f"feature column {name!r} holds nested values like "
+            f"{type(value).__name__}s, which labelclean cannot compare; drop the "
+            "column or flatten it into scalar columns."
+        )
 
 
 def _suggest(name: str, columns: Iterable[Hashable]) -> str:
@@ -144,6 +151,22 @@ def validate_input(
     if feature_list:
         checks += _feature_checks(frame, indexed, feature_list, max_examples)
     if label in frame.columns:
+        nested = _first_nested(frame[label])
+        if nested is not None:
+            checks.append(
+                CheckResult(
+                    name="label_values_scalar",
+                    description="one label per row",
+                    success=False,
+                    column=str(label),
+                    engine="pandas",
+                    message=f"label column {label!r} holds "
+                    f"{type(nested).__name__}s (e.g. {_plain(nested)!r}), not one "
+                    "class per row; give each row a single label (a string or a "
+                    "number).",
+                )
+            )
+            return ValidationResult("labelclean_input", checks)
         checks += _label_checks(frame, indexed, label, label_domain, max_examples)
     return ValidationResult("labelclean_input", checks)
 
