@@ -59,9 +59,11 @@ def main() -> None:
                 X_tr, X_new, y_tr, y_new = train_test_split(
                     X, y, test_size=0.5, stratify=y, random_state=rep
                 )
-                y_tr_noisy, flip_tr = flip_labels(y_tr, noise, random_state=rep)
+                y_tr_noisy, flip_tr = flip_labels(
+                    np.asarray(y_tr), noise, random_state=rep
+                )
                 y_new_noisy, flip_new = flip_labels(
-                    y_new, noise, random_state=10_000 + rep
+                    np.asarray(y_new), noise, random_state=10_000 + rep
                 )
                 cleaner = LabelCleaner(random_state=rep).fit(X_tr, y_tr_noisy)
                 first = cleaner.audit(X_new, y_new_noisy)

@@ -125,7 +125,7 @@ def table_ii(reps):
                     rng = np.random.RandomState(1000 * rep + n)
                     X, y = make(n, rng)
                     X_test, y_test = make(10_000, rng)
-                    y_noisy, _ = flip_labels(y, noise, random_state=rep)
+                    y_noisy, _ = flip_labels(np.asarray(y), noise, random_state=rep)
                     if name == "Normal":
                         conf = BayesConfidence(noise_level=noise, random_state=rep)
                     else:
@@ -160,7 +160,7 @@ def table_iv(reps):
                 X_tr, X_te, y_tr, y_te = train_test_split(
                     X, y, test_size=0.5, stratify=y, random_state=rep
                 )
-                y_noisy, _ = flip_labels(y_tr, noise, random_state=rep)
+                y_noisy, _ = flip_labels(np.asarray(y_tr), noise, random_state=rep)
                 ada = adaboost(rep).fit(X_tr, y_noisy)
                 cb10 = CBAdaBoostClassifier(stump(), n_estimators=M, random_state=rep)
                 cb5 = CBAdaBoostClassifier(
@@ -194,7 +194,7 @@ def stopping(reps, noise=0.2):
                 rng = np.random.RandomState(1000 * rep + n)
                 X, y = make(n, rng)
                 X_test, y_test = make(10_000, rng)
-                y_noisy, _ = flip_labels(y, noise, random_state=rep)
+                y_noisy, _ = flip_labels(np.asarray(y), noise, random_state=rep)
                 if name == "Normal":
                     conf = BayesConfidence(noise_level=noise, random_state=rep)
                 else:

@@ -95,7 +95,7 @@ def table_1(reps: int) -> str:
         for rep in range(reps):
             rng = np.random.RandomState(10_000 * rep + n)
             X, y = (normal_data if data == "Normal" else sine_data)(n, rng)
-            y_noisy, flipped = flip_labels(y, noise, random_state=rng)
+            y_noisy, flipped = flip_labels(np.asarray(y), noise, random_state=rng)
             with warnings.catch_warnings():
                 warnings.simplefilter("ignore", UserWarning)
                 if data == "Normal":
@@ -170,7 +170,7 @@ def sine_variants(reps: int) -> str:
                 rng = np.random.RandomState(10_000 * rep + 500)
                 X, y = sine_data(500, rng)
                 bayes_label = np.where(X[:, 1] - 3 * np.sin(X[:, 0]) > 0, 1, -1)
-                y_noisy, flipped = flip_labels(y, noise, random_state=rng)
+                y_noisy, flipped = flip_labels(np.asarray(y), noise, random_state=rng)
                 with warnings.catch_warnings():
                     warnings.simplefilter("ignore", UserWarning)
                     gamma = make().fit(X, y_noisy).confidence_
@@ -236,7 +236,7 @@ def detection(reps: int) -> str:
         for noise in (0.1, 0.2, 0.3):
             auc_k, auc_b, prec, rec, f1, eps = [], [], [], [], [], []
             for rep in range(reps):
-                y_noisy, flipped = flip_labels(y, noise, random_state=rep)
+                y_noisy, flipped = flip_labels(np.asarray(y), noise, random_state=rep)
                 with warnings.catch_warnings():
                     warnings.simplefilter("ignore", UserWarning)
                     knn = KNNConfidence(random_state=rep).fit(X, y_noisy)
@@ -278,7 +278,7 @@ def filter_k(reps: int) -> str:
             f1 = {k: [] for k in (5, 7, 10, 15)}
             auc = {k: [] for k in (5, 10, 15)}
             for rep in range(reps):
-                y_noisy, flipped = flip_labels(y, noise, random_state=rep)
+                y_noisy, flipped = flip_labels(np.asarray(y), noise, random_state=rep)
                 with warnings.catch_warnings():
                     warnings.simplefilter("ignore", UserWarning)
                     for k in f1:

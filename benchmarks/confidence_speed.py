@@ -29,7 +29,7 @@ X, y = make_classification(n_samples=n, n_features=20, n_informative=10,
                            n_redundant=0, n_clusters_per_class=2, flip_y=0.0,
                            random_state=seed)
 X = X.astype(np.float32)
-y_noisy, flipped = flip_labels(y, 0.2, random_state=seed)
+y_noisy, flipped = flip_labels(np.asarray(y), 0.2, random_state=seed)
 t_data = time.perf_counter()
 est = KNNConfidence(algorithm=algorithm, random_state=seed, n_jobs=-1).fit(X, y_noisy)
 t_fit = time.perf_counter()

@@ -63,7 +63,9 @@ def collect(reps: int, model: str = "auto"):
                     X, y, test_size=0.5, stratify=y, random_state=seed
                 )
                 if noise:
-                    y_noisy, flipped = flip_labels(y_tr, noise, random_state=seed)
+                    y_noisy, flipped = flip_labels(
+                        np.asarray(y_tr), noise, random_state=seed
+                    )
                 else:
                     y_noisy, flipped = y_tr, np.zeros(len(y_tr), bool)
                 cleaner = LabelCleaner(model=model, random_state=seed)

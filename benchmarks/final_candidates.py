@@ -75,7 +75,7 @@ def main() -> None:
             X_tr, X_te, y_tr, y_te = train_test_split(
                 X, y, test_size=0.5, stratify=y, random_state=rep
             )
-            y_noisy, _ = flip_labels(y_tr, args.noise, random_state=rep)
+            y_noisy, _ = flip_labels(np.asarray(y_tr), args.noise, random_state=rep)
             for cand, make in CANDIDATES.items():
                 with Timer() as t:
                     cleaner = LabelCleaner(model=make(rep), random_state=rep).fit(

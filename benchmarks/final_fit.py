@@ -14,6 +14,7 @@ import sys
 import warnings
 from pathlib import Path
 
+import numpy as np
 from sklearn.datasets import load_breast_cancer
 from sklearn.model_selection import train_test_split
 
@@ -52,7 +53,11 @@ def main() -> None:
             X_tr, X_te, y_tr, y_te = train_test_split(
                 X, y, test_size=0.5, stratify=y, random_state=rep
             )
-            y_noisy = flip_labels(y_tr, noise, random_state=rep)[0] if noise else y_tr
+            y_noisy = (
+                flip_labels(np.asarray(y_tr), noise, random_state=rep)[0]
+                if noise
+                else y_tr
+            )
             for model, fit in variants:
                 cleaner = LabelCleaner(model=model, final_fit=fit, random_state=rep)
                 cleaner.fit(X_tr, y_noisy)

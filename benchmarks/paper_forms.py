@@ -50,7 +50,7 @@ def _noisy_split(X, y, noise, rep, test_size=0.3):
     X_tr, X_te, y_tr, y_te = train_test_split(
         X, y, test_size=test_size, stratify=y, random_state=rep
     )
-    y_noisy, _ = flip_labels(y_tr, noise, random_state=rep)
+    y_noisy, _ = flip_labels(np.asarray(y_tr), noise, random_state=rep)
     return X_tr, X_te, np.asarray(y_noisy), y_te
 
 
@@ -132,7 +132,7 @@ def rosr_part(reps, header):
         "|---|---|---|---|---|---|",
     ]
     for name, (X, y) in _rosr_data().items():
-        y_noisy, _ = flip_labels(y, 0.2, random_state=0)
+        y_noisy, _ = flip_labels(np.asarray(y), 0.2, random_state=0)
         for mu in mus:
             acc = {"free": [], "keep": []}
             shift, top = None, {}

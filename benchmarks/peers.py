@@ -176,7 +176,9 @@ def main() -> None:
                     X, y, test_size=0.5, stratify=y, random_state=rep
                 )
                 if noise > 0:
-                    y_noisy, flipped = flip_labels(y_tr, noise, random_state=rep)
+                    y_noisy, flipped = flip_labels(
+                        np.asarray(y_tr), noise, random_state=rep
+                    )
                 else:
                     y_noisy, flipped = y_tr.copy(), np.zeros(len(y_tr), bool)
                 run_once(

@@ -320,7 +320,9 @@ def main(
                 if rate == 0:
                     y_noisy, flipped = y_tr.copy(), np.zeros(y_tr.shape[0], bool)
                 elif kind == "u":
-                    y_noisy, flipped = flip_labels(y_tr, rate, random_state=rep)
+                    y_noisy, flipped = flip_labels(
+                        np.asarray(y_tr), rate, random_state=rep
+                    )
                 else:
                     y_noisy, flipped = class_conditional(y_tr, rate, rep)
                 run_cell(X_tr, np.asarray(y_noisy), y_tr, flipped, X_te, y_te, rep, out)

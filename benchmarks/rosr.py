@@ -76,7 +76,7 @@ def accuracy_cell(X, y, noise, n_splits, n_reps, grid, seed):
     for rep in range(n_reps):
         y_noisy = y
         if noise > 0:
-            y_noisy, _ = flip_labels(y, noise, random_state=seed + rep)
+            y_noisy, _ = flip_labels(np.asarray(y), noise, random_state=seed + rep)
         folds = StratifiedKFold(n_splits, shuffle=True, random_state=seed + rep)
         for train, test in folds.split(X, y):
             scaler = StandardScaler().fit(X[train])

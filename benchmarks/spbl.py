@@ -54,7 +54,7 @@ def make_model(method: str, seed: int):
 def thread_timing(reps: int) -> None:
     """One SPBL fit on digits (10 % noise), default BLAS threads vs one."""
     X, y = load_digits(return_X_y=True)
-    y_noisy, _ = flip_labels(y, 0.10, random_state=0)
+    y_noisy, _ = flip_labels(np.asarray(y), 0.10, random_state=0)
     times = {"default": [], "one": []}
     for _ in range(reps):
         for name in times:
@@ -107,7 +107,7 @@ def main() -> None:
             for noise in noise_levels:
                 y_noisy = y_tr
                 if noise > 0:
-                    y_noisy, _ = flip_labels(y_tr, noise, random_state=seed)
+                    y_noisy, _ = flip_labels(np.asarray(y_tr), noise, random_state=seed)
                 for method in METHODS:
                     model = make_model(method, seed)
                     with Timer() as t:

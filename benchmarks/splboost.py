@@ -57,7 +57,9 @@ def main():
                     res = {k: [] for k in ("ada", "spl", "prec", "rec", "frac", "age")}
                     for rep in range(reps):
                         X, X_test, y, y_test = splits(name, rep)
-                        y_noisy, flipped = flip_labels(y, noise, random_state=rep)
+                        y_noisy, flipped = flip_labels(
+                            np.asarray(y), noise, random_state=rep
+                        )
                         weak = BinnedTreeClassifier(max_depth=depth)
                         ada = SPLBoostClassifier(weak, age=np.inf, random_state=rep)
                         spl = SPLBoostClassifier(weak, random_state=rep)

@@ -81,7 +81,7 @@ def run(name, reps, noise_levels, full_grid):
             X_tr, X_te, y_tr, y_te = train_test_split(
                 X, y, test_size=0.3, stratify=y, random_state=rep
             )
-            y_noisy, _ = flip_labels(y_tr, noise, random_state=rep)
+            y_noisy, _ = flip_labels(np.asarray(y_tr), noise, random_state=rep)
             for key, model in models(rep, full_grid).items():
                 model.fit(X_tr, y_noisy)
                 errors.setdefault(key, []).append(np.mean(model.predict(X_te) != y_te))

@@ -11,6 +11,7 @@ from collections.abc import Mapping
 from numbers import Real
 
 import numpy as np
+import pandas as pd
 from numpy.typing import ArrayLike
 from sklearn.utils import check_random_state
 
@@ -69,10 +70,12 @@ def flip_labels(
 
     Returns
     -------
-    y_noisy : ndarray of shape (n_samples,)
-        Labels after flipping, same dtype as the input labels.
-    flipped : ndarray of shape (n_samples,), dtype=bool
-        True where the label was changed.
+    y_noisy : ndarray or Series of shape (n_samples,)
+        Labels after flipping, same dtype as the input labels; a Series with
+        ``y``'s index and name (and categorical dtype) when ``y`` is one.
+    flipped : ndarray or Series of shape (n_samples,), dtype=bool
+        True where the label was changed (a Series on ``y``'s index when
+        ``y`` is one).
 
     Examples
     --------
@@ -106,7 +109,14 @@ def flip_labels(
                 chosen = members[rng.random_sample(members.size) < share]
             new_codes[chosen] = rng.choice(n_classes, size=chosen.size, p=off / share)
     flipped = new_codes != codes
-    return classes[new_codes], flipped
+    noisy = classes[new_codes]
+    if isinstance(y, pd.Series):  # the caller's index, name and dtype
+        dtype = y.dtype if isinstance(y.dtype, pd.CategoricalDtype) else None
+        return (
+            pd.Series(noisy, index=y.index, name=y.name, dtype=dtype),
+            pd.Series(flipped, index=y.index, name="flipped"),
+        )
+    return noisy, flipped
 
 
 def _is_matrix(rate: object) -> bool:

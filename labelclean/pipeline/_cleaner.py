@@ -38,6 +38,7 @@ from labelclean.filters._base import BaseFilter
 from labelclean.pipeline._decisions import (
     DecisionsMixin,
     Evidence,
+    with_user_columns,
 )
 from labelclean.pipeline._model_selection import (
     ModelSelectionMixin,
@@ -52,7 +53,12 @@ from labelclean.utils._features import (
     restore_missing,
 )
 from labelclean.utils._sampling import draw_seed
-from labelclean.utils._sklearn import HasMethods, Interval, StrOptions
+from labelclean.utils._sklearn import (
+    HasMethods,
+    Interval,
+    StrOptions,
+    check_sample_weight,
+)
 from labelclean.utils._timing import StageClock
 from labelclean.utils._validation import (
     check_labels,
@@ -191,8 +197,11 @@ classifier, default='auto'
     feature_encoder_ : object
         Fitted feature preparation for the suspect stage and final model.
     audit_ : DataFrame
-        One row per training row: the decision, reason and evidence columns
-        (:data:`~labelclean.report.AUDIT_COLUMNS`), indexed like the input.
+        One row per training row, as ``labelclean run`` writes
+        ``audit.parquet``: the row's own columns (``X``'s, and ``y`` under its
+        name when it is a named Series), then the decision, reason and
+        evidence columns (:data:`~labelclean.report.AUDIT_COLUMNS`), indexed
+        like the input.
     calibration_ : dict
         What the fit measured about its own rows, JSON-ready: the estimated
         ``noise_rate`` (with a 5–95 % bootstrap interval) and
@@ -351,7 +360,9 @@ classifier, default='auto'
             self._missing_fill = fill
         return raw, Z
 
-    def fit(self, X: ArrayLike, y: ArrayLike) -> "LabelCleaner":
+    def fit(
+        self, X: ArrayLike, y: ArrayLike, sample_weight: ArrayLike | None = None
+    ) -> "LabelCleaner":
         """Run every stage on ``(X, y)`` and decide every row.
 
         Parameters
@@ -361,6 +372,13 @@ classifier, default='auto'
             boolean or datetime columns.
         y : array-like of shape (n_samples,)
             Observed labels of any type.
+        sample_weight : array-like of shape (n_samples,), default=None
+            Non-negative row weights, given to the stages whose ``fit`` takes
+            them: SPLBoost (the suspects) and the final model's candidates
+            (CB-AdaBoost, RoSR-L, SPBL), in the out-of-fold fits and in
+            ``model_``. The confidence stage (neighbours, densities) and the
+            calibration of the decisions ignore them: they judge each row by
+            the labels around it, whatever its weight.
 
         Returns
         -------
@@ -379,19 +397,24 @@ classifier, default='auto'
         }
         self.feature_handling_ = describe_features(self.feature_encoder_, raw)
         self.classes_, codes = check_labels(y, n_samples=Z.shape[0])
+        weight = (
+            None
+            if sample_weight is None
+            else check_sample_weight(sample_weight, Z, ensure_non_negative=True)
+        )
         _refuse_continuous(self.classes_, codes.shape[0])
         self.stages_learn_codes_ = True
         index = X.index if is_dataframe(X) else pd.RangeIndex(codes.shape[0])
         folds = self._folds(Z, codes, rng)
         clock.lap("features")
         soft, neighbor_counts = self._fit_confidence_and_suspects(
-            raw, y, Z, codes, folds, rng, clock
+            raw, y, Z, codes, folds, rng, clock, weight
         )
         spl_weight, zero_round, train_rows = self._rows_kept_by_suspects(codes)
         clock.lap("suspects")
         model_seed = draw_seed(rng)
         oof, soft_model = self._fit_out_of_fold(
-            model_seed, Z, codes, soft, folds, train_rows
+            model_seed, Z, codes, soft, folds, train_rows, weight
         )
         clock.lap("model_out_of_fold")
         # 4. decisions -----------------------------------------------------
@@ -401,13 +424,17 @@ classifier, default='auto'
         decided = self._decide(evidence)
         decision, _, new_codes, _ = decided
         self.decisions_ = decision
-        self.audit_ = self._audit_frame(
-            index, y, evidence, decided, neighbor_counts, zero_round
+        self.audit_ = with_user_columns(
+            X,
+            y,
+            self._audit_frame(index, y, evidence, decided, neighbor_counts, zero_round),
         )
         clock.lap("decisions")
         self.sample_indices_ = np.flatnonzero(decision != "discarded")
         self.cleaned_labels_ = self.classes_[new_codes[self.sample_indices_]]
-        self._fit_final(model_seed, Z, codes, soft, new_codes, train_rows, soft_model)
+        self._fit_final(
+            model_seed, Z, codes, soft, new_codes, train_rows, soft_model, weight
+        )
         clock.lap("final_model")
         self.stage_times_ = clock.times
         logger.info("stage times (s): %s", clock.summary())
@@ -422,7 +449,7 @@ classifier, default='auto'
         splitter = StratifiedKFold(n_folds, shuffle=True, random_state=draw_seed(rng))
         return list(splitter.split(Z, codes))
 
-    def _fit_confidence_and_suspects(self, raw, y, Z, codes, folds, rng, clock):
+    def _fit_confidence_and_suspects(self, raw, y, Z, codes, folds, rng, clock, weight):
         """Stages 1 and 2: the soft labels (and neighbour counts), SPLBoost.
 
         The two stages are independent; with n_jobs > 1 SPLBoost runs on a
@@ -434,11 +461,12 @@ classifier, default='auto'
         self.suspect_estimator_ = self._make_suspects(suspects_seed)
         suspects = self.suspect_estimator_
         labels = self._stage_labels(codes)
+        weighted = {} if weight is None else {"sample_weight": weight}
         with ThreadPoolExecutor(max_workers=1) as pool:
             suspects_done = None
             if suspects is not None and effective_n_jobs(self.n_jobs) > 1:
                 suspects_done = pool.submit(
-                    suspects.fit, self._model_input(suspects, Z), labels
+                    suspects.fit, self._model_input(suspects, Z), labels, **weighted
                 )
             self.confidence_estimator_ = self._make_confidence(conf_seed).fit(raw, y)
             conf = self.confidence_estimator_
@@ -452,7 +480,7 @@ classifier, default='auto'
             elif suspects is not None:
                 with warnings.catch_warnings():
                     warnings.simplefilter("ignore", UserWarning)
-                    suspects.fit(self._model_input(suspects, Z), labels)
+                    suspects.fit(self._model_input(suspects, Z), labels, **weighted)
         return soft, getattr(conf, "neighbor_counts_", None)
 
     def _rows_kept_by_suspects(self, codes):
@@ -473,7 +501,7 @@ classifier, default='auto'
         )
         return spl_weight, zero_round, np.arange(n_samples)
 
-    def _fit_out_of_fold(self, model_seed, Z, codes, soft, folds, train_rows):
+    def _fit_out_of_fold(self, model_seed, Z, codes, soft, folds, train_rows, weight):
         """Stage 3: out-of-fold probabilities of the chosen final model.
 
         Each candidate is evaluated out of fold and one is chosen
@@ -492,7 +520,7 @@ classifier, default='auto'
         in_train[train_rows] = True
         candidates = self._model_candidates(self.classes_.shape[0])
         oofs, self.model_selection_ = self._select_model(
-            candidates, model_seed, Z, codes, soft, folds, in_train
+            candidates, model_seed, Z, codes, soft, folds, in_train, weight
         )
         self.model_name_ = self.model_selection_["chosen"]
         oof = oofs[self.model_name_]
@@ -500,13 +528,15 @@ classifier, default='auto'
         soft_model = None
         if missing.any() or self.final_fit == "soft":
             soft_model = self._make_model(self.model_name_, model_seed)
-            self._fit_model(soft_model, Z, codes, soft, train_rows)
+            self._fit_model(soft_model, Z, codes, soft, train_rows, weight=weight)
             if missing.any():
                 oof[missing] = self._proba_in_classes(soft_model, Z[missing])
             self.model_ = soft_model
         return oof, soft_model
 
-    def _fit_final(self, model_seed, Z, codes, soft, new_codes, train_rows, soft_model):
+    def _fit_final(
+        self, model_seed, Z, codes, soft, new_codes, train_rows, soft_model, weight
+    ):
         """Stage 5: ``model_`` for new rows, on the cleaned rows (or the soft one)."""
         if self.final_fit != "cleaned":
             return
@@ -521,13 +551,15 @@ classifier, default='auto'
             )
             if soft_model is None:
                 soft_model = self._make_model(name, model_seed)
-                self._fit_model(soft_model, Z, codes, soft, train_rows)
+                self._fit_model(soft_model, Z, codes, soft, train_rows, weight=weight)
             self.model_ = soft_model
             return
         self.model_ = self._make_model(name, model_seed)
         cleaned_soft = np.zeros_like(soft)
         cleaned_soft[kept] = np.eye(self.classes_.shape[0])[new_codes[kept]]
-        self._fit_model(self.model_, Z, new_codes.copy(), cleaned_soft, kept)
+        self._fit_model(
+            self.model_, Z, new_codes.copy(), cleaned_soft, kept, weight=weight
+        )
 
     def _cross_fitted_confidence(self, raw, y, folds, seed) -> np.ndarray:
         """Per-class confidence of each row from a stage fitted without it."""

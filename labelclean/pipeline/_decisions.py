@@ -130,6 +130,27 @@ def decide(
     return decision, reason, new_codes
 
 
+def with_user_columns(X: Any, y: Any, audit: pd.DataFrame) -> pd.DataFrame:
+    """The audit with the rows' own columns first, as the CLI writes it.
+
+    ``X``'s columns (``x0, x1, ...`` for an array), then ``y`` under its name
+    when it is a named Series that ``X`` does not hold, then the audit
+    columns. A user column named like an audit column is left out (the CLI
+    refuses such inputs).
+    """
+    if is_dataframe(X):
+        user = X.set_axis(audit.index)
+    else:
+        values = np.asarray(X)
+        user = pd.DataFrame(
+            values, index=audit.index, columns=[f"x{j}" for j in range(values.shape[1])]
+        )
+    if isinstance(y, pd.Series) and y.name is not None and y.name not in user.columns:
+        user = user.assign(**{str(y.name): y.set_axis(audit.index)})
+    keep = [c for c in user.columns if c not in audit.columns]
+    return pd.concat([user[keep], audit], axis=1)
+
+
 def neighbor_counts_json(counts: np.ndarray, classes: np.ndarray) -> pd.Series:
     """Neighbours' label counts per row as JSON strings (zero counts omitted).
 
@@ -308,7 +329,9 @@ class DecisionsMixin:
                 frame[col] = frame[col].astype(y.dtype)
         return frame
 
-    def audit(self, X: ArrayLike, y: ArrayLike) -> pd.DataFrame:
+    def audit(
+        self, X: ArrayLike, y: ArrayLike, *, user_columns: bool = True
+    ) -> pd.DataFrame:
         """Decide new labelled rows with the fitted stages (no refitting).
 
         The confidence of a new row comes from the fitted confidence stage
@@ -328,11 +351,16 @@ class DecisionsMixin:
             New rows with the training columns.
         y : array-like of shape (n_samples,)
             Their observed labels, among ``classes_``.
+        user_columns : bool, default=True
+            Start with the rows' own columns, as ``labelclean apply`` writes
+            its audit (see :func:`with_user_columns`); False gives the audit
+            columns only.
 
         Returns
         -------
         audit : DataFrame
-            The columns of :data:`~labelclean.report.AUDIT_COLUMNS`, indexed like ``X``.
+            The user's columns, then those of
+            :data:`~labelclean.report.AUDIT_COLUMNS`, indexed like ``X``.
         """
         check_is_fitted(self)
         raw, Z = self._check_X(X, reset=False)
@@ -357,9 +385,10 @@ class DecisionsMixin:
             spl_weight = suspects.self_paced_weights(Z, self._stage_labels(codes))
         evidence = Evidence(codes, soft, model_proba, spl_weight)
         index = X.index if is_dataframe(X) else pd.RangeIndex(Z.shape[0])
-        return self._audit_frame(
+        audit = self._audit_frame(
             index, y, evidence, self._decide(evidence), counts, None
         )
+        return with_user_columns(X, y, audit) if user_columns else audit
 
     def report(self, **kwargs) -> dict:
         """The report dict (``report.json``) of the training rows' audit.

@@ -160,7 +160,7 @@ class ModelSelectionMixin:
             return Z
         return np.where(missing, self._missing_fill[None, :], Z)
 
-    def _fit_model(self, model, Z, codes, soft, rows, *, quiet=True):
+    def _fit_model(self, model, Z, codes, soft, rows, *, quiet=True, weight=None):
         """Fit ``model`` on ``rows`` with the class codes as labels.
 
         The stages learn integer codes, never the user's labels, so any label
@@ -170,7 +170,8 @@ class ModelSelectionMixin:
         Soft labels go to models whose ``fit`` takes them: CB-AdaBoost's
         ``gamma`` (the class-probability matrix, or the observed label's
         probability when a class is absent from ``rows``) and RoSR's
-        ``soft_labels``.
+        ``soft_labels``. Row weights (``LabelCleaner.fit``'s ``sample_weight``)
+        go to models whose ``fit`` takes ``sample_weight``.
         """
         y = self._stage_labels(codes[rows])
         all_present = np.unique(codes[rows]).shape[0] == self.classes_.shape[0]
@@ -179,6 +180,8 @@ class ModelSelectionMixin:
             kwargs["gamma"] = soft[rows] if all_present else soft[rows, codes[rows]]
         elif _fit_accepts(model, "soft_labels") and all_present:
             kwargs["soft_labels"] = soft[rows]
+        if weight is not None and _fit_accepts(model, "sample_weight"):
+            kwargs["sample_weight"] = weight[rows]
         Z_rows = self._model_input(model, Z[rows])
         if not quiet:  # the caller silences warnings (threads share filters)
             model.fit(Z_rows, y, **kwargs)
@@ -212,7 +215,7 @@ class ModelSelectionMixin:
 
     # ------------------------------------------------------------------
     @fit_context(prefer_skip_nested_validation=False)
-    def _select_model(self, names, seed, Z, codes, soft, folds, in_train):
+    def _select_model(self, names, seed, Z, codes, soft, folds, in_train, weight):
         """Out-of-fold probabilities of the chosen final model, and the choice.
 
         With several candidates, each is evaluated out of fold and
@@ -227,7 +230,9 @@ class ModelSelectionMixin:
                 codes, MODEL_SELECTION_MAX_SAMPLES, min_per_class=len(folds), seed=seed
             )
         if rows is None:
-            oofs = self._out_of_fold(names, seed, Z, codes, soft, folds, in_train)
+            oofs = self._out_of_fold(
+                names, seed, Z, codes, soft, folds, in_train, weight
+            )
             return oofs, _choose_model(oofs, codes)[1]
         splitter = StratifiedKFold(len(folds), shuffle=True, random_state=seed)
         sub_folds = list(splitter.split(rows, codes[rows]))
@@ -239,13 +244,16 @@ class ModelSelectionMixin:
             soft[rows],
             sub_folds,
             in_train[rows],
+            None if weight is None else weight[rows],
         )
         chosen, selection = _choose_model(sub_oofs, codes[rows])
         selection["sampled_rows"] = int(rows.shape[0])
-        oofs = self._out_of_fold([chosen], seed, Z, codes, soft, folds, in_train)
+        oofs = self._out_of_fold(
+            [chosen], seed, Z, codes, soft, folds, in_train, weight
+        )
         return oofs, selection
 
-    def _out_of_fold(self, names, seed, Z, codes, soft, folds, in_train):
+    def _out_of_fold(self, names, seed, Z, codes, soft, folds, in_train, weight):
         """Out-of-fold class probabilities of each final model in ``names``.
 
         For each fold, the model is fitted on the other folds' rows that
@@ -266,7 +274,7 @@ class ModelSelectionMixin:
             if np.unique(codes[rows]).shape[0] < 2:
                 return None
             model = self._make_model(name, seed)
-            self._fit_model(model, Z, codes, soft, rows, quiet=False)
+            self._fit_model(model, Z, codes, soft, rows, quiet=False, weight=weight)
             return self._proba_in_classes(model, Z[test])
 
         # BLAS on one thread for every fold, whatever n_jobs, set here by the

@@ -344,7 +344,9 @@ def run_pipeline(
             input_validation=input_result,
             check_batches=positions is not None,
             fit_positions=np.arange(len(frame)) if positions is None else positions,
-            fit_audit=cleaner.audit_,
+            fit_audit=cleaner.audit_[
+                [c for c in cleaner.audit_.columns if c in AUDIT_COLUMNS]
+            ],
             engine=engine,
             scheduler=scheduler,
             n_jobs=n_jobs,

@@ -83,7 +83,7 @@ def decide_frame(
     cleaned : pandas.DataFrame
         ``frame``'s kept and corrected rows, with the cleaned labels.
     """
-    audit_cols = cleaner.audit(frame[features], frame[label])
+    audit_cols = cleaner.audit(frame[features], frame[label], user_columns=False)
     audit_cols["cleaned_label"] = audit_cols["cleaned_label"].astype(
         _missing_value_dtype(audit_cols["observed_label"].dtype)
     )
@@ -133,7 +133,7 @@ def decide_rows(
     parts = []
     if (~inside).any():
         rest = frame.loc[~inside]
-        cols = cleaner.audit(rest[features], rest[label])
+        cols = cleaner.audit(rest[features], rest[label], user_columns=False)
         parts.append(cols)
     fitted = fit_audit.iloc[lo:hi].set_axis(frame.index[inside])
     parts.append(fitted)

@@ -49,6 +49,14 @@ EXPECTED_FAILED_CHECKS: dict[str, dict[str, str]] = {
             "early_stopping=False the check passes)."
         ),
     },
+    "LabelCleaner": {
+        "check_sample_weight_equivalence_on_dense_data": (
+            "row weights reach SPLBoost and the final model only; the label "
+            "confidence counts a repeated row among its own neighbours and the "
+            "folds split rows, not weight, so repeating a row is not the same "
+            "as weighting it (documented in LabelCleaner.fit)."
+        ),
+    },
 }
 
 

@@ -66,7 +66,7 @@ def test_audit_accounts_for_every_row_and_keeps_index():
         suspects=None, model=LogisticRegression(max_iter=500), random_state=0
     ).fit(frame, labels)
     audit = cleaner.audit_
-    assert list(audit.columns) == list(AUDIT_COLUMNS)
+    assert list(audit.columns) == ["u", "v", "label", *AUDIT_COLUMNS]
     assert audit.index.equals(frame.index)
     assert set(audit["decision"]) <= {"kept", "corrected", "discarded"}
     assert (

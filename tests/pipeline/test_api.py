@@ -1,0 +1,93 @@
+"""The Python API a user touches: sample weights, the audit's columns (the
+same as the CLI's), index-preserving noise."""
+
+import numpy as np
+import pandas as pd
+import pytest
+from sklearn.datasets import make_blobs
+from typer.testing import CliRunner
+
+from labelclean.cli.main import app
+from labelclean.ensemble import SPLBoostClassifier
+from labelclean.linear_model import RoSRClassifier
+from labelclean.noise import flip_labels
+from labelclean.pipeline import LabelCleaner
+from labelclean.report import AUDIT_COLUMNS
+
+FAST = {
+    "suspects": SPLBoostClassifier(n_estimators=20, age=2.0),
+    "model": RoSRClassifier(),
+    "random_state": 0,
+}
+
+
+@pytest.fixture(scope="module")
+def data():
+    X, y = make_blobs(
+        240, centers=[[0, 0], [1.2, 1.2]], cluster_std=1.0, random_state=0
+    )
+    frame = pd.DataFrame(X, columns=["f1", "f2"], index=pd.RangeIndex(500, 740))
+    labels = pd.Series(np.array(["a", "b"])[y], index=frame.index, name="label")
+    noisy, _ = flip_labels(labels, 0.1, random_state=0)
+    return frame, noisy
+
+
+def test_sample_weight_reaches_the_models(data):
+    X, y = data
+    plain = LabelCleaner(**FAST).fit(X, y)
+    ones = LabelCleaner(**FAST).fit(X, y, sample_weight=np.ones(len(y)))
+    np.testing.assert_allclose(ones.predict_proba(X), plain.predict_proba(X))
+    # Rows of class 'b' weighing five times as much pull the model towards 'b'.
+    heavy = np.where(y == "b", 5.0, 1.0)
+    weighted = LabelCleaner(**FAST).fit(X, y, sample_weight=heavy)
+    b = list(weighted.classes_).index("b")
+    assert (
+        weighted.predict_proba(X)[:, b].mean()
+        > plain.predict_proba(X)[:, b].mean() + 0.05
+    )
+    with pytest.raises(ValueError, match=r"[Nn]egative"):
+        LabelCleaner(**FAST).fit(X, y, sample_weight=-np.ones(len(y)))
+
+
+def test_audit_has_the_users_columns_like_the_cli(data, tmp_path):
+    X, y = data
+    cleaner = LabelCleaner(**FAST).fit(X, y)
+    expected = ["f1", "f2", "label", *AUDIT_COLUMNS]
+    assert list(cleaner.audit_.columns) == expected
+    assert cleaner.audit_.index.equals(X.index)
+    pd.testing.assert_frame_equal(cleaner.audit_[["f1", "f2"]], X)
+    new = cleaner.audit(X.iloc[:10], y.iloc[:10])
+    assert list(new.columns) == expected
+    assert list(
+        cleaner.audit(X.iloc[:10], y.iloc[:10], user_columns=False).columns
+    ) == list(AUDIT_COLUMNS)
+    # The CLI's audit of the same table has the same columns, in order.
+    path = tmp_path / "in.parquet"
+    X.assign(label=y).to_parquet(path, index=False)
+    result = CliRunner().invoke(
+        app,
+        ["run", str(path), "-p", "multiclass-rosr", "--label", "label", "-o",
+         str(tmp_path / "out")],
+    )  # fmt: skip
+    assert result.exit_code == 0, result.output
+    cli = pd.read_parquet(tmp_path / "out" / "audit.parquet")
+    assert [c for c in cli.columns if not c.startswith("__")] == expected
+    # An array X gives x0, x1, ... as the CLI would name nothing.
+    arr = LabelCleaner(**FAST).fit(X.to_numpy(), y.to_numpy())
+    assert list(arr.audit_.columns[:2]) == ["x0", "x1"]
+
+
+def test_flip_labels_keeps_a_series_index_and_name():
+    y = pd.Series(["a", "b"] * 10, index=pd.RangeIndex(100, 120), name="target")
+    noisy, flipped = flip_labels(y, 0.3, random_state=0)
+    assert isinstance(noisy, pd.Series) and noisy.index.equals(y.index)
+    assert noisy.name == "target" and flipped.index.equals(y.index)
+    assert int(flipped.sum()) == 6
+    assert ((noisy != y) == flipped).all()
+    categorical = y.astype(pd.CategoricalDtype(["b", "a"], ordered=True))
+    noisy_cat, _ = flip_labels(categorical, 0.3, random_state=0)
+    assert noisy_cat.dtype == categorical.dtype
+    # Arrays stay arrays.
+    noisy_arr, flipped_arr = flip_labels(y.to_numpy(), 0.3, random_state=0)
+    assert isinstance(noisy_arr, np.ndarray) and isinstance(flipped_arr, np.ndarray)
+    np.testing.assert_array_equal(noisy_arr, noisy.to_numpy())
