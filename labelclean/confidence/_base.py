@@ -13,7 +13,8 @@ from numbers import Integral
 
 import numpy as np
 from numpy.typing import ArrayLike
-from sklearn.base import BaseEstimator, clone
+from sklearn.base import BaseEstimator, TransformerMixin, clone
+from sklearn.utils.validation import check_is_fitted
 
 from labelclean.exceptions import DataValidationError
 from labelclean.filters import KNNFilter
@@ -23,8 +24,17 @@ from labelclean.utils._sklearn import HasMethods, Interval, StrOptions
 __all__ = ["BaseConfidence"]
 
 
-class BaseConfidence(FeatureSpaceMixin, BaseEstimator):
-    """Shared machinery of the label-confidence estimators (not public)."""
+class BaseConfidence(FeatureSpaceMixin, TransformerMixin, BaseEstimator):
+    """Shared machinery of the label-confidence estimators (not public).
+
+    They are transformers too: ``transform(X)`` gives each row's per-class
+    confidence (``predict_proba``), columns ``confidence_<class>``, so they
+    fit in a scikit-learn pipeline and honour ``set_output(transform=
+    "pandas")``. ``fit_transform(X, y)`` gives the training rows' confidence
+    as ``fit`` computed it (KNN: leave-one-out neighbours, each row never its
+    own neighbour), which is what to use on training rows and is not
+    ``fit(X, y).transform(X)``, where every row finds itself.
+    """
 
     _parameter_constraints: dict = {
         "noise_filter": [StrOptions({"knn"}), HasMethods(["fit_resample"]), None],
@@ -82,6 +92,44 @@ class BaseConfidence(FeatureSpaceMixin, BaseEstimator):
         """
         Z = self._encode_features(X, reset=False)
         return self._class_probabilities(Z)
+
+    def transform(self, X: ArrayLike) -> np.ndarray:
+        """Per-class confidence of new rows (:meth:`predict_proba`).
+
+        Parameters
+        ----------
+        X : {array-like, DataFrame} of shape (n_samples, n_features)
+            New rows, with the columns seen in ``fit``.
+
+        Returns
+        -------
+        proba : ndarray or DataFrame of shape (n_samples, n_classes)
+            A DataFrame with ``set_output(transform="pandas")``.
+        """
+        return self.predict_proba(X)
+
+    def fit_transform(self, X: ArrayLike, y: ArrayLike) -> np.ndarray:
+        """Fit, and give the training rows' per-class confidence.
+
+        Parameters
+        ----------
+        X : {array-like, DataFrame} of shape (n_samples, n_features)
+            Training rows.
+        y : array-like of shape (n_samples,)
+            Their observed labels.
+
+        Returns
+        -------
+        proba : ndarray or DataFrame of shape (n_samples, n_classes)
+            As ``fit`` computed it for the training rows (see the class
+            docstring); a DataFrame with ``set_output(transform="pandas")``.
+        """
+        return np.array(self.fit(X, y)._training_proba(), dtype=np.float64)
+
+    def get_feature_names_out(self, input_features=None) -> np.ndarray:
+        """Names of the :meth:`transform` columns: ``confidence_<class>``."""
+        check_is_fitted(self)
+        return np.asarray([f"confidence_{c}" for c in self.classes_], dtype=object)
 
     def score_samples(self, X: ArrayLike, y: ArrayLike | None = None) -> np.ndarray:
         """Label confidence γ of new rows: the probability that ``y`` is right.

@@ -378,6 +378,9 @@ class BayesConfidence(BaseConfidence):
         posterior[unexplained] = self.class_priors_
         return posterior
 
+    def _training_proba(self) -> np.ndarray:
+        return self.posterior_
+
     def _class_probabilities(self, Z: np.ndarray) -> np.ndarray:
         check_is_fitted(self)
         return self._posterior(self._log_density(Z))

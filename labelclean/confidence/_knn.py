@@ -221,6 +221,9 @@ class KNNConfidence(BaseConfidence):
         neighbors = self._index.query(Z, self.in_reduced_set_, self.n_neighbors_)
         return _label_counts(neighbors, self._train_codes, self.classes_.shape[0])
 
+    def _training_proba(self) -> np.ndarray:
+        return self.soft_labels_
+
     def _class_probabilities(self, Z: np.ndarray) -> np.ndarray:
         check_is_fitted(self)
         return self._counts(Z) / self.n_neighbors_

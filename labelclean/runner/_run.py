@@ -317,10 +317,10 @@ def run_pipeline(
             features=cols.features,
             exclude=cols.exclude,
         )
-        _announce(frame, cols, columns)
         cleaner = build_cleaner(
             definition, random_state=seed, overrides=decisions, n_jobs=n_jobs
         )
+        _announce(frame, cols, columns)
         clock.lap("validate_input")
         cleaner.fit(frame[columns], frame[cols.label])
         clock.lap("fit")

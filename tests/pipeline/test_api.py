@@ -91,3 +91,31 @@ def test_flip_labels_keeps_a_series_index_and_name():
     noisy_arr, flipped_arr = flip_labels(y.to_numpy(), 0.3, random_state=0)
     assert isinstance(noisy_arr, np.ndarray) and isinstance(flipped_arr, np.ndarray)
     np.testing.assert_array_equal(noisy_arr, noisy.to_numpy())
+
+
+@pytest.mark.parametrize("name", ["KNNConfidence", "BayesConfidence"])
+def test_confidence_stages_are_transformers_with_set_output(data, name):
+    from sklearn.linear_model import LogisticRegression
+    from sklearn.pipeline import make_pipeline
+
+    import labelclean.confidence as confidence
+
+    X, y = data
+    est = getattr(confidence, name)(random_state=0).set_output(transform="pandas")
+    out = est.fit_transform(X, y)
+    assert isinstance(out, pd.DataFrame) and out.index.equals(X.index)
+    assert list(out.columns) == ["confidence_a", "confidence_b"]
+    # The training rows get the confidence fit computed (leave-one-out
+    # neighbours for KNN), not a second look at themselves.
+    training = est.soft_labels_ if name == "KNNConfidence" else est.posterior_
+    np.testing.assert_allclose(out.to_numpy(), training)
+    new = est.transform(X.iloc[:5])
+    assert isinstance(new, pd.DataFrame) and new.index.equals(X.index[:5])
+    np.testing.assert_allclose(new.to_numpy(), est.predict_proba(X.iloc[:5]))
+    default = getattr(confidence, name)(random_state=0).fit_transform(X, y)
+    assert isinstance(default, np.ndarray)
+    # In a scikit-learn pipeline, as a feature step.
+    pipe = make_pipeline(
+        getattr(confidence, name)(random_state=0), LogisticRegression()
+    )
+    assert pipe.fit(X, y).score(X, y) > 0.6

@@ -514,7 +514,11 @@ def test_cli_bad_input(tmp_path, request, builder, code, fragments):
         assert line.startswith("error: ")
     for fragment in fragments:
         assert fragment in line, f"{fragment!r} not in {line!r}"
-    assert result.stdout == ""
+    # stdout holds no result: at most the line naming the features, printed
+    # before a fit that then failed.
+    assert result.stdout == "" or re.fullmatch(
+        r"label '[^\n]*'; \d+ feature\(s\) \([^\n]*\): [^\n]*\n", result.stdout
+    ), result.stdout
     # Inputs, definitions, models and any earlier output folder keep their
     # bytes; nothing (not even a hidden staging folder) was added.
     assert tree_digest(tmp_path) == before
@@ -570,8 +574,10 @@ def _every_supported_kind(tmp: Path) -> Job:
 
 
 ACCEPTED = [
+    # Every kind runs; the per-row counters and the timestamps are named as
+    # columns that should probably not be features.
     ("strings-categoricals-booleans-ints-datetimes-durations",
-     _every_supported_kind, None),
+     _every_supported_kind, "column 'count' has a different value in every row"),
     ("class-with-one-row",
      _with("label", lambda n: ["c", *(["a", "b"] * n)[: n - 1]]),
      "class(es) ['c'] have a single row"),
