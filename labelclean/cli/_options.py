@@ -90,7 +90,9 @@ Jobs = Annotated[
 ]
 BatchSize = Annotated[
     int | None,
-    typer.Option("--batch-size", min=1, help="Rows per streamed batch."),
+    typer.Option(
+        "--batch-size", min=1, max=10_000_000, help="Rows per streamed batch."
+    ),
 ]
 
 
