@@ -144,3 +144,27 @@ def test_progress_is_shown_on_a_terminal_only(table, tmp_path, monkeypatch):
     # The status line shows the last finished stage with the rows and the time.
     assert "cleaning… run on 300 rows: outputs done in" in shown.stderr
     assert "s elapsed)" in shown.stderr
+
+
+def test_report_keeps_an_ordered_label_in_its_order(table, tmp_path):
+    frame = pd.read_parquet(table["input"])[["f1", "f2"]]
+    order = ["low", "mid", "high"]  # not alphabetical
+    codes = np.digitize(frame["f1"], np.quantile(frame["f1"], [1 / 3, 2 / 3]))
+    frame["label"] = pd.Categorical.from_codes(codes, categories=order, ordered=True)
+    path = tmp_path / "ordered.parquet"
+    frame.to_parquet(path)
+    out = tmp_path / "out"
+    result = runner.invoke(
+        app, ["run", str(path), "-p", str(table["pipeline"]), "--label", "label",
+              "-o", str(out)],
+    )  # fmt: skip
+    assert result.exit_code == 0, result.output
+    report = json.loads((out / "report.json").read_text())
+    assert [c["label"] for c in report["classes"]] == order
+    assert report["label_matrix"]["labels"] == order
+    html = (out / "report.html").read_text()
+    assert (
+        html.index("<td>low</td>")
+        < html.index("<td>mid</td>")
+        < html.index("<td>high</td>")
+    )
