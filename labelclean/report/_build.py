@@ -9,8 +9,8 @@ from collections import Counter
 from typing import Any
 
 from labelclean.report._json import (
+    _records,
     _row_id,
-    _row_record,
     _sort_key,
     assemble_report,
     to_jsonable,
@@ -226,15 +226,17 @@ def _suspects(
         return []
     columns = [*_DECISION_COLUMNS, *evidence_present]
     suspects = []
+    records = _records(top, columns)
+    feature_values = _records(top, features)
     for position in range(len(top)):
         record = {
             "rank": position + 1,
             "row_id": _row_id(top, summary.id_column, position),
             "suspicion": to_jsonable(top["__suspicion"].iat[position]),
         }
-        record.update(_row_record(top, position, columns))
+        record.update(records[position])
         record["why"] = why(record)
-        record["features"] = _row_record(top, position, features)
+        record["features"] = feature_values[position]
         suspects.append(record)
     return suspects
 
@@ -247,11 +249,12 @@ def _examples(summary: Any, user_columns: list[str]) -> tuple[list, dict]:
     examples: dict[str, list] = {d: [] for d in DECISIONS}
     ex = summary._examples
     if ex is not None:
+        records = _records(ex, columns)
         for position in range(len(ex)):
             examples[ex["decision"].iat[position]].append(
                 {
                     "row_id": _row_id(ex, summary.id_column, position),
-                    **_row_record(ex, position, columns),
+                    **records[position],
                 }
             )
     return columns, examples

@@ -176,16 +176,35 @@ def _numeric(column: Any) -> Any:
     )
 
 
-def _row_record(audit: Any, position: int, columns: Sequence[str]) -> dict[str, Any]:
-    row = audit.iloc[position]
-    record = {}
-    for column in columns:
-        value = row[column]
-        if column == "neighbor_label_counts":
-            record[column] = _parse_counts(None if _is_missing(value) else value)
-        else:
-            record[str(column)] = to_jsonable(value)
-    return record
+def _records(audit: Any, columns: Sequence[str]) -> list[dict[str, Any]]:
+    """Each row of ``audit`` as a dict of JSON values over ``columns``.
+
+    Column by column (one conversion per column, not one lookup per cell),
+    so that listing ten thousand suspects takes a fraction of a second.
+    """
+    values = {str(c): _column_values(audit[c], str(c)) for c in columns}
+    names = list(values)
+    return (
+        [
+            dict(zip(names, row, strict=True))
+            for row in zip(*values.values(), strict=True)
+        ]
+        if names
+        else [{} for _ in range(len(audit))]
+    )
+
+
+def _column_values(column: Any, name: str) -> list[Any]:
+    if name == "neighbor_label_counts":
+        return [_parse_counts(None if _is_missing(v) else v) for v in column.tolist()]
+    if pd.api.types.is_float_dtype(column.dtype):
+        floats = column.to_numpy(dtype=np.float64, na_value=np.nan)
+        return [float(v) if math.isfinite(v) else None for v in floats.tolist()]
+    if pd.api.types.is_bool_dtype(column.dtype) and not column.hasnans:
+        return [bool(v) for v in column.tolist()]
+    if pd.api.types.is_integer_dtype(column.dtype) and not column.hasnans:
+        return [int(v) for v in column.tolist()]
+    return [to_jsonable(v) for v in column.tolist()]
 
 
 def _is_missing(value: Any) -> bool:
