@@ -501,66 +501,6 @@ classifier, default='auto'
         )
         return spl_weight, zero_round, np.arange(n_samples)
 
-    def _fit_out_of_fold(self, model_seed, Z, codes, soft, folds, train_rows, weight):
-        """Stage 3: out-of-fold probabilities of the chosen final model.
-
-        Each candidate is evaluated out of fold and one is chosen
-        (``model_name_``, ``model_selection_``). Returns the probabilities and
-        the model fitted on ``train_rows`` with the soft labels, when it was
-        needed (rows no fold could score, or ``final_fit='soft'``).
-        """
-        if folds is None:
-            warnings.warn(
-                "a class has a single row: the final model's probabilities are "
-                "in-sample, not out of fold.",
-                UserWarning,
-                stacklevel=3,
-            )
-        in_train = np.zeros(codes.shape[0], dtype=bool)
-        in_train[train_rows] = True
-        candidates = self._model_candidates(self.classes_.shape[0])
-        oofs, self.model_selection_ = self._select_model(
-            candidates, model_seed, Z, codes, soft, folds, in_train, weight
-        )
-        self.model_name_ = self.model_selection_["chosen"]
-        oof = oofs[self.model_name_]
-        missing = np.isnan(oof).any(axis=1)
-        soft_model = None
-        if missing.any() or self.final_fit == "soft":
-            soft_model = self._make_model(self.model_name_, model_seed)
-            self._fit_model(soft_model, Z, codes, soft, train_rows, weight=weight)
-            if missing.any():
-                oof[missing] = self._proba_in_classes(soft_model, Z[missing])
-            self.model_ = soft_model
-        return oof, soft_model
-
-    def _fit_final(
-        self, model_seed, Z, codes, soft, new_codes, train_rows, soft_model, weight
-    ):
-        """Stage 5: ``model_`` for new rows, on the cleaned rows (or the soft one)."""
-        if self.final_fit != "cleaned":
-            return
-        name = self.model_name_
-        kept = self.sample_indices_
-        if np.unique(new_codes[kept]).shape[0] < 2:
-            warnings.warn(
-                "the cleaned rows hold fewer than two classes; the final model is "
-                "the one fitted on the rows SPLBoost kept.",
-                UserWarning,
-                stacklevel=3,
-            )
-            if soft_model is None:
-                soft_model = self._make_model(name, model_seed)
-                self._fit_model(soft_model, Z, codes, soft, train_rows, weight=weight)
-            self.model_ = soft_model
-            return
-        self.model_ = self._make_model(name, model_seed)
-        cleaned_soft = np.zeros_like(soft)
-        cleaned_soft[kept] = np.eye(self.classes_.shape[0])[new_codes[kept]]
-        self._fit_model(
-            self.model_, Z, new_codes.copy(), cleaned_soft, kept, weight=weight
-        )
-
     def _cross_fitted_confidence(self, raw, y, folds, seed) -> np.ndarray:
         """Per-class confidence of each row from a stage fitted without it."""
         n_samples = len(y)

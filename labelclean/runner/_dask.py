@@ -89,7 +89,8 @@ def dask_client(scheduler: str | None = None, **cluster_kwargs: Any) -> Iterator
         with Client(address) as client:
             yield client
         return
-    kwargs = {"dashboard_address": None, **cluster_kwargs}
+    # ":0": any free port, so a second cluster never warns that 8787 is taken.
+    kwargs = {"dashboard_address": ":0", **cluster_kwargs}
     with LocalCluster(**kwargs) as cluster, Client(cluster) as client:
         yield client
 

@@ -20,7 +20,6 @@ from reliability_utils import (
 from typer.testing import CliRunner
 
 from labelclean.cli.main import app
-from labelclean.pipeline._persist import _canonical_archive
 
 runner = CliRunner()
 
@@ -92,7 +91,7 @@ def _apply(path):
 def test_damaged_model_metadata_is_a_definition_error(workdir, model, change, message):
     payload = dict(model, metadata=dict(model["metadata"]))
     change(payload)
-    (workdir / "damaged.skops").write_bytes(_canonical_archive(sio.dumps(payload)))
+    (workdir / "damaged.skops").write_bytes(sio.dumps(payload))
     result = _apply(workdir / "damaged.skops")
     assert result.exit_code == EXIT_DEFINITION
     assert message in _error_line(result)
