@@ -31,6 +31,8 @@ __all__ = ["choice_checks", "feature_warnings", "label_warnings"]
 MIN_ROWS_FOR_ID = 20
 #: Mean length from which string values read as free text.
 TEXT_LENGTH = 30
+#: Values whose mean length is measured (the first ones of the column).
+TEXT_SAMPLE = 10_000
 #: Distinct numeric labels from which a label looks like a measurement.
 CONTINUOUS_LABEL_VALUES = 50
 
@@ -126,11 +128,16 @@ def feature_warnings(frame: pd.DataFrame, name: Any) -> list[CheckResult]:
                 f"when a row was made should not predict its label, {drop}.",
             )
         ]
-    values = series.dropna()
-    distinct = int(values.nunique())
     integral = pd.api.types.is_integer_dtype(series.dtype)
     text = _is_text_like(series) and not isinstance(series.dtype, pd.CategoricalDtype)
-    length = float(values.astype(str).str.len().mean()) if text and len(values) else 0.0
+    categorical = text or isinstance(series.dtype, pd.CategoricalDtype)
+    if pd.api.types.is_bool_dtype(series.dtype) or not (integral or categorical):
+        return []  # floats and booleans: nothing to say
+    values = series.dropna()
+    distinct = int(values.nunique())
+    # Mean length on a bounded sample: the first rows say whether it is text.
+    sample = values.iloc[:TEXT_SAMPLE]
+    length = float(sample.astype(str).str.len().mean()) if text and len(sample) else 0.0
     out = []
     if length >= TEXT_LENGTH or (
         text and distinct > max(DEFAULT_MAX_CATEGORIES, n // 2) and distinct < n
@@ -158,17 +165,17 @@ def feature_warnings(frame: pd.DataFrame, name: Any) -> list[CheckResult]:
                 distinct=distinct,
             )
         ]
-    categorical = text or isinstance(series.dtype, pd.CategoricalDtype)
-    if categorical and distinct + int(series.isna().any()) > DEFAULT_MAX_CATEGORIES:
-        pooled = distinct - (DEFAULT_MAX_CATEGORIES - 1)
+    levels = distinct + int(len(values) < n)  # a missing value is a level
+    if categorical and levels > DEFAULT_MAX_CATEGORIES:
+        pooled = levels - (DEFAULT_MAX_CATEGORIES - 1)
         out.append(
             _warning(
                 "feature_levels_pooled",
                 name,
-                f"feature column {name!r} has {distinct} levels: the "
+                f"feature column {name!r} has {levels} levels: the "
                 f"{DEFAULT_MAX_CATEGORIES - 1} most frequent are kept and the "
                 f"other {pooled} are pooled into one level.",
-                levels=distinct,
+                levels=levels,
                 pooled=pooled,
             )
         )
