@@ -15,6 +15,7 @@ import typer
 from labelclean import __version__
 from labelclean.cli.apply import apply
 from labelclean.cli.demo import demo
+from labelclean.cli.drift import drift
 from labelclean.cli.report import report
 from labelclean.cli.run import run
 from labelclean.cli.score import score
@@ -51,5 +52,5 @@ def main(
     """Find, correct and discard wrong labels in tabular (parquet) data."""
 
 
-for _command in (run, apply, demo, validate, report, score):
+for _command in (run, apply, demo, validate, report, score, drift):
     app.command(name=_command.__name__)(_command)

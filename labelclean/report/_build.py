@@ -76,6 +76,7 @@ def summary_report(
         suspects=_suspects(summary, evidence_present, features),
         suspect_features=features,
         label_matrix=_label_matrix(summary, classes),
+        noise_profile=noise_profile(summary, classes),
         example_columns=example_columns,
         examples=examples,
         evidence_present=evidence_present,
@@ -175,6 +176,46 @@ def _label_matrix(summary: Any, classes: list[dict[str, Any]]) -> dict[str, Any]
         else:
             counts[row][index[to_jsonable(summary._labels[c])]] += n
     return {"labels": labels, "counts": counts, "discarded": discarded}
+
+
+def noise_profile(summary: Any, classes: list[dict[str, Any]]) -> dict[str, Any]:
+    """The run's label-noise profile, what ``labelclean drift`` compares.
+
+    Per observed class: rows, the mean and standard deviation of
+    ``noise_probability`` (the calibrated probability that a row's label is
+    wrong, so the mean estimates the class's share of wrong labels, on any
+    batch, training or new), and the shares flagged and corrected away.
+    Means are rounded to 12 decimals so that batches summed in another order
+    give the same report.
+    """
+    by_label = {to_jsonable(summary._labels[k]): v for k, v in summary._noise.items()}
+    rows = []
+    for c in classes:
+        if not c["n_observed"]:
+            continue
+        n, total, squares = by_label.get(c["label"], (0.0, 0.0, 0.0))
+        mean = total / n if n else None
+        var = max(squares / n - mean * mean, 0.0) if n else None
+        rows.append(
+            {
+                "label": c["label"],
+                "rows": c["n_observed"],
+                "rows_with_noise_probability": int(n),
+                "mean_noise_probability": None if mean is None else round(mean, 12),
+                "sd_noise_probability": None if var is None else round(var**0.5, 12),
+                "flagged_share": c["share_flagged"],
+                "corrected_share": c["share_corrected"],
+            }
+        )
+    n_all = sum(r["rows_with_noise_probability"] for r in rows)
+    overall = (
+        round(sum(v[1] for v in summary._noise.values()) / n_all, 12) if n_all else None
+    )
+    return {
+        "measure": "mean noise_probability per observed class",
+        "mean_noise_probability": overall,
+        "classes": rows,
+    }
 
 
 def _reasons(summary: Any, reason_descriptions: Any) -> list[dict[str, Any]]:

@@ -117,6 +117,8 @@ class AuditSummary:
         self._rounds_missing = 0
         self._suspects: Any = None
         self._examples: Any = None
+        # observed label -> [rows with a noise probability, sum, sum of squares]
+        self._noise: dict[Any, list[float]] = {}
 
     @property
     def decisions(self) -> dict[str, int]:
@@ -192,8 +194,29 @@ class AuditSummary:
             present = rounds.dropna().to_numpy(dtype=np.int64)
             self._rounds.update(Counter(present.tolist()))
             self._rounds_missing += int(rounds.isna().sum())
+        self._add_noise(audit, observed)
         self._add_suspects(audit, positions, decision)
         self._add_examples(audit, positions, decision)
+
+    def _add_noise(self, audit: Any, observed: Any) -> None:
+        """Per observed class: the sum and sum of squares of the calibrated
+        probability that the label is wrong (the label-noise profile)."""
+        if "noise_probability" not in audit.columns:
+            return
+        noise = pd.to_numeric(audit["noise_probability"], errors="coerce").to_numpy(
+            dtype=np.float64, na_value=np.nan
+        )
+        frame = pd.DataFrame({"o": observed.to_numpy(), "p": noise}).dropna()
+        grouped = frame.groupby("o", sort=False, observed=True)["p"]
+        stats = pd.DataFrame(
+            {"n": grouped.size(), "s": grouped.sum(), "q": (frame["p"] ** 2)
+             .groupby(frame["o"], sort=False, observed=True).sum()}
+        )  # fmt: skip
+        for label, row in stats.iterrows():
+            acc = self._noise.setdefault(label, [0.0, 0.0, 0.0])
+            acc[0] += float(row["n"])
+            acc[1] += float(row["s"])
+            acc[2] += float(row["q"])
 
     def _add_suspects(self, audit: Any, positions: Any, decision: Any) -> None:
 
@@ -280,6 +303,11 @@ class AuditSummary:
                 self._dists[column] = dist
         self._rounds.update(other._rounds)
         self._rounds_missing += other._rounds_missing
+        for label, (n, total, squares) in other._noise.items():
+            acc = self._noise.setdefault(label, [0.0, 0.0, 0.0])
+            acc[0] += n
+            acc[1] += total
+            acc[2] += squares
         if self.class_order is None:
             self.class_order = other.class_order
         if other._suspects is not None:

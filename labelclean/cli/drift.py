@@ -1,0 +1,78 @@
+"""``labelclean drift``: is a batch's label noise higher than the baseline's?"""
+
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from labelclean.cli._common import user_errors
+from labelclean.cli._options import Force, Out, Overwrite, overwrite_mode
+
+
+def drift(
+    runs: Annotated[
+        list[Path],
+        typer.Argument(help="Folders written by `run` or `apply`, in time order."),
+    ],
+    *,
+    out: Out,
+    baseline: Annotated[
+        Path | None,
+        typer.Option(help="Folder to compare with (default: the first run)."),
+    ] = None,
+    max_increase: Annotated[
+        float,
+        typer.Option(
+            min=0.0,
+            max=1.0,
+            help="Largest tolerated rise of a class's estimated share of wrong "
+            "labels (0.05 = 5 points).",
+        ),
+    ] = 0.05,
+    min_z: Annotated[
+        float,
+        typer.Option(
+            min=0.0,
+            max=100.0,
+            help="A rise counts only beyond this many standard errors.",
+        ),
+    ] = 3.0,
+    overwrite: Overwrite = False,
+    force: Force = False,
+) -> None:
+    """Compare runs' label-noise profiles; exit 7 when a class drifted."""
+    # lazy: keeps `labelclean --help` fast
+    from labelclean.drift import drift_report
+    from labelclean.exceptions import GuardrailError
+
+    with user_errors():
+        result = drift_report(
+            runs,
+            out,
+            baseline=baseline,
+            max_increase=max_increase,
+            min_z=min_z,
+            overwrite=overwrite_mode(overwrite, force),
+        )
+        typer.echo(
+            f"{len(result['runs'])} run(s) against {result['baseline']}: "
+            + (
+                "no class drifted"
+                if result["success"]
+                else f"{len(result['alerts'])} drift alert(s)"
+            )
+            + f"; outputs in {out}"
+        )
+        if not result["success"]:
+            first = result["alerts"][0]
+            raise GuardrailError(
+                f"label-noise drift: class {first['label']!r} rose from "
+                f"{100 * first['baseline']:.1f}% to {100 * first['value']:.1f}% "
+                f"estimated wrong labels in {first['run']}"
+                + (
+                    f" (and {len(result['alerts']) - 1} more alert(s))"
+                    if len(result["alerts"]) > 1
+                    else ""
+                )
+                + f"; see {Path(out) / 'drift.html'}."
+            )

@@ -1,0 +1,173 @@
+"""Comparing the label-noise profiles of runs: the drift verdict.
+
+Every ``labelclean run`` and ``apply`` records in ``report.json`` its
+``noise_profile``: per observed class, the mean (and standard deviation) of
+``noise_probability``, the calibrated probability that a row's label is
+wrong, so the mean estimates the class's share of wrong labels on that
+batch. :func:`compare` sets each run's profile against a baseline's. A class
+*drifts* when its mean rose by more than ``max_increase`` (absolute, e.g.
+0.05 = 5 points) **and** by more than ``min_z`` standard errors of the
+difference (Welch's standard error from the two batches' standard deviations
+and row counts), so that a small class's sampling noise alone does not
+raise an alert.
+"""
+
+import math
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+__all__ = ["DRIFT_FORMAT", "compare"]
+
+DRIFT_FORMAT = "labelclean-drift"
+
+
+def _profile(report: Mapping[str, Any], name: str) -> dict[Any, dict[str, Any]]:
+    profile = report.get("noise_profile")
+    if not isinstance(profile, Mapping) or not isinstance(profile.get("classes"), list):
+        raise ValueError(
+            f"{name} has no label-noise profile (report.json 'noise_profile'); "
+            "compare runs written by this labelclean version."
+        )
+    return {str(c["label"]): c for c in profile["classes"]}
+
+
+def _change(base: Mapping[str, Any], now: Mapping[str, Any]) -> dict[str, Any]:
+    """Increase of a class's mean noise probability, and its z score."""
+    if (
+        base.get("mean_noise_probability") is None
+        or now.get("mean_noise_probability") is None
+    ):
+        return {"increase": None, "z": None}
+    increase = now["mean_noise_probability"] - base["mean_noise_probability"]
+    var = 0.0
+    for side in (base, now):
+        n = side.get("rows_with_noise_probability") or 0
+        sd = side.get("sd_noise_probability") or 0.0
+        var += (sd * sd / n) if n else math.inf
+    se = math.sqrt(var)
+    if se == 0.0:
+        z = math.inf if increase > 0 else (-math.inf if increase < 0 else 0.0)
+    else:
+        z = increase / se
+    return {"increase": increase, "z": z}
+
+
+def compare(
+    reports: Sequence[Mapping[str, Any]],
+    *,
+    names: Sequence[str] | None = None,
+    baseline: int = 0,
+    max_increase: float = 0.05,
+    min_z: float = 3.0,
+) -> dict[str, Any]:
+    """Compare runs' label-noise profiles against a baseline.
+
+    Parameters
+    ----------
+    reports : sequence of dict
+        ``report.json`` dicts of ``run`` or ``apply``, in time order.
+    names : sequence of str, default=None
+        A name per report (e.g. its folder); default ``run 0, run 1, ...``.
+    baseline : int, default=0
+        Index of the report the others are compared with.
+    max_increase : float, default=0.05
+        Largest tolerated rise of a class's mean noise probability (absolute).
+    min_z : float, default=3.0
+        A rise counts only beyond this many standard errors.
+
+    Returns
+    -------
+    drift : dict
+        JSON-ready: ``baseline``, the limits, per run and class the mean,
+        the increase over the baseline and its z score (``runs``), the
+        ``alerts`` (class drifted) and ``success`` (no alert).
+
+    Examples
+    --------
+    >>> base = {"noise_profile": {"classes": [{"label": "a", "rows": 400,
+    ...     "rows_with_noise_probability": 400, "mean_noise_probability": 0.05,
+    ...     "sd_noise_probability": 0.2}]}}
+    >>> worse = {"noise_profile": {"classes": [{"label": "a", "rows": 400,
+    ...     "rows_with_noise_probability": 400, "mean_noise_probability": 0.15,
+    ...     "sd_noise_probability": 0.3}]}}
+    >>> drift = compare([base, worse], names=["week 1", "week 2"])
+    >>> drift["success"], drift["alerts"][0]["label"]
+    (False, 'a')
+    """
+    if not reports:
+        raise ValueError("give at least one report to compare.")
+    names = (
+        list(names) if names is not None else [f"run {i}" for i in range(len(reports))]
+    )
+    if len(names) != len(reports):
+        raise ValueError(f"{len(names)} names for {len(reports)} reports.")
+    if not 0 <= baseline < len(reports):
+        raise ValueError(f"baseline {baseline} is not one of the {len(reports)} runs.")
+    profiles = [_profile(r, n) for r, n in zip(reports, names, strict=True)]
+    base = profiles[baseline]
+    runs, alerts = [], []
+    for name, report, profile in zip(names, reports, profiles, strict=True):
+        classes = {}
+        for label, now in profile.items():
+            entry = {
+                "rows": now.get("rows"),
+                "mean_noise_probability": now.get("mean_noise_probability"),
+                "flagged_share": now.get("flagged_share"),
+            }
+            if label in base:
+                entry.update(_change(base[label], now))
+                drifted = (
+                    entry["increase"] is not None
+                    and entry["increase"] > max_increase
+                    and entry["z"] > min_z
+                )
+                entry["alert"] = bool(drifted)
+                if drifted:
+                    alerts.append(
+                        {
+                            "run": name,
+                            "label": label,
+                            "baseline": base[label]["mean_noise_probability"],
+                            "value": now["mean_noise_probability"],
+                            "increase": entry["increase"],
+                            "z": entry["z"],
+                        }
+                    )
+            else:
+                entry.update({"increase": None, "z": None, "alert": False})
+            classes[label] = {k: _finite(v) for k, v in entry.items()}
+        runs.append(
+            {
+                "name": name,
+                "command": (report.get("run") or {}).get("command", "run"),
+                "rows": (report.get("summary") or {}).get("n_rows"),
+                "mean_noise_probability": report["noise_profile"].get(
+                    "mean_noise_probability"
+                ),
+                "new_classes": sorted(set(profile) - set(base)),
+                "missing_classes": sorted(set(base) - set(profile)),
+                "classes": classes,
+            }
+        )
+    return {
+        "format": DRIFT_FORMAT,
+        "version": 1,
+        "baseline": names[baseline],
+        "max_increase": max_increase,
+        "min_z": min_z,
+        "rule": (
+            "A class drifts when its mean noise_probability rose by more than "
+            "max_increase over the baseline and by more than min_z standard "
+            "errors of the difference"
+        ),
+        "runs": runs,
+        "alerts": [{k: _finite(v) for k, v in a.items()} for a in alerts],
+        "success": not alerts,
+    }
+
+
+def _finite(value: Any) -> Any:
+    """JSON has no infinity: an infinite z (no spread at all) is a large number."""
+    if isinstance(value, float) and math.isinf(value):
+        return math.copysign(1e308, value)
+    return value

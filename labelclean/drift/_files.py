@@ -1,0 +1,201 @@
+"""``labelclean drift``: read runs' reports, compare, write drift.json/html.
+
+The run folders are only read. The output folder is written as one unit
+(:class:`~labelclean.io.OutputFolder`): ``drift.json`` (the verdict of
+:func:`~labelclean.drift.compare`) and ``drift.html``, a small self-contained
+page with the trend of each class's estimated share of wrong labels.
+"""
+
+import base64
+import html
+import io
+import json
+import os
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from labelclean.drift._compare import compare
+from labelclean.exceptions import InputFileError
+from labelclean.io import OutputFolder
+
+__all__ = ["drift_report", "load_report"]
+
+
+def load_report(path: str | os.PathLike[str]) -> dict[str, Any]:
+    """The ``report.json`` of a run or apply folder (or the file itself)."""
+    path = Path(path)
+    source = path / "report.json" if path.is_dir() else path
+    try:
+        report = json.loads(source.read_text(encoding="utf-8"))
+    except FileNotFoundError as exc:
+        raise InputFileError(
+            f"no report.json in {str(path)!r}; pass folders that `labelclean run` "
+            "or `labelclean apply` wrote."
+        ) from exc
+    except (json.JSONDecodeError, UnicodeDecodeError) as exc:
+        raise InputFileError(f"{str(source)!r} is not valid JSON: {exc}.") from exc
+    if not isinstance(report, dict) or report.get("format") != "labelclean-report":
+        raise InputFileError(f"{str(source)!r} is not a labelclean report.")
+    if not isinstance(report.get("noise_profile"), dict):
+        raise InputFileError(
+            f"{str(source)!r} has no label-noise profile; it was written by an "
+            "older labelclean. Run or apply again to compare it."
+        )
+    return report
+
+
+def drift_report(
+    runs: Sequence[str | os.PathLike[str]],
+    out: str | os.PathLike[str],
+    *,
+    baseline: str | os.PathLike[str] | None = None,
+    max_increase: float = 0.05,
+    min_z: float = 3.0,
+    overwrite: bool | str = False,
+) -> dict[str, Any]:
+    """Compare run folders and write ``drift.json`` and ``drift.html``.
+
+    Parameters
+    ----------
+    runs : sequence of path-like
+        Folders written by ``labelclean run`` or ``apply``, in time order.
+    out : path-like
+        Output folder (replaced as one unit).
+    baseline : path-like, default=None
+        The folder the others are compared with (added first when it is not
+        among ``runs``); default the first of ``runs``.
+    max_increase, min_z : float
+        The drift limits of :func:`~labelclean.drift.compare`.
+    overwrite : bool or 'force', default=False
+        Replace a previous result in ``out``.
+
+    Returns
+    -------
+    drift : dict
+        What ``drift.json`` holds; ``drift["success"]`` is False when a class
+        drifted.
+    """
+    paths = [Path(r) for r in runs]
+    if baseline is not None:
+        base = Path(baseline)
+        if base.resolve() not in [p.resolve() for p in paths]:
+            paths.insert(0, base)
+        index = [p.resolve() for p in paths].index(base.resolve())
+    else:
+        index = 0
+    if not paths:
+        raise InputFileError("give at least one run folder to compare.")
+    reports = [load_report(p) for p in paths]
+    names = [str(p) for p in paths]
+    try:
+        drift = compare(
+            reports,
+            names=names,
+            baseline=index,
+            max_increase=max_increase,
+            min_z=min_z,
+        )
+    except ValueError as exc:
+        raise InputFileError(str(exc)) from exc
+    with OutputFolder(out, inputs=paths, overwrite=overwrite) as folder:
+        folder.write_json("drift.json", drift)
+        folder.write_text("drift.html", render_drift(drift))
+    return drift
+
+
+#: Nothing may be loaded from elsewhere; the page has no script.
+_CSP = "default-src 'none'; img-src data:; style-src 'unsafe-inline'"
+
+
+def _pct(value: Any) -> str:
+    return "–" if value is None else f"{100 * value:.1f}%"
+
+
+def _plot(drift: dict[str, Any]) -> str:
+    # lazy: matplotlib is needed only to draw the page
+    import matplotlib
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+    from matplotlib.figure import Figure
+
+    labels = sorted({c for r in drift["runs"] for c in r["classes"]})
+    fig = Figure(figsize=(7, 3), layout="constrained")
+    FigureCanvasAgg(fig)
+    ax = fig.add_subplot()
+    x = list(range(len(drift["runs"])))
+    with matplotlib.rc_context({"text.parse_math": False}):
+        for label in labels:
+            y = [
+                (r["classes"].get(label) or {}).get("mean_noise_probability")
+                for r in drift["runs"]
+            ]
+            ax.plot(x, [float("nan") if v is None else 100 * v for v in y],
+                    marker="o", label=label)  # fmt: skip
+        ax.set_xticks(x, [str(i + 1) for i in x])
+        ax.set_xlabel("run (in the order given)")
+        ax.set_ylabel("estimated wrong labels (%)")
+        ax.legend(fontsize="small", frameon=False, ncols=min(len(labels), 4))
+    buffer = io.BytesIO()
+    fig.savefig(buffer, format="png", dpi=96, metadata={"Software": None})
+    return "data:image/png;base64," + base64.b64encode(buffer.getvalue()).decode()
+
+
+def render_drift(drift: dict[str, Any]) -> str:
+    """The self-contained ``drift.html`` page of a :func:`compare` result."""
+    labels = sorted({c for r in drift["runs"] for c in r["classes"]})
+    esc = html.escape
+    head = "".join(f"<th>{esc(label)}</th>" for label in labels)
+    rows = []
+    for i, run in enumerate(drift["runs"]):
+        cells = []
+        for label in labels:
+            c = run["classes"].get(label)
+            if c is None:
+                cells.append("<td class='muted'>–</td>")
+                continue
+            change = (
+                ""
+                if c.get("increase") is None or run["name"] == drift["baseline"]
+                else f" ({100 * c['increase']:+.1f})"
+            )
+            cls = " class='alert'" if c.get("alert") else ""
+            cells.append(f"<td{cls}>{_pct(c['mean_noise_probability'])}{change}</td>")
+        mark = " (baseline)" if run["name"] == drift["baseline"] else ""
+        rows.append(
+            f"<tr><td>{i + 1}</td><td>{esc(run['name'])}{mark}</td>"
+            f"<td>{esc(str(run['command']))}</td><td>{run['rows']}</td>"
+            + "".join(cells)
+            + "</tr>"
+        )
+    verdict = (
+        "No class drifted."
+        if drift["success"]
+        else "Drift: "
+        + "; ".join(
+            f"class {esc(a['label'])} rose from {_pct(a['baseline'])} to "
+            f"{_pct(a['value'])} in {esc(a['run'])}"
+            for a in drift["alerts"]
+        )
+        + "."
+    )
+    return f"""<!DOCTYPE html>
+<html lang="en"><head><meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<meta http-equiv="Content-Security-Policy" content="{_CSP}">
+<title>labelclean drift</title>
+<style>body{{font:15px/1.5 system-ui,sans-serif;margin:1.5rem;color:#1d2430}}
+table{{border-collapse:collapse;font-size:.9rem;display:block;overflow-x:auto}}
+th,td{{border:1px solid #d8dde5;padding:.25rem .55rem;text-align:left}}
+th{{background:#f5f7fa}}td.alert{{background:#fdecea;font-weight:600;color:#c62828}}
+.muted{{color:#5b6472}}img{{max-width:100%}}</style></head><body>
+<h1>Label-noise drift</h1>
+<p class="{"ok" if drift["success"] else "alert"}">{verdict}</p>
+<p class="muted">Estimated share of wrong labels per observed class (the mean calibrated
+probability that a row's label is wrong), and its change in points against the
+baseline. {esc(drift["rule"])} (max_increase {drift["max_increase"]:g},
+min_z {drift["min_z"]:g}).</p>
+<img src="{_plot(drift)}" alt="Estimated share of wrong labels per class and run.">
+<table><thead><tr><th>#</th><th>run</th><th>command</th><th>rows</th>{head}</tr></thead>
+<tbody>{"".join(rows)}</tbody></table>
+</body></html>
+"""

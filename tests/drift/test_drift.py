@@ -1,0 +1,143 @@
+"""Label-noise drift: every run and apply records its profile; `drift`
+flags a batch whose noise doubled in one class and stays quiet on a batch
+drawn from the same distribution."""
+
+import json
+
+import numpy as np
+import pandas as pd
+import pytest
+from sklearn.datasets import make_blobs
+from typer.testing import CliRunner
+
+from labelclean.cli.main import app
+from labelclean.drift import compare
+from labelclean.noise import flip_labels
+
+runner = CliRunner()
+
+PIPELINE = """
+[pipeline]
+name = "fast"
+[data]
+label = "label"
+[[stages]]
+name = "confidence"
+kind = "knn"
+[[stages]]
+name = "model"
+kind = "cb_adaboost"
+params = { n_estimators = 30 }
+"""
+
+
+def _batch(seed, rates):
+    X, y = make_blobs(1500, centers=[[0, 0], [3, 3]], random_state=seed)
+    noisy, _ = flip_labels(
+        np.array(["a", "b"])[y], rates, kind="class_conditional", random_state=seed
+    )
+    frame = pd.DataFrame(X, columns=["f1", "f2"])
+    frame["label"] = noisy
+    return frame
+
+
+@pytest.fixture(scope="module")
+def weeks(tmp_path_factory):
+    """A fitted pipeline, two batches like its training data, and one where
+    twice as many rows of 'b' carry the label 'a'."""
+    root = tmp_path_factory.mktemp("drift")
+    (root / "fast.toml").write_text(PIPELINE)
+    same = {"a": 0.1, "b": 0.1}
+    _batch(0, same).to_parquet(root / "train.parquet")
+    argv = ["run", str(root / "train.parquet"), "-p", str(root / "fast.toml"),
+            "-o", str(root / "train")]  # fmt: skip
+    assert runner.invoke(app, argv).exit_code == 0
+    for name, seed, rates in [
+        ("week1", 1, same), ("week2", 2, same), ("week3", 3, {"a": 0.1, "b": 0.2})
+    ]:  # fmt: skip
+        _batch(seed, rates).to_parquet(root / f"{name}.parquet")
+        result = runner.invoke(
+            app,
+            ["apply", str(root / "train" / "model.skops"),
+             str(root / f"{name}.parquet"), "-o", str(root / name)],
+        )  # fmt: skip
+        assert result.exit_code == 0, result.output
+    return root
+
+
+def test_every_run_and_apply_records_its_noise_profile(weeks):
+    for name in ("train", "week1"):
+        report = json.loads((weeks / name / "report.json").read_text())
+        profile = report["noise_profile"]
+        labels = [c["label"] for c in profile["classes"]]
+        assert labels == ["a", "b"]
+        for c in profile["classes"]:
+            # about 10 % of each observed class is wrong
+            assert 0.04 < c["mean_noise_probability"] < 0.16
+            assert c["rows_with_noise_probability"] == c["rows"]
+        assert "confidence" in report["distributions"]  # its distribution
+
+
+def test_quiet_on_a_batch_from_the_same_distribution(weeks, tmp_path):
+    out = tmp_path / "drift"
+    result = runner.invoke(
+        app, ["drift", str(weeks / "week1"), str(weeks / "week2"), "-o", str(out)]
+    )
+    assert result.exit_code == 0, result.output
+    assert "no class drifted" in result.stdout
+    drift = json.loads((out / "drift.json").read_text())
+    assert drift["success"] and drift["alerts"] == []
+    assert "No class drifted." in (out / "drift.html").read_text()
+
+
+def test_flags_doubled_noise_in_one_class(weeks, tmp_path):
+    out = tmp_path / "drift"
+    argv = ["drift", str(weeks / "week2"), str(weeks / "week3"), "-o", str(out),
+            "--baseline", str(weeks / "week1")]  # fmt: skip
+    result = runner.invoke(app, argv)
+    assert result.exit_code == 7, result.output
+    errors = [line for line in result.stderr.splitlines() if line.strip()]
+    assert len(errors) == 1 and errors[0].startswith("error: label-noise drift")
+    drift = json.loads((out / "drift.json").read_text())  # written all the same
+    assert drift["baseline"] == str(weeks / "week1")
+    assert [r["name"] for r in drift["runs"]] == [
+        str(weeks / f"week{i}") for i in (1, 2, 3)
+    ]
+    # Rows of 'b' relabelled 'a': the share of wrong labels among the rows
+    # labelled 'a' rose (from about 10 % to about 18 %); 'b' did not drift.
+    assert [(a["run"], a["label"]) for a in drift["alerts"]] == [
+        (str(weeks / "week3"), "a")
+    ]
+    assert drift["alerts"][0]["increase"] > 0.05
+    page = (out / "drift.html").read_text()
+    assert "class='alert'" in page and "default-src 'none'" in page
+
+
+def test_compare_needs_the_rise_to_exceed_its_standard_error():
+    def report(mean, sd, n):
+        return {
+            "noise_profile": {
+                "classes": [
+                    {"label": "rare", "rows": n, "rows_with_noise_probability": n,
+                     "mean_noise_probability": mean, "sd_noise_probability": sd}
+                ]
+            }
+        }  # fmt: skip
+
+    # +10 points on 12 rows with a wide spread: within sampling noise.
+    assert compare([report(0.1, 0.3, 12), report(0.2, 0.4, 12)])["success"]
+    # The same rise on 2,000 rows is drift.
+    assert not compare([report(0.1, 0.3, 2000), report(0.2, 0.4, 2000)])["success"]
+    # A fall is never drift.
+    assert compare([report(0.3, 0.1, 2000), report(0.1, 0.1, 2000)])["success"]
+
+
+def test_a_folder_without_a_report_is_an_input_error(weeks, tmp_path):
+    (tmp_path / "empty").mkdir()
+    result = runner.invoke(
+        app, ["drift", str(weeks / "week1"), str(tmp_path / "empty"), "-o",
+              str(tmp_path / "out")],
+    )  # fmt: skip
+    assert result.exit_code == 4
+    assert "no report.json" in result.stderr
+    assert not (tmp_path / "out").exists()
