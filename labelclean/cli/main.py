@@ -17,6 +17,7 @@ from labelclean.cli.apply import apply
 from labelclean.cli.demo import demo
 from labelclean.cli.drift import drift
 from labelclean.cli.report import report
+from labelclean.cli.review import review
 from labelclean.cli.run import run
 from labelclean.cli.score import score
 from labelclean.cli.validate import validate
@@ -54,3 +55,4 @@ def main(
 
 for _command in (run, apply, demo, validate, report, score, drift):
     app.command(name=_command.__name__)(_command)
+app.add_typer(review)

@@ -13,6 +13,7 @@ __all__ = ["why"]
 
 #: What the decision was, per reason code.
 _OUTCOME = {
+    "ok": "kept: the evidence does not justify a change",
     "trusted_alternative": "relabelled to {cleaned}: both stages trust it",
     "correction_not_precise": (
         "discarded: the other label is not probable enough to relabel it"

@@ -1,0 +1,232 @@
+"""``labelclean review export``: the rows worth a person's time.
+
+A run's audit holds, for every row, the calibrated probability that its label
+is wrong (``noise_probability``). A reviewer's verdict changes the outcome
+most where that probability is least settled: near one half the evidence
+cannot tell a wrong label from a hard case, while near 0 or 1 the decision
+already stands. So the rows are ranked by ``1 - |2p - 1|`` (1 at p = 0.5),
+then by p, then by input order, and the first ``max_rows`` are exported
+with their features, observed label, labelclean's proposal, its evidence in
+words and an empty ``verdict`` column: parquet, CSV, or the task JSON that
+Label Studio imports.
+"""
+
+import json
+import os
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from labelclean.exceptions import DataValidationError, InputFileError, OutputError
+from labelclean.io import atomic_write_text, read_parquet, write_parquet
+from labelclean.report import to_jsonable
+from labelclean.report._why import why
+
+__all__ = [
+    "export_review",
+    "label_studio_config",
+    "load_run",
+    "review_rows",
+    "to_label_studio",
+]
+
+#: Columns of the exported file, after ``row_id`` and the user's features.
+REVIEW_COLUMNS = (
+    "observed_label",
+    "decision",
+    "reason",
+    "proposal",
+    "noise_probability",
+    "priority",
+    "why",
+    "verdict",
+)
+
+
+def load_run(run_dir: str | os.PathLike[str]) -> tuple[pd.DataFrame, dict[str, Any]]:
+    """The audit (``audit.parquet`` or ``audit/``) and ``report.json`` of a run."""
+    folder = Path(run_dir)
+    try:
+        report = json.loads((folder / "report.json").read_text(encoding="utf-8"))
+    except FileNotFoundError as exc:
+        raise InputFileError(
+            f"no report.json in {str(folder)!r}; pass a folder that `labelclean "
+            "run` or `apply` wrote."
+        ) from exc
+    for name in ("audit.parquet", "audit"):
+        if (folder / name).exists():
+            return read_parquet(folder / name), report
+    raise InputFileError(f"no audit.parquet in {str(folder)!r}.")
+
+
+def review_rows(
+    audit: pd.DataFrame, report: dict[str, Any], *, max_rows: int = 200
+) -> pd.DataFrame:
+    """The ``max_rows`` rows whose verdict would change the outcome most.
+
+    Returns
+    -------
+    rows : DataFrame
+        ``row_id``, the run's features, then :data:`REVIEW_COLUMNS`; ranked.
+    """
+    if "noise_probability" not in audit.columns:
+        raise DataValidationError(
+            "the audit has no noise_probability (a run with fixed thresholds); "
+            "review export needs a calibrated run."
+        )
+    if max_rows < 1:
+        raise ValueError(f"max_rows must be at least 1, got {max_rows}.")
+    run = report.get("run") or {}
+    id_column = (report.get("input") or {}).get("id_column")
+    features = [c for c in run.get("features") or [] if c in audit.columns]
+    p = pd.to_numeric(audit["noise_probability"], errors="coerce").to_numpy(
+        dtype=np.float64, na_value=np.nan
+    )
+    priority = 1.0 - np.abs(2.0 * p - 1.0)
+    candidates = np.flatnonzero(np.isfinite(p))
+    order = candidates[np.lexsort((candidates, -p[candidates], -priority[candidates]))][
+        :max_rows
+    ]
+    picked = audit.iloc[order]
+    row_id = (
+        picked[id_column].to_numpy()
+        if id_column in audit.columns
+        else order.astype(np.int64)
+    )
+    proposal = np.where(
+        picked["decision"].to_numpy() == "corrected",
+        picked["cleaned_label"].astype(object).to_numpy(),
+        np.where(
+            picked["decision"].to_numpy() == "discarded",
+            picked.get("trusted_label", picked["observed_label"])
+            .astype(object)
+            .to_numpy(),
+            picked["observed_label"].astype(object).to_numpy(),
+        ),
+    )
+    records = picked.to_dict("records")
+    out = pd.DataFrame({"row_id": row_id})
+    for c in features:
+        out[c] = picked[c].to_numpy()
+    out["observed_label"] = picked["observed_label"].to_numpy()
+    out["decision"] = picked["decision"].to_numpy()
+    out["reason"] = picked["reason"].to_numpy()
+    out["proposal"] = proposal
+    out["noise_probability"] = p[order]
+    out["priority"] = priority[order]
+    out["why"] = [why({k: to_jsonable(v) for k, v in r.items()}) for r in records]
+    out["verdict"] = pd.Series([None] * len(out), dtype=object)
+    return out
+
+
+def to_label_studio(rows: pd.DataFrame) -> list[dict[str, Any]]:
+    """Label Studio tasks: one per row, with labelclean's proposal as a
+    prediction (``from_name`` ``verdict``, ``to_name`` ``row``, choices).
+
+    The ``data`` of each task holds ``row_id``, a ``text`` line describing the
+    row (its features and evidence) and every exported column; see
+    :data:`LABEL_STUDIO_CONFIG` for the labelling interface that shows it.
+    """
+    tasks = []
+    for i, record in enumerate(rows.drop(columns="verdict").to_dict("records")):
+        data = {str(k): to_jsonable(v) for k, v in record.items()}
+        features = [
+            f"{k} = {data[k]}" for k in data if k not in ("row_id", *REVIEW_COLUMNS)
+        ]
+        data["text"] = (
+            f"row {data['row_id']}: " + ", ".join(features)
+            + f". Observed label: {data['observed_label']}. {data['why']}"
+        )  # fmt: skip
+        tasks.append(
+            {
+                "id": i + 1,
+                "data": data,
+                "predictions": [
+                    {
+                        "model_version": "labelclean",
+                        "score": data["noise_probability"],
+                        "result": [
+                            {
+                                "from_name": "verdict",
+                                "to_name": "row",
+                                "type": "choices",
+                                "value": {"choices": [str(data["proposal"])]},
+                            }
+                        ],
+                    }
+                ],
+            }
+        )
+    return tasks
+
+
+def label_studio_config(labels: list[Any]) -> str:
+    """The labelling interface for the exported tasks (Label Studio XML)."""
+    choices = "\n".join(f'    <Choice value="{_xml(v)}"/>' for v in labels)
+    return (
+        "<View>\n"
+        '  <Text name="row" value="$text"/>\n'
+        '  <Choices name="verdict" toName="row" choice="single" showInLine="true">\n'
+        f"{choices}\n"
+        "  </Choices>\n"
+        "</View>\n"
+    )
+
+
+def _xml(value: Any) -> str:
+    return (
+        str(value)
+        .replace("&", "&amp;")
+        .replace('"', "&quot;")
+        .replace("<", "&lt;")
+        .replace(">", "&gt;")
+    )
+
+
+def export_review(
+    run_dir: str | os.PathLike[str],
+    out: str | os.PathLike[str],
+    *,
+    max_rows: int = 200,
+    overwrite: bool = False,
+) -> pd.DataFrame:
+    """Write the review file of a run: ``.parquet``, ``.csv`` or ``.json``
+    (Label Studio tasks, with the labelling interface beside it as
+    ``<name>.label_config.xml``).
+
+    Returns
+    -------
+    rows : DataFrame
+        The exported rows (see :func:`review_rows`).
+    """
+    out = Path(out)
+    run = Path(run_dir).resolve()
+    if out.resolve().is_relative_to(run):
+        raise InputFileError(
+            f"{str(out)!r} lies inside the run folder {str(run_dir)!r}, which "
+            "labelclean replaces as a unit; write the review file elsewhere."
+        )
+    if out.exists() and not overwrite:
+        raise OutputError(
+            f"{str(out)!r} already exists; choose another file or pass --overwrite."
+        )
+    audit, report = load_run(run_dir)
+    rows = review_rows(audit, report, max_rows=max_rows)
+    suffix = out.suffix.lower()
+    if suffix == ".parquet":
+        write_parquet(rows, out, preserve_index=False)
+    elif suffix == ".csv":
+        atomic_write_text(out, rows.to_csv(index=False))
+    elif suffix == ".json":
+        atomic_write_text(out, json.dumps(to_label_studio(rows), indent=2) + "\n")
+        labels = [c["label"] for c in report.get("classes") or [] if c["n_observed"]]
+        atomic_write_text(
+            out.with_suffix(".label_config.xml"), label_studio_config(labels)
+        )
+    else:
+        raise InputFileError(
+            f"{str(out)!r}: give a .parquet, .csv or .json (Label Studio) file name."
+        )
+    return rows

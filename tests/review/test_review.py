@@ -1,0 +1,170 @@
+"""The review round trip through the CLI: export the rows worth a person's
+time (parquet, CSV, Label Studio tasks), apply verdicts (filled file or a
+Label Studio export), and refuse bad verdicts with nothing written."""
+
+import json
+
+import numpy as np
+import pandas as pd
+import pytest
+from sklearn.datasets import make_blobs
+from typer.testing import CliRunner
+
+from labelclean.cli.main import app
+from labelclean.noise import flip_labels
+
+runner = CliRunner()
+
+PIPELINE = """
+[pipeline]
+name = "fast"
+[data]
+label = "label"
+id = "key"
+[[stages]]
+name = "confidence"
+kind = "knn"
+[[stages]]
+name = "model"
+kind = "cb_adaboost"
+params = { n_estimators = 30 }
+"""
+
+
+@pytest.fixture(scope="module")
+def run(tmp_path_factory):
+    root = tmp_path_factory.mktemp("review")
+    X, y = make_blobs(600, centers=[[0, 0], [2.5, 2.5]], random_state=0)
+    truth = np.array(["cat", "dog"])[y]
+    noisy, _ = flip_labels(truth, 0.15, random_state=0)
+    frame = pd.DataFrame(X, columns=["f1", "f2"])
+    frame.insert(0, "key", [f"k{i:04d}" for i in range(600)])
+    frame["label"] = noisy
+    frame.to_parquet(root / "in.parquet", index=False)
+    (root / "fast.toml").write_text(PIPELINE)
+    result = runner.invoke(
+        app, ["run", str(root / "in.parquet"), "-p", str(root / "fast.toml"),
+              "-o", str(root / "run")],
+    )  # fmt: skip
+    assert result.exit_code == 0, result.output
+    truth_by_key = dict(zip(frame["key"], truth, strict=True))
+    return root, truth_by_key
+
+
+def _export(root, name, *extra):
+    result = runner.invoke(
+        app, ["review", "export", str(root / "run"), "--out", str(root / name), *extra]
+    )
+    assert result.exit_code == 0, result.output
+    return root / name
+
+
+def test_export_ranks_the_unsettled_rows_first(run):
+    root, _ = run
+    path = _export(run[0], "review.parquet", "--max-rows", "40", "--overwrite")
+    rows = pd.read_parquet(path)
+    assert len(rows) == 40
+    assert list(rows.columns) == [
+        "row_id", "f1", "f2", "observed_label", "decision", "reason", "proposal",
+        "noise_probability", "priority", "why", "verdict",
+    ]  # fmt: skip
+    assert rows["priority"].is_monotonic_decreasing
+    assert rows["verdict"].isna().all()
+    assert rows["row_id"].str.startswith("k").all()  # the run's id column
+    # The exported rows are the least settled of the whole audit.
+    audit = pd.read_parquet(root / "run" / "audit.parquet")
+    p = audit["noise_probability"]
+    assert rows["priority"].min() >= np.sort(1 - np.abs(2 * p - 1))[-40] - 1e-12
+
+
+def test_label_studio_tasks_follow_its_import_format(run):
+    root, _ = run
+    path = _export(root, "tasks.json", "--max-rows", "10", "--overwrite")
+    tasks = json.loads(path.read_text())
+    config = (root / "tasks.label_config.xml").read_text()
+    assert '<Text name="row" value="$text"/>' in config
+    assert '<Choices name="verdict" toName="row"' in config
+    for task in tasks:
+        assert set(task) == {"id", "data", "predictions"}
+        assert isinstance(task["data"]["text"], str) and "row_id" in task["data"]
+        (prediction,) = task["predictions"]
+        (result,) = prediction["result"]
+        assert result["from_name"] == "verdict" and result["to_name"] == "row"
+        assert result["type"] == "choices"
+        assert result["value"]["choices"] in (["cat"], ["dog"])
+        assert 0 <= prediction["score"] <= 1
+
+
+def test_apply_verdicts_of_a_filled_file(run, tmp_path):
+    root, truth = run
+    rows = pd.read_parquet(_export(root, "review.parquet", "--overwrite"))
+    rows["verdict"] = [truth[k] for k in rows["row_id"]]  # reviewers know the truth
+    rows.loc[rows.index[-5:], "verdict"] = None  # five left unreviewed
+    filled = tmp_path / "filled.csv"
+    rows.to_csv(filled, index=False)
+    out = tmp_path / "reviewed"
+    result = runner.invoke(app, ["review", "apply", str(root / "run"), str(filled),
+                                 "--out", str(out)])  # fmt: skip
+    assert result.exit_code == 0, result.output
+    audit = pd.read_parquet(out / "audit.parquet")
+    original = pd.read_parquet(root / "run" / "audit.parquet")
+    assert len(audit) == len(original)  # every row accounted for
+    done = audit[audit["reviewed"]]
+    assert len(done) == len(rows) - 5
+    assert (done["reason"] == "reviewed").all()
+    assert (done["cleaned_label"] == done["key"].map(truth)).all()
+    assert (done["review_label"] == done["cleaned_label"]).all()
+    cleaned = pd.read_parquet(out / "cleaned.parquet")
+    assert list(cleaned.columns) == ["key", "f1", "f2", "label"]
+    assert set(done["key"]) <= set(cleaned["key"])  # reviewed rows are kept
+    summary = json.loads((out / "review.json").read_text())
+    assert summary["reviewed"] == len(done)
+    flagged = done[original.set_index("key").loc[done["key"], "decision"].to_numpy()
+                   != "kept"]  # fmt: skip
+    wrong = flagged["observed_label"] != flagged["review_label"]
+    if len(flagged):
+        assert summary["flag_precision"] == pytest.approx(wrong.mean())
+    assert {c["label"] for c in summary["classes"]} == {"cat", "dog"}
+
+
+def test_apply_a_label_studio_export(run, tmp_path):
+    root, truth = run
+    tasks = json.loads(_export(root, "tasks.json", "--overwrite").read_text())
+    for task in tasks[:8]:  # what Label Studio exports after annotation
+        task["annotations"] = [{"was_cancelled": False, "result": [{
+            "from_name": "verdict", "to_name": "row", "type": "choices",
+            "value": {"choices": [truth[task["data"]["row_id"]]]}}]}]  # fmt: skip
+    exported = tmp_path / "export.json"
+    exported.write_text(json.dumps(tasks))
+    out = tmp_path / "reviewed"
+    result = runner.invoke(app, ["review", "apply", str(root / "run"), str(exported),
+                                 "--out", str(out)])  # fmt: skip
+    assert result.exit_code == 0, result.output
+    audit = pd.read_parquet(out / "audit.parquet")
+    assert int(audit["reviewed"].sum()) == 8
+
+
+@pytest.mark.parametrize(
+    ("change", "message"),
+    [
+        (lambda r: r.assign(row_id=["nope", *r["row_id"][1:]]), "unknown row id"),
+        (lambda r: r.assign(verdict=["horse"] + ["cat"] * (len(r) - 1)),
+         "outside the run's classes"),
+        (lambda r: pd.concat([r, r.iloc[:1]]), "two verdicts"),
+    ],
+)  # fmt: skip
+def test_bad_verdicts_are_refused_and_nothing_is_written(
+    run, tmp_path, change, message
+):
+    root, _ = run
+    rows = pd.read_parquet(_export(root, "review.parquet", "--overwrite"))
+    rows = change(rows.assign(verdict="cat"))
+    filled = tmp_path / "filled.parquet"
+    rows.to_parquet(filled, index=False)
+    out = tmp_path / "reviewed"
+    result = runner.invoke(app, ["review", "apply", str(root / "run"), str(filled),
+                                 "--out", str(out)])  # fmt: skip
+    assert result.exit_code == 3, result.output
+    lines = [line for line in result.stderr.splitlines() if line.strip()]
+    assert len(lines) == 1 and message in lines[0]
+    assert not out.exists()
