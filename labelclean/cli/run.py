@@ -105,6 +105,13 @@ def run(
     scheduler: Scheduler = None,
     jobs: Jobs = -1,
     memory_budget: MemoryBudget = None,
+    reviewed: Annotated[
+        Path | None,
+        typer.Option(
+            help="Verdict file of a review (`labelclean review`): those rows are "
+            "known truth for the fit and are not flagged.",
+        ),
+    ] = None,
 ) -> None:
     """Find, correct and discard wrong labels; write cleaned data, audit and report."""
     # lazy: keeps `labelclean --help` fast
@@ -138,5 +145,6 @@ def run(
             scheduler=scheduler,
             n_jobs=jobs,
             memory_budget=None if memory_budget is None else memory_budget * 1e9,
+            reviewed=reviewed,
         )
     summarise(result)

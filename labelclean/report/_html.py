@@ -265,6 +265,14 @@ def _calibration_story(run: Mapping[str, Any]) -> list[str]:
                 "others, so their labels cannot be checked: their rows were kept "
                 "as labelled, and no row was relabelled into them."
             )
+    reviewed = run.get("reviewed")
+    if isinstance(reviewed, Mapping) and reviewed.get("rows"):
+        story.append(
+            f"{reviewed['rows']} row(s) had been reviewed by a person "
+            f"({reviewed.get('file')}), {reviewed.get('labels_changed', 0)} of them "
+            "with a new label: the fit learnt their verdicts as known truth, and "
+            "they were not flagged (reason 'reviewed')."
+        )
     missing = run.get("missing_values")
     if isinstance(missing, Mapping) and missing.get("columns"):
         cols = ", ".join(

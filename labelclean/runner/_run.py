@@ -42,6 +42,7 @@ from labelclean.runner._outputs import (
     withhold_if_failed,
     write_outputs,
 )
+from labelclean.runner._reviewed import mark_reviewed, reviewed_rows
 from labelclean.runner._stream import DEFAULT_BATCH_SIZE, read_rows
 from labelclean.utils._audit import AUDIT_COLUMNS
 from labelclean.utils._features import select_features
@@ -73,6 +74,23 @@ def _log_input_warnings(result: Any) -> None:
     for check in result.checks:
         if not check.success and check.severity == "warning" and check.message:
             logger.warning("%s", check.message)
+
+
+def _with_verdicts(frame, cols, reviewed, positions) -> tuple[pd.Series, Any]:
+    """The labels to fit on: the reviewed rows' verdicts where given."""
+    labels = frame[cols.label]
+    if reviewed is None:
+        return labels, None
+    if positions is not None:
+        raise DataValidationError(
+            "--reviewed needs the fit on every input row; raise --memory-budget "
+            "or leave out --max-fit-rows."
+        )
+    rows, verdicts = reviewed_rows(frame, reviewed, cols.label, cols.id_column)
+    original = labels.to_numpy(dtype=object)[rows]
+    labels = labels.copy()
+    labels.iloc[rows] = verdicts
+    return labels, (rows, original)
 
 
 def _announce(frame: pd.DataFrame, cols: Any, columns: list[str]) -> None:
@@ -233,6 +251,7 @@ def run_pipeline(
     scheduler: str | None = None,
     n_jobs: int | None = None,
     memory_budget: float | None = None,
+    reviewed: str | os.PathLike[str] | None = None,
 ) -> RunResult:
     """Clean a parquet file or folder with a pipeline definition.
 
@@ -294,6 +313,10 @@ def run_pipeline(
         would need more (:func:`fit_bytes_per_row` per row) is fitted on a
         stratified, seeded sample that fits. None means
         :func:`default_memory_budget` (half the machine's memory).
+    reviewed : path-like, default=None
+        A verdict file (see ``labelclean review``) whose rows are known
+        truth: the fit learns their verdicts, and they are never flagged
+        (reason ``reviewed``). Needs the fit on every input row.
 
     Returns
     -------
@@ -305,6 +328,7 @@ def run_pipeline(
     source = inspect_parquet(input_path)
     n_fit, sample_reason = _fit_size(source, max_fit_rows, memory_budget)
     inputs = [Path(input_path), *([definition.source] if definition.source else [])]
+    inputs += [Path(reviewed)] if reviewed is not None else []
     clock = StageClock(f"run on {source.num_rows} rows")
     with OutputFolder(out, inputs=inputs, overwrite=overwrite) as folder:
         frame, positions = _read_fit_rows(source, cols.label, n_fit, seed, batch_size)
@@ -322,12 +346,25 @@ def run_pipeline(
         )
         _announce(frame, cols, columns)
         clock.lap("validate_input")
-        cleaner.fit(frame[columns], frame[cols.label])
+        labels, known = _with_verdicts(frame, cols, reviewed, positions)
+        cleaner.fit(frame[columns], labels)
         clock.lap("fit")
+        fit_audit = cleaner.audit_[
+            [c for c in cleaner.audit_.columns if c in AUDIT_COLUMNS]
+        ]
+        if known is not None:
+            fit_audit = mark_reviewed(fit_audit, *known)
         files = input_files(source)
         sample = {"rows": len(frame), "reason": sample_reason}
         run_info = _run_info(definition, cleaner, cols, columns, seed, files, source)
         run_info["fitted_on"] = _fitted_on(sample, source, positions is not None)
+        if known is not None:
+            run_info["reviewed"] = {
+                "file": str(reviewed),
+                "rows": int(known[0].shape[0]),
+                "labels_changed": int((labels.to_numpy(dtype=object)[known[0]]
+                                       != known[1]).sum()),
+            }  # fmt: skip
         model_meta = _model_meta(definition, cols, columns, frame, seed)
         output_result, counts = write_outputs(
             folder,
@@ -344,9 +381,7 @@ def run_pipeline(
             input_validation=input_result,
             check_batches=positions is not None,
             fit_positions=np.arange(len(frame)) if positions is None else positions,
-            fit_audit=cleaner.audit_[
-                [c for c in cleaner.audit_.columns if c in AUDIT_COLUMNS]
-            ],
+            fit_audit=fit_audit,
             engine=engine,
             scheduler=scheduler,
             n_jobs=n_jobs,

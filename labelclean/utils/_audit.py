@@ -51,6 +51,7 @@ DECISION_REASONS = {
         "point calibrated on this data, and no other label is trusted by both "
         "stages"
     ),
+    "reviewed": "a person reviewed the row; its cleaned label is the verdict",
     "correction_not_precise": (
         "the label is likely wrong, but the other class is not probable enough "
         "(for this row, or for corrections between these two classes on this "

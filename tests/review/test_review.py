@@ -168,3 +168,50 @@ def test_bad_verdicts_are_refused_and_nothing_is_written(
     lines = [line for line in result.stderr.splitlines() if line.strip()]
     assert len(lines) == 1 and message in lines[0]
     assert not out.exists()
+
+
+def test_reviewed_rows_are_known_truth_in_a_later_run(run, tmp_path):
+    root, truth = run
+    rows = pd.read_parquet(_export(root, "review.parquet", "--overwrite"))
+    rows["verdict"] = [truth[k] for k in rows["row_id"]]
+    filled = tmp_path / "filled.parquet"
+    rows.to_parquet(filled, index=False)
+    out = tmp_path / "again"
+    argv = ["run", str(root / "in.parquet"), "-p", str(root / "fast.toml"), "-o",
+            str(out), "--reviewed", str(filled)]  # fmt: skip
+    result = runner.invoke(app, argv)
+    assert result.exit_code == 0, result.output
+    audit = pd.read_parquet(out / "audit.parquet").set_index("key")
+    done = audit.loc[rows["row_id"]]
+    assert (done["reason"] == "reviewed").all()
+    assert (done["cleaned_label"] == rows["verdict"].to_numpy()).all()
+    # The audit keeps what the rows were labelled; the cleaned file has the truth.
+    source = pd.read_parquet(root / "in.parquet").set_index("key")
+    assert (done["observed_label"] == source.loc[rows["row_id"], "label"]).all()
+    cleaned = pd.read_parquet(out / "cleaned.parquet").set_index("key")
+    assert (cleaned.loc[rows["row_id"], "label"] == rows["verdict"].to_numpy()).all()
+    report = json.loads((out / "report.json").read_text())
+    changed = int((rows["verdict"] != rows["observed_label"]).sum())
+    assert report["run"]["reviewed"]["rows"] == len(rows)
+    assert report["run"]["reviewed"]["labels_changed"] == changed
+    assert (
+        f"{len(rows)} row(s) had been reviewed by a person"
+        in (out / "report.html").read_text()
+    )
+
+    # A sampled fit cannot honour them; a bad verdict is refused.
+    def again(name, *extra):
+        return runner.invoke(
+            app, ["run", str(root / "in.parquet"), "-p", str(root / "fast.toml"),
+                  "-o", str(tmp_path / name), "--reviewed", str(filled), *extra],
+        )  # fmt: skip
+
+    sampled = again("sampled", "--max-fit-rows", "300")
+    assert (
+        sampled.exit_code == 3 and "needs the fit on every input row" in sampled.stderr
+    )
+    rows.loc[rows.index[0], "verdict"] = "horse"
+    rows.to_parquet(filled, index=False)
+    bad = again("bad")
+    assert bad.exit_code == 3 and "outside the input's classes" in bad.stderr
+    assert not (tmp_path / "bad").exists()
