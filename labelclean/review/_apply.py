@@ -26,7 +26,7 @@ import pandas as pd
 
 from labelclean.exceptions import DataValidationError, InputFileError
 from labelclean.io import OutputFolder, read_parquet
-from labelclean.report import to_jsonable
+from labelclean.report import build_report, render_html, to_jsonable
 from labelclean.review._export import load_run
 
 __all__ = ["apply_review", "read_verdicts"]
@@ -184,12 +184,21 @@ def apply_review(
     cleaned_rows = kept[user].copy()
     if label_column in cleaned_rows.columns:
         cleaned_rows[label_column] = kept["cleaned_label"].to_numpy()
+    run = dict(report.get("run") or {}, review=summary)
+    new_report = build_report(
+        reviewed.drop(columns=["review_label", "reviewed"]),
+        label=label_column,
+        id_column=(report.get("input") or {}).get("id_column"),
+        run=run,
+    )
     with OutputFolder(
         out, inputs=[Path(run_dir), Path(verdicts_path)], overwrite=overwrite
     ) as folder:
         folder.write_parquet("audit.parquet", reviewed)
         folder.write_parquet("cleaned.parquet", cleaned_rows)
         folder.write_json("review.json", summary)
+        folder.write_json("report.json", new_report)
+        folder.write_text("report.html", render_html(new_report))
     return summary
 
 

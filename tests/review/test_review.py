@@ -125,6 +125,12 @@ def test_apply_verdicts_of_a_filled_file(run, tmp_path):
     if len(flagged):
         assert summary["flag_precision"] == pytest.approx(wrong.mean())
     assert {c["label"] for c in summary["classes"]} == {"cat", "dog"}
+    # The reviewed result has its own report, with the agreement per class.
+    report = json.loads((out / "report.json").read_text())
+    assert report["run"]["review"] == summary
+    assert report["summary"]["n_rows"] == len(original)
+    page = (out / "report.html").read_text()
+    assert "<h2>Review</h2>" in page and 'id="review-agreement"' in page
 
 
 def test_apply_a_label_studio_export(run, tmp_path):
