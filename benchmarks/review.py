@@ -50,9 +50,13 @@ def _one(name: str, rep: int, budget: int, root: Path) -> dict[str, float]:
     frame.to_parquet(root / "in.parquet", index=False)
     truth_of = dict(zip(frame["key"], truth, strict=True))
     pipeline = "binary-cbadaboost" if len(set(truth)) == 2 else "multiclass-rosr"
+    # fail_on="never": a guardrail verdict does not change the audit measured.
     run_pipeline(root / "in.parquet", root / "run", pipeline=pipeline,
-                 label="label", id_column="key", seed=rep)  # fmt: skip
-    before = _error_rate(pd.read_parquet(root / "run" / "cleaned.parquet"), truth_of)
+                 label="label", id_column="key", seed=rep, fail_on="never")  # fmt: skip
+    cleaned = root / "run" / "cleaned.parquet"
+    if not cleaned.exists():  # withheld by a failed guardrail
+        cleaned = root / "run" / "cleaned.parquet.rejected"
+    before = _error_rate(pd.read_parquet(cleaned), truth_of)
     out = {"before": before}
     exported = export_review(root / "run", root / "review.parquet", max_rows=budget)
     audit = pd.read_parquet(root / "run" / "audit.parquet")
@@ -77,7 +81,7 @@ def _one(name: str, rep: int, budget: int, root: Path) -> dict[str, float]:
     # A later run with the exported verdicts as known truth (--reviewed):
     # flag F1 on the rows nobody reviewed, against the first run's.
     run_pipeline(root / "in.parquet", root / "refit", pipeline=pipeline,
-                 label="label", id_column="key", seed=rep,
+                 label="label", id_column="key", seed=rep, fail_on="never",
                  reviewed=root / "export.parquet")  # fmt: skip
     reviewed = set(exported["row_id"])
     for name, folder in (("f1_first", "run"), ("f1_refit", "refit")):

@@ -119,6 +119,8 @@ class AuditSummary:
         self._examples: Any = None
         # observed label -> [rows with a noise probability, sum, sum of squares]
         self._noise: dict[Any, list[float]] = {}
+        # observed label -> rows a person relabelled (reason 'reviewed')
+        self._reviewed_out: Counter = Counter()
 
     @property
     def decisions(self) -> dict[str, int]:
@@ -195,6 +197,9 @@ class AuditSummary:
             self._rounds.update(Counter(present.tolist()))
             self._rounds_missing += int(rounds.isna().sum())
         self._add_noise(audit, observed)
+        by_person = (reason.to_numpy() == "reviewed") & (decision == "corrected")
+        if by_person.any():
+            self._reviewed_out.update(observed[by_person].tolist())
         self._add_suspects(audit, positions, decision)
         self._add_examples(audit, positions, decision)
 
@@ -303,6 +308,7 @@ class AuditSummary:
                 self._dists[column] = dist
         self._rounds.update(other._rounds)
         self._rounds_missing += other._rounds_missing
+        self._reviewed_out.update(other._reviewed_out)
         for label, (n, total, squares) in other._noise.items():
             acc = self._noise.setdefault(label, [0.0, 0.0, 0.0])
             acc[0] += n
@@ -320,7 +326,9 @@ class AuditSummary:
 
     # ------------------------------------------------------------------
     def class_counts(self) -> dict[Any, dict[str, int]]:
-        """Per observed label: rows, discarded rows, rows corrected to another."""
+        """Per observed label: rows, discarded rows, rows labelclean corrected
+        to another (a person's verdicts, reason ``reviewed``, are not
+        labelclean's changes and are left out)."""
         out: dict[Any, dict[str, int]] = {}
         for (o, _, d), n in self._triples.items():
             if o is not None:
@@ -332,6 +340,9 @@ class AuditSummary:
                     row["discarded"] += n
                 elif d == "corrected":
                     row["corrected_out"] += n
+        for label, n in self._reviewed_out.items():
+            if label in out:
+                out[label]["corrected_out"] -= n
         return out
 
     def cleaned_labels(self) -> set:

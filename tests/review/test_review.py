@@ -200,6 +200,10 @@ def test_reviewed_rows_are_known_truth_in_a_later_run(run, tmp_path):
     changed = int((rows["verdict"] != rows["observed_label"]).sum())
     assert report["run"]["reviewed"]["rows"] == len(rows)
     assert report["run"]["reviewed"]["labels_changed"] == changed
+    # The guardrails judge labelclean's own flags, not a person's verdicts.
+    checks = {c["name"]: c for v in report["validation"] for c in v["checks"]}
+    own = audit[(audit["decision"] != "kept") & (audit["reason"] != "reviewed")]
+    assert checks["flagged_vs_noise"]["unexpected_count"] == len(own)
     assert (
         f"{len(rows)} row(s) had been reviewed by a person"
         in (out / "report.html").read_text()
