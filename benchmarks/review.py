@@ -89,6 +89,7 @@ def _one(name: str, rep: int, budget: int, root: Path) -> dict[str, float]:
         rest = audit[~audit["key"].isin(reviewed)]
         wrong = rest["observed_label"].to_numpy() != rest["key"].map(truth_of)
         out[name] = f1_score(wrong, rest["decision"].to_numpy() != "kept")
+    out["f1_gain"] = out["f1_refit"] - out["f1_first"]
     return out
 
 
@@ -113,8 +114,9 @@ def main() -> None:
         "",
         "| data | before review | after export review | after random suspects | "
         "points gained: export | points gained: random | flag F1, other rows: "
-        "first run | flag F1, other rows: refit with --reviewed |",
-        "|---|---|---|---|---|---|---|---|",
+        "first run | flag F1, other rows: refit with --reviewed | paired F1 gain "
+        "(refit − first) | refits better / equal / worse |",
+        "|---|---|---|---|---|---|---|---|---|---|",
     ]
     for name in DATA:
         results = []
@@ -126,7 +128,10 @@ def main() -> None:
             f"| {name} | {mean_std(col['before'])} | {mean_std(col['export'])} | "
             f"{mean_std(col['random'])} | {mean_std(col['export_gain'])} | "
             f"{mean_std(col['random_gain'])} | {mean_std(col['f1_first'])} | "
-            f"{mean_std(col['f1_refit'])} |"
+            f"{mean_std(col['f1_refit'])} | {mean_std(col['f1_gain'])} | "
+            f"{sum(g > 1e-12 for g in col['f1_gain'])} / "
+            f"{sum(abs(g) <= 1e-12 for g in col['f1_gain'])} / "
+            f"{sum(g < -1e-12 for g in col['f1_gain'])} |"
         )
         print(lines[-1], flush=True)
     write_section("review", "\n".join(lines) + "\n")
