@@ -76,6 +76,37 @@ def _log_input_warnings(result: Any) -> None:
             logger.warning("%s", check.message)
 
 
+def _feature_columns(frame: pd.DataFrame, cols: Any) -> list:
+    """The feature columns of the fit, as the user chose them."""
+    return select_features(
+        frame.columns,
+        label=cols.label,
+        id_column=cols.id_column,
+        features=cols.features,
+        exclude=cols.exclude,
+    )
+
+
+def _fit(cleaner, frame, columns, cols, reviewed, positions) -> tuple[Any, Any]:
+    """Fit ``cleaner``; its audit columns (reviewed rows as a person decided
+    them) and the report's ``run.reviewed`` (None without ``--reviewed``)."""
+    labels, known = _with_verdicts(frame, cols, reviewed, positions)
+    cleaner.fit(frame[columns], labels)
+    fit_audit = cleaner.audit_[
+        [c for c in cleaner.audit_.columns if c in AUDIT_COLUMNS]
+    ]
+    if known is None:
+        return fit_audit, None
+    rows, original = known
+    verdicts = labels.to_numpy(dtype=object)[rows]
+    info = {
+        "file": str(reviewed),
+        "rows": int(rows.shape[0]),
+        "labels_changed": int((verdicts != original).sum()),
+    }
+    return mark_reviewed(fit_audit, rows, original), info
+
+
 def _with_verdicts(frame, cols, reviewed, positions) -> tuple[pd.Series, Any]:
     """The labels to fit on: the reviewed rows' verdicts where given."""
     labels = frame[cols.label]
@@ -334,37 +365,22 @@ def run_pipeline(
         frame, positions = _read_fit_rows(source, cols.label, n_fit, seed, batch_size)
         clock.lap("read")
         input_result = _validated(frame, definition, cols)
-        columns = select_features(
-            frame.columns,
-            label=cols.label,
-            id_column=cols.id_column,
-            features=cols.features,
-            exclude=cols.exclude,
-        )
+        columns = _feature_columns(frame, cols)
         cleaner = build_cleaner(
             definition, random_state=seed, overrides=decisions, n_jobs=n_jobs
         )
         _announce(frame, cols, columns)
         clock.lap("validate_input")
-        labels, known = _with_verdicts(frame, cols, reviewed, positions)
-        cleaner.fit(frame[columns], labels)
+        fit_audit, review_info = _fit(
+            cleaner, frame, columns, cols, reviewed, positions
+        )
         clock.lap("fit")
-        fit_audit = cleaner.audit_[
-            [c for c in cleaner.audit_.columns if c in AUDIT_COLUMNS]
-        ]
-        if known is not None:
-            fit_audit = mark_reviewed(fit_audit, *known)
         files = input_files(source)
         sample = {"rows": len(frame), "reason": sample_reason}
         run_info = _run_info(definition, cleaner, cols, columns, seed, files, source)
         run_info["fitted_on"] = _fitted_on(sample, source, positions is not None)
-        if known is not None:
-            run_info["reviewed"] = {
-                "file": str(reviewed),
-                "rows": int(known[0].shape[0]),
-                "labels_changed": int((labels.to_numpy(dtype=object)[known[0]]
-                                       != known[1]).sum()),
-            }  # fmt: skip
+        if review_info is not None:
+            run_info["reviewed"] = review_info
         model_meta = _model_meta(definition, cols, columns, frame, seed)
         output_result, counts = write_outputs(
             folder,
