@@ -9,7 +9,6 @@ page with the trend of each class's estimated share of wrong labels.
 import base64
 import html
 import io
-import json
 import os
 from collections.abc import Sequence
 from pathlib import Path
@@ -17,32 +16,14 @@ from typing import Any
 
 from labelclean.drift._compare import compare
 from labelclean.exceptions import InputFileError
-from labelclean.io import OutputFolder
+from labelclean.io import OutputFolder, read_report_json
 
 __all__ = ["drift_report", "load_report"]
 
 
 def load_report(path: str | os.PathLike[str]) -> dict[str, Any]:
-    """The ``report.json`` of a run or apply folder (or the file itself)."""
-    path = Path(path)
-    source = path / "report.json" if path.is_dir() else path
-    try:
-        report = json.loads(source.read_text(encoding="utf-8"))
-    except FileNotFoundError as exc:
-        raise InputFileError(
-            f"no report.json in {str(path)!r}; pass folders that `labelclean run` "
-            "or `labelclean apply` wrote."
-        ) from exc
-    except (json.JSONDecodeError, UnicodeDecodeError) as exc:
-        raise InputFileError(f"{str(source)!r} is not valid JSON: {exc}.") from exc
-    if not isinstance(report, dict) or report.get("format") != "labelclean-report":
-        raise InputFileError(f"{str(source)!r} is not a labelclean report.")
-    if not isinstance(report.get("noise_profile"), dict):
-        raise InputFileError(
-            f"{str(source)!r} has no label-noise profile; it was written by an "
-            "older labelclean. Run or apply again to compare it."
-        )
-    return report
+    """The ``report.json`` of a run or apply folder, with its noise profile."""
+    return read_report_json(path, required=("noise_profile",))
 
 
 def drift_report(

@@ -33,6 +33,7 @@ from labelclean.io._parquet import (
     read_parquet,
 )
 from labelclean.io._parquet_write import ParquetBatchWriter, write_parquet
+from labelclean.io._report_file import read_report_json
 
 __all__ = [
     "LABELCLEAN_METADATA_KEY",
@@ -53,6 +54,7 @@ __all__ = [
     "list_parquet_files",
     "read_labelclean_metadata",
     "read_parquet",
+    "read_report_json",
     "rewrite_owned_file",
     "write_parquet",
 ]

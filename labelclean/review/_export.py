@@ -20,7 +20,12 @@ import numpy as np
 import pandas as pd
 
 from labelclean.exceptions import DataValidationError, InputFileError, OutputError
-from labelclean.io import atomic_write_text, read_parquet, write_parquet
+from labelclean.io import (
+    atomic_write_text,
+    read_parquet,
+    read_report_json,
+    write_parquet,
+)
 from labelclean.report import to_jsonable
 from labelclean.report._why import why
 
@@ -48,13 +53,7 @@ REVIEW_COLUMNS = (
 def load_run(run_dir: str | os.PathLike[str]) -> tuple[pd.DataFrame, dict[str, Any]]:
     """The audit (``audit.parquet`` or ``audit/``) and ``report.json`` of a run."""
     folder = Path(run_dir)
-    try:
-        report = json.loads((folder / "report.json").read_text(encoding="utf-8"))
-    except FileNotFoundError as exc:
-        raise InputFileError(
-            f"no report.json in {str(folder)!r}; pass a folder that `labelclean "
-            "run` or `apply` wrote."
-        ) from exc
+    report = read_report_json(folder)
     for name in ("audit.parquet", "audit"):
         if (folder / name).exists():
             return read_parquet(folder / name), report

@@ -13,7 +13,6 @@ from that summary. Then ``report.json``, ``report.html``, the model and
 """
 
 import importlib.metadata as md
-import json
 import os
 import platform
 from dataclasses import dataclass, field
@@ -22,7 +21,7 @@ from typing import Any
 
 from labelclean import __version__
 from labelclean.exceptions import DataValidationError, GuardrailError, InputFileError
-from labelclean.io import file_sha256, rewrite_owned_file
+from labelclean.io import file_sha256, read_report_json, rewrite_owned_file
 from labelclean.report import render_html
 from labelclean.runner._dask import decide_dask
 from labelclean.runner._stream import InputChecks, stream_decide
@@ -280,23 +279,7 @@ def render_report(folder_path: str | os.PathLike[str]) -> Path:
     """
     folder = Path(folder_path)
     source = folder / OUTPUT_NAMES["report_json"] if folder.is_dir() else folder
-    try:
-        report = json.loads(source.read_text(encoding="utf-8"))
-    except FileNotFoundError as exc:
-        raise InputFileError(
-            f"no report.json in {str(folder)!r}; pass a folder a `labelclean run` "
-            "wrote."
-        ) from exc
-    except (json.JSONDecodeError, UnicodeDecodeError) as exc:
-        raise InputFileError(f"{str(source)!r} is not valid JSON: {exc}.") from exc
-    if not isinstance(report, dict) or report.get("format") != "labelclean-report":
-        raise InputFileError(f"{str(source)!r} is not a labelclean report.")
-    missing = [k for k in REPORT_SECTIONS if k not in report]
-    if missing:
-        raise InputFileError(
-            f"{str(source)!r} is not a complete labelclean report: it lacks "
-            f"{missing}; render the report.json a run wrote."
-        )
+    report = read_report_json(folder, required=REPORT_SECTIONS)
     try:
         html = render_html(report)
     except (KeyError, TypeError, ValueError, AttributeError, IndexError) as exc:
