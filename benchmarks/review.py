@@ -12,7 +12,7 @@ per verdict. Then a second run takes the exported verdicts as known truth
 (``--reviewed``); the flag F1 on the rows nobody reviewed is compared with the
 first run's on the same rows.
 
-    python benchmarks/review.py [--reps 5] [--budget 40]
+    python benchmarks/review.py [--reps 5] [--budget 40] [--data NAME ...]
 """
 
 import argparse
@@ -97,6 +97,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--reps", type=int, default=5)
     parser.add_argument("--budget", type=int, default=40)
+    parser.add_argument("--data", nargs="+", choices=sorted(DATA), default=list(DATA))
     args = parser.parse_args()
     warnings.simplefilter("ignore")
     lines = [
@@ -118,7 +119,7 @@ def main() -> None:
         "(refit − first) | refits better / equal / worse |",
         "|---|---|---|---|---|---|---|---|---|---|",
     ]
-    for name in DATA:
+    for name in args.data:
         results = []
         for rep in range(args.reps):
             with tempfile.TemporaryDirectory() as tmp:

@@ -72,6 +72,19 @@ logger = logging.getLogger(__name__)
 __all__ = ["LabelCleaner"]
 
 
+def _check_reviewed(reviewed, n_samples: int) -> np.ndarray | None:
+    """The boolean mask of reviewed rows (None when no row is)."""
+    if reviewed is None:
+        return None
+    mask = np.asarray(reviewed)
+    if mask.dtype != bool or mask.shape != (n_samples,):
+        raise ValueError(
+            f"reviewed must be a boolean array of shape ({n_samples},), one "
+            f"entry per row; got dtype {mask.dtype} and shape {mask.shape}."
+        )
+    return mask if mask.any() else None
+
+
 def _refuse_continuous(classes: np.ndarray, n_samples: int) -> None:
     """Refuse a regression target: non-integer float labels, most of them
     distinct. A few float classes (0.5 / 1.5) are labels like any other."""
@@ -361,7 +374,11 @@ classifier, default='auto'
         return raw, Z
 
     def fit(
-        self, X: ArrayLike, y: ArrayLike, sample_weight: ArrayLike | None = None
+        self,
+        X: ArrayLike,
+        y: ArrayLike,
+        sample_weight: ArrayLike | None = None,
+        reviewed: ArrayLike | None = None,
     ) -> "LabelCleaner":
         """Run every stage on ``(X, y)`` and decide every row.
 
@@ -379,6 +396,13 @@ classifier, default='auto'
             ``model_``. The confidence stage (neighbours, densities) and the
             calibration of the decisions ignore them: they judge each row by
             the labels around it, whatever its weight.
+        reviewed : array-like of shape (n_samples,), dtype=bool, default=None
+            Rows whose label in ``y`` a person has confirmed (for instance
+            verdicts of ``labelclean review``). They are kept with reason
+            ``reviewed``, never flagged, and the calibration counts their
+            labels as known right: they neither dilute the estimated
+            precision of the flags nor stand for possibly wrong labels in
+            the known flips (docs/review.md).
 
         Returns
         -------
@@ -402,6 +426,7 @@ classifier, default='auto'
             if sample_weight is None
             else check_sample_weight(sample_weight, Z, ensure_non_negative=True)
         )
+        known = _check_reviewed(reviewed, codes.shape[0])
         _refuse_continuous(self.classes_, codes.shape[0])
         self.stages_learn_codes_ = True
         index = X.index if is_dataframe(X) else pd.RangeIndex(codes.shape[0])
@@ -418,7 +443,7 @@ classifier, default='auto'
         )
         clock.lap("model_out_of_fold")
         # 4. decisions -----------------------------------------------------
-        evidence = Evidence(codes, soft, oof, spl_weight)
+        evidence = Evidence(codes, soft, oof, spl_weight, known)
         self.evidence_ = evidence
         self._calibrate(evidence, draw_seed(rng))
         decided = self._decide(evidence)

@@ -54,10 +54,16 @@ class Evidence:
         The final model's out-of-sample probability of each class.
     spl_weight : ndarray of shape (n_samples,) or None
         SPLBoost's self-paced weights, when that stage ran.
+    known : ndarray of shape (n_samples,), dtype=bool, or None
+        Rows whose label a person has confirmed (reviewed rows): never
+        flagged, and known right in the calibration.
     """
 
-    def __init__(self, codes, confidence_proba, model_proba, spl_weight=None):
+    def __init__(
+        self, codes, confidence_proba, model_proba, spl_weight=None, known=None
+    ):
         self.codes = codes
+        self.known = known
         self.confidence_proba = confidence_proba
         self.model_proba = model_proba
         self.spl_weight = spl_weight
@@ -255,6 +261,9 @@ class DecisionsMixin:
         labels = [to_jsonable(c) for c in self.classes_]  # JSON keys and values
         summary["classes"] = labels
         summary["decision_rule"] = self.decision_rule_
+        summary["reviewed_rows"] = (
+            0 if evidence.known is None else int(evidence.known.sum())
+        )
         if thresholds is not None:
             summary["thresholds"] = thresholds
         for pair in summary["correction_pairs"]:
@@ -279,6 +288,10 @@ class DecisionsMixin:
             decision, reason, new_codes = decide(
                 evidence, **thresholds, require_agreement=self.require_agreement
             )
+        if evidence.known is not None:  # a person's verdict stands
+            decision[evidence.known] = "kept"
+            reason[evidence.known] = "reviewed"
+            new_codes[evidence.known] = evidence.codes[evidence.known]
         return decision, reason, new_codes, noise
 
     def _audit_frame(

@@ -91,7 +91,12 @@ def _fit(cleaner, frame, columns, cols, reviewed, positions) -> tuple[Any, Any]:
     """Fit ``cleaner``; its audit columns (reviewed rows as a person decided
     them) and the report's ``run.reviewed`` (None without ``--reviewed``)."""
     labels, known = _with_verdicts(frame, cols, reviewed, positions)
-    cleaner.fit(frame[columns], labels)
+    if known is None:
+        cleaner.fit(frame[columns], labels)
+    else:
+        mask = np.zeros(len(frame), dtype=bool)
+        mask[known[0]] = True
+        cleaner.fit(frame[columns], labels, reviewed=mask)
     fit_audit = cleaner.audit_[
         [c for c in cleaner.audit_.columns if c in AUDIT_COLUMNS]
     ]

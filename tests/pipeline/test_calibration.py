@@ -436,3 +436,31 @@ def test_mixture_bound_is_not_fooled_by_the_sources_own_wrong_labels():
     cleaner = LabelCleaner(random_state=0).fit(X, y_noisy)
     precision, recall = _precision_recall(cleaner.decisions_ != "kept", flipped)
     assert precision >= 0.95 and recall >= 0.6
+
+
+def test_reviewed_rows_are_kept_and_known_right_in_the_calibration(noisy_cancer):
+    X, y, y_noisy, _, first = noisy_cancer
+    # a person reviews the 40 rows the first fit was least sure about
+    noise = first.audit_["noise_probability"].to_numpy()
+    order = np.argsort(np.abs(noise - first.calibration_["flag_threshold"]))
+    rows = order[:40]
+    labels = y_noisy.copy()
+    labels[rows] = y[rows]
+    known = np.zeros(y.shape[0], dtype=bool)
+    known[rows] = True
+    plain = LabelCleaner(random_state=0).fit(X, labels)
+    cleaner = LabelCleaner(random_state=0).fit(X, labels, reviewed=known)
+    audit = cleaner.audit_
+    assert (audit["decision"].to_numpy()[known] == "kept").all()
+    assert (audit["reason"].to_numpy()[known] == "reviewed").all()
+    assert (audit["cleaned_label"].to_numpy()[known] == y[known]).all()
+    cal = cleaner.calibration_
+    assert cal["reviewed_rows"] == 40 and plain.calibration_["reviewed_rows"] == 0
+    # the same evidence: only the rows known right leave the flagged count
+    assert np.allclose(
+        audit["noise_probability"], plain.audit_["noise_probability"], atol=1e-12
+    )
+    assert cal["flagged"] == int((audit["decision"] != "kept").sum())
+    assert cal["flagged"] <= plain.calibration_["flagged"]
+    with pytest.raises(ValueError, match="boolean array of shape"):
+        LabelCleaner(random_state=0).fit(X, labels, reviewed=known[:10])
