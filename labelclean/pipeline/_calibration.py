@@ -285,13 +285,15 @@ def calibrate(
     )
     Q = estimate_joint(P, codes, n_classes, predictable=not low, recognised=recognised)
     W = noise_posterior(P, codes, Q)
-    known = evidence.known
-    r = _known_right(1.0 - W[np.arange(n), codes], known)
+    r = 1.0 - W[np.arange(n), codes]
     alternative, strength = _alternative(W, codes)
     floor = LOW_PREDICTABILITY_FLOOR if low else DEFAULT_FLAG_PRECISION_FLOOR
     thresholds, caught, n_wrong = _known_flip_curve(P, codes, Q, r)
     threshold = _choose_threshold(thresholds, caught, n_wrong, floor, target_precision)
-    flagged = r >= threshold
+    # Rows a person confirmed (``evidence.known``) are never flagged. They
+    # still take part in the noise estimate and in the known flips as the
+    # rows they are (docs/review.md says why).
+    flagged = (r >= threshold) & _unknown(evidence.known, n)
     correction_target = (
         DEFAULT_CORRECTION_PRECISION if target_precision is None else target_precision
     )
@@ -302,10 +304,8 @@ def calibrate(
     precision, recall, _ = _estimates_at(threshold, P, codes, Q, r)
     # Beside the bootstrap: the estimates at the other noise levels the data
     # allow.
-    others, noise_ends = _other_noise_levels(
-        P, codes, Q, r, threshold, (low, anchor, known)
-    )
-    boot = _bootstrap(P, codes, threshold, random_state, (not low, recognised, known))
+    others, noise_ends = _other_noise_levels(P, codes, Q, r, threshold, low, anchor)
+    boot = _bootstrap(P, codes, threshold, random_state, not low, recognised)
     counts = np.bincount(codes, minlength=n_classes)
     per_class = 1.0 - np.diag(Q) / np.maximum(Q.sum(axis=1), 1e-300)
     summary = {
@@ -350,6 +350,11 @@ def calibrate(
     return Calibration(Q, threshold, corr_thresholds, summary)
 
 
+def _unknown(known, n: int) -> np.ndarray:
+    """Rows whose label no person has confirmed."""
+    return np.ones(n, dtype=bool) if known is None else ~known
+
+
 def _corrections(posterior, candidate, flagged, target, low):
     """Per-pair correction thresholds, their summaries, and the rows corrected.
 
@@ -370,29 +375,18 @@ def _corrections(posterior, candidate, flagged, target, low):
     return thresholds, pairs, corrected
 
 
-def _known_right(r: np.ndarray, known) -> np.ndarray:
-    """``r`` with 0 for the rows whose label a person confirmed.
-
-    Such a row is never flagged, and in the known flips it counts as a row
-    whose own label is surely right (weight 1 - r = 1).
-    """
-    return r if known is None else np.where(known, 0.0, r)
-
-
-def _other_noise_levels(P, codes, Q, r, threshold, context):
+def _other_noise_levels(P, codes, Q, r, threshold, low, anchor):
     """The estimates at ``threshold`` with unweighted known flips, and with the
     other noise levels the data allow: the cap not applied, and the cap at the
     surest rows' share itself (classes the evidence does not recognise not
     assumed clean: their noise is unknown, not absent). Returns the
     (precision, recall, ...) tuples and the two noise rates."""
-    low, anchor, known = context
     n, n_classes = P.shape
     others = [_estimates_at(threshold, P, codes, Q, r, weighted=False)]
     noise_ends = []
     for cap in (1.0, anchor["share"]):
         Qc = estimate_joint(P, codes, n_classes, predictable=not low, noise_cap=cap)
         rc = 1.0 - noise_posterior(P, codes, Qc)[np.arange(n), codes]
-        rc = _known_right(rc, known)
         others.append(_estimates_at(threshold, P, codes, Qc, rc))
         noise_ends.append(1.0 - float(np.trace(Qc)))
     return others, noise_ends
@@ -409,14 +403,13 @@ def _per_class_predictability(class_kappas, recognised) -> list[dict]:
     ]
 
 
-def _bootstrap(P, codes, threshold, random_state, context):
+def _bootstrap(P, codes, threshold, random_state, predictable, recognised=None):
     """Point estimates ± 1.645 bootstrap standard deviations (about 5–95 %).
 
     The noise estimate and the known-flip measurement are redone on each
     resample of the rows; the interval is centred on the full-data estimate
     (resamples repeat rows, which biases the bootstrap mean of the estimate).
     """
-    predictable, recognised, known = context
     rng = np.random.RandomState(random_state)
     n, n_classes = P.shape
     size = min(n, _BOOTSTRAP_ROWS)
@@ -430,7 +423,6 @@ def _bootstrap(P, codes, threshold, random_state, context):
             Pb, cb, n_classes, predictable=predictable, recognised=recognised
         )
         rb = 1.0 - noise_posterior(Pb, cb, Qb)[np.arange(size), cb]
-        rb = _known_right(rb, None if known is None else known[rows])
         precision, recall, rate = _estimates_at(threshold, Pb, cb, Qb, rb)
         values["noise_rate"].append(rate)
         values["precision"].append(precision)
@@ -463,7 +455,7 @@ def decide_calibrated(evidence, calibration: Calibration, *, require_agreement=T
     P = combine_evidence(ev.confidence_proba, ev.model_proba)
     W = noise_posterior(P, ev.codes, calibration.joint)
     r = 1.0 - W[np.arange(n), ev.codes]
-    flagged = _known_right(r, ev.known) >= calibration.flag_threshold
+    flagged = (r >= calibration.flag_threshold) & _unknown(ev.known, n)
     alternative, strength = _alternative(W, ev.codes)
     precise = strength >= calibration.correction_thresholds[ev.codes, alternative]
     agree = _agreement(ev, alternative, require_agreement)

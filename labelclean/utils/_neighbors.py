@@ -111,13 +111,11 @@ class NeighborIndex:
             cand, _ = self._approximate_index(n_build).neighbor_graph
         else:
             self._X = np.ascontiguousarray(X, dtype=np.float64)
-            searcher = NearestNeighbors(
-                n_neighbors=max(self.n_candidates, 1), n_jobs=n_jobs
-            ).fit(self._X)
-            cand = searcher.kneighbors(return_distance=False)
-            # kneighbors() without X excludes each row itself; keep the layout
-            # of the approximate backend (self possibly included) uniform.
-            cand = np.hstack([np.arange(self.n_samples)[:, None], cand])
+            # Every row against every row: faiss's float32 screen, then a
+            # float64 ranking (ExactPool). Each row is normally its own first
+            # neighbour; like the approximate graph, the candidate lists may
+            # hold the row itself, which every reader skips.
+            cand = ExactPool(self._X).kneighbors(self._X, min(n_build, self.n_samples))
         # int32 halves the graph's memory (and the model file) below 2**31 rows.
         index_dtype = np.int32 if self.n_samples < 2**31 - 1 else np.intp
         self.candidates = np.asarray(cand, dtype=index_dtype)

@@ -456,11 +456,12 @@ def test_reviewed_rows_are_kept_and_known_right_in_the_calibration(noisy_cancer)
     assert (audit["cleaned_label"].to_numpy()[known] == y[known]).all()
     cal = cleaner.calibration_
     assert cal["reviewed_rows"] == 40 and plain.calibration_["reviewed_rows"] == 0
-    # the same evidence: only the rows known right leave the flagged count
+    # the same evidence and operating point: the confirmed rows are not flagged
     assert np.allclose(
         audit["noise_probability"], plain.audit_["noise_probability"], atol=1e-12
     )
     assert cal["flagged"] == int((audit["decision"] != "kept").sum())
+    assert cal["flag_threshold"] == plain.calibration_["flag_threshold"]
     assert cal["flagged"] <= plain.calibration_["flagged"]
     with pytest.raises(ValueError, match="boolean array of shape"):
         LabelCleaner(random_state=0).fit(X, labels, reviewed=known[:10])
