@@ -5,6 +5,7 @@ compilation are included in the wall time, as a user's job would pay them.
 
     python benchmarks/confidence_speed.py            # 1e5 and 1e6 rows
     python benchmarks/confidence_speed.py --quick    # 2e4 rows
+    python benchmarks/confidence_speed.py --rows 100000 200000 400000 --exact-max 400000
 """
 
 import argparse
@@ -60,18 +61,30 @@ def main() -> None:
 
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true")
+    parser.add_argument("--rows", type=int, nargs="+", default=[100_000, 1_000_000])
+    parser.add_argument(
+        "--exact-max", type=int, default=100_000, help="largest n the exact runs"
+    )
+    parser.add_argument("--section", default="confidence-speed")
+    parser.add_argument("--exact-only", action="store_true")
+    parser.add_argument(
+        "--note", default="", help="a sentence on the code measured (e.g. a commit)"
+    )
     args = parser.parse_args()
     tmp = Path(__file__).with_name("_out")
     tmp.mkdir(exist_ok=True)
     rows = []
     agreement = []
-    sizes = [20_000] if args.quick else [100_000, 1_000_000]
+    sizes = [20_000] if args.quick else args.rows
     for n in sizes:
-        approx = run(n, "approximate", 0, tmp / f"approx_{n}.npy")
-        rows.append((n, approx))
-        if n <= 100_000:
+        if not args.exact_only:
+            approx = run(n, "approximate", 0, tmp / f"approx_{n}.npy")
+            rows.append((n, approx))
+        if n <= args.exact_max:
             exact = run(n, "exact", 0, tmp / f"exact_{n}.npy")
             rows.append((n, exact))
+            if args.exact_only:
+                continue
             a = np.load(tmp / f"approx_{n}.npy")
             e = np.load(tmp / f"exact_{n}.npy")
             agreement.append(
@@ -89,7 +102,7 @@ def main() -> None:
         "K=10) and `n_jobs=-1`, as `labelclean run` uses it, on "
         "`make_classification` data, 20 float32 features, 2 classes, "
         "20 % uniform flips. Each run is a fresh process: wall time includes "
-        "imports and numba compilation.",
+        "imports and numba compilation." + (f" {args.note}" if args.note else ""),
         "",
         "| rows | backend | fit wall (s) | process wall (s) | peak RSS (MB) "
         "| AUROC of 1-γ |",
@@ -103,7 +116,7 @@ def main() -> None:
     lines += ["", "| rows | mean abs(γ_approx − γ_exact) | max |", "|---|---|---|"]
     for n, mean, mx in agreement:
         lines.append(f"| {n:,} | {mean:.4f} | {mx:.2f} |")
-    write_section("confidence-speed", "\n".join(lines))
+    write_section(args.section, "\n".join(lines))
 
 
 if __name__ == "__main__":

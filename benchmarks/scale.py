@@ -16,8 +16,11 @@ commands' own INFO log (``LABELCLEAN_LOG_LEVEL=INFO``).
   while deciding and writing, i.e. without start-up and model loading), and
   peak memory at 1e6 and 1e7 rows (it must not grow with the input);
 * a 1e7-row ``apply --engine dask`` on a local cluster;
-* cleanlab's ``find_label_issues`` with 5-fold cross-validated
-  ``HistGradientBoostingClassifier`` on the same 1e6 rows, for the ratio.
+* beside every ``run``, in the same invocation and on the same file,
+  cleanlab's ``find_label_issues`` with 5-fold cross-validated
+  ``HistGradientBoostingClassifier`` probabilities (reading the file
+  included), and both tools' flag F1 against the flipped rows, so the ratio
+  of wall times is measured side by side.
 
 Usage::
 
@@ -45,6 +48,7 @@ N_FEATURES = 20
 ROW_GROUP = 65_536
 CASES = {
     "two classes": ("binary-cbadaboost", 2),
+    "two classes, Bayes confidence": ("bayes-cbadaboost", 2),
     "five classes": ("multiclass-rosr", 5),
 }
 
@@ -58,6 +62,7 @@ def make_data(path: Path, n_rows: int, seed: int, n_classes: int = 2) -> None:
     weights = np.random.default_rng(12345).normal(size=(N_FEATURES, n_classes))
     names = [f"f{i}" for i in range(N_FEATURES)]
     writer = None
+    wrong = []
     try:
         for start in range(0, n_rows, ROW_GROUP):
             n = min(ROW_GROUP, n_rows - start)
@@ -71,6 +76,7 @@ def make_data(path: Path, n_rows: int, seed: int, n_classes: int = 2) -> None:
             flipped = rng.random(n) < 0.2
             shift = rng.integers(1, n_classes, size=n)
             y[flipped] = (y[flipped] + shift[flipped]) % n_classes
+            wrong.append(flipped)
             table = pa.table({**{c: X[:, i] for i, c in enumerate(names)}, "label": y})
             if writer is None:
                 writer = pq.ParquetWriter(path, table.schema, compression="zstd")
@@ -78,6 +84,26 @@ def make_data(path: Path, n_rows: int, seed: int, n_classes: int = 2) -> None:
     finally:
         if writer is not None:
             writer.close()
+    # which rows were flipped, beside the file (for the flag F1)
+    np.save(_flipped_path(path), np.concatenate(wrong))
+
+
+def _flipped_path(path: Path) -> Path:
+    return Path(str(path) + ".flipped.npy")
+
+
+def _f1(flagged: np.ndarray, flipped: np.ndarray) -> float:
+    tp = float((flagged & flipped).sum())
+    return 2 * tp / max(float(flagged.sum() + flipped.sum()), 1.0)
+
+
+def _run_f1(out: Path, data: Path) -> float:
+    """Flag F1 of a ``run``'s audit against the rows flipped in ``data``."""
+    import pyarrow.parquet as pq
+
+    decision = pq.read_table(out / "audit.parquet", columns=["decision"])
+    flagged = decision.column("decision").to_numpy(zero_copy_only=False) != "kept"
+    return _f1(flagged, np.load(_flipped_path(data)))
 
 
 def _tree_rss(pid: int) -> float:
@@ -184,6 +210,17 @@ def cleanlab_child(path: str) -> None:
     )
     issues = find_label_issues(y, proba)
     print(f"cleanlab {time.perf_counter() - start:.1f} s, {int(issues.sum())} flagged")
+    print(f"cleanlab F1 {_f1(issues, np.load(_flipped_path(Path(path)))):.4f}")
+
+
+def _cleanlab(data: Path) -> dict:
+    """cleanlab's detection on ``data`` in its own process: wall, memory, F1."""
+    res = timed(
+        [str(Path(__file__).resolve()), "--child", "cleanlab", str(data)],
+        labelclean=False,
+    )
+    res["f1"] = float(re.search(r"cleanlab F1 ([0-9.]+)", res["stdout"]).group(1))
+    return res
 
 
 def main() -> None:
@@ -200,7 +237,7 @@ def main() -> None:
         cleanlab_child(args.child[1])
         return
     run_sizes = [10_000, 100_000] if args.quick else [10_000, 100_000, 1_000_000]
-    cases = ["two classes"] if args.quick or args.runs_only else list(CASES)
+    cases = ["two classes"] if args.runs_only else list(CASES)
     load_start = os.getloadavg()
     lines = [
         "## Scale: `run` and `apply` against rows (`benchmarks/scale.py`)",
@@ -210,8 +247,9 @@ def main() -> None:
         f"Command: `PYTHONPATH=. {command()}`",
         "",
         "Synthetic data: 20 float32 features; two classes (noisy linear rule, "
-        "pipeline `binary-cbadaboost`) or five (largest of five noisy linear "
-        "scores, pipeline `multiclass-rosr`); 20 % of labels flipped uniformly; "
+        "pipelines `binary-cbadaboost` and `bayes-cbadaboost`) or five "
+        "(largest of five noisy linear scores, pipeline `multiclass-rosr`); "
+        "20 % of labels flipped uniformly; "
         "seed 0. Each measurement is one `python -m labelclean` process (`run` "
         "with the default `--jobs -1`); peak memory is the largest resident set "
         "of the process and its children (sampled every 0.2 s).",
@@ -220,18 +258,20 @@ def main() -> None:
     with tempfile.TemporaryDirectory(dir=os.environ.get("SCALE_TMP")) as tmp:
         tmp = Path(tmp)
         run_rows = [
-            "| case | rows | wall (s) | peak memory (MiB) | stages (s) |",
-            "|---|---|---|---|---|",
+            "| case | rows | wall (s) | peak memory (MiB) | flag F1 | cleanlab wall "
+            "(s) | cleanlab peak memory (MiB) | cleanlab flag F1 | wall labelclean "
+            "/ cleanlab | stages (s) |",
+            "|---|---|---|---|---|---|---|---|---|---|",
         ]
         exponents = []
-        models, walls = {}, {}
+        models = {}
         for case in cases:
             pipeline, n_classes = CASES[case]
             times = []
             for n in run_sizes:
-                data = tmp / f"run_{n_classes}_{n}.parquet"
+                data = tmp / f"run_{pipeline}_{n}.parquet"
                 make_data(data, n, seed=n, n_classes=n_classes)
-                out = tmp / f"out_{n_classes}_{n}"
+                out = tmp / f"out_{pipeline}_{n}"
                 res = timed(
                     [
                         "run",
@@ -248,17 +288,17 @@ def main() -> None:
                 stages = {**_times(err, "run"), **_times(err, "stage")}
                 stage_text = ", ".join(f"{k} {v:.1f}" for k, v in stages.items())
                 times.append(res["wall"])
-                walls[(n_classes, n)] = res["wall"]
-                models[(n_classes, n)] = out / "model.skops"
+                models[(pipeline, n)] = out / "model.skops"
+                peer = _cleanlab(data)
                 run_rows.append(
                     f"| {case} | {n:,} | {res['wall']:.1f} | {res['tree_rss']:.0f} "
-                    f"| {stage_text} |"
+                    f"| {_run_f1(out, data):.4f} | {peer['wall']:.1f} | "
+                    f"{peer['tree_rss']:.0f} | {peer['f1']:.4f} | "
+                    f"{res['wall'] / peer['wall']:.2f} | {stage_text} |"
                 )
                 print(run_rows[-1], flush=True)
-                if n == run_sizes[-1] and n_classes == 2:
-                    big_binary = data
-                else:
-                    data.unlink()
+                data.unlink()
+                _flipped_path(data).unlink()
             slope = np.polyfit(np.log(run_sizes), np.log(times), 1)[0]
             exponents.append(
                 f"- {case}: time ∝ rows^**{slope:.2f}** "
@@ -306,7 +346,7 @@ def main() -> None:
                 res = timed(
                     [
                         "apply",
-                        str(models[2, fit]),
+                        str(models["binary-cbadaboost", fit]),
                         str(data),
                         "--out",
                         str(out),
@@ -335,25 +375,6 @@ def main() -> None:
             "",
         ]
 
-        # -- cleanlab ---------------------------------------------------------
-        if not args.quick:
-            res = timed(
-                [str(Path(__file__).resolve()), "--child", "cleanlab", str(big_binary)],
-                labelclean=False,
-            )
-            ours = walls[(2, run_sizes[-1])]
-            lines += [
-                "### cleanlab on the same 1e6 rows (two classes)",
-                "",
-                "`find_label_issues` on 5-fold cross-validated "
-                "`HistGradientBoostingClassifier` probabilities (reading the "
-                "file included): "
-                f"{res['wall']:.1f} s wall, peak memory {res['tree_rss']:.0f} MiB; "
-                f"labelclean's whole `run` (all outputs written) took {ours:.1f} s, "
-                f"a ratio of {res['wall'] / ours:.2f}.",
-                "",
-            ]
-            print(lines[-2], flush=True)
     lines.append(_load_line(load_start))
     write_section("scale", "\n".join(lines))
 

@@ -159,7 +159,8 @@ class BayesConfidence(BaseConfidence):
     algorithm : {'auto', 'exact', 'approximate'}, default='auto'
         Neighbour search backend of the filter.
 
-        - 'exact': scikit-learn's exact search; best below about 2e5 rows.
+        - 'exact': exact search (faiss float32 screen, float64 ranking); best
+          below about 2e5 rows.
         - 'approximate': pynndescent's graph search, for large data.
         - 'auto': 'approximate' from 200,000 rows on, else 'exact'.
     max_categories : int, default=32

@@ -49,7 +49,8 @@ class KNNFilter(FeatureSpaceMixin, BaseFilter):
     algorithm : {'auto', 'exact', 'approximate'}, default='auto'
         Neighbour search backend.
 
-        - 'exact': scikit-learn's exact search; best below about 2e5 rows.
+        - 'exact': exact search (faiss float32 screen, float64 ranking); best
+          below about 2e5 rows.
         - 'approximate': pynndescent's graph search; near-linear, for large
           data (pays about 25 s of compilation once per process).
         - 'auto': 'approximate' from 200,000 rows on, else 'exact'.

@@ -17,8 +17,8 @@ gives exactly the neighbourhoods a recomputation would.
 
 Two backends build the candidate graph:
 
-* ``'exact'``: :class:`sklearn.neighbors.NearestNeighbors`; no compilation,
-  best for small and medium data.
+* ``'exact'``: :class:`ExactPool` over every row (faiss's float32 screen,
+  float64 ranking); no compilation, best for small and medium data.
 * ``'approximate'``: :class:`pynndescent.NNDescent`; near-linear in the number
   of rows, but every new process pays about 25 s of numba compilation, so it
   is chosen automatically only from :data:`APPROXIMATE_MIN_SAMPLES` rows on.
