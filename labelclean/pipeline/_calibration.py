@@ -290,9 +290,6 @@ def calibrate(
     floor = LOW_PREDICTABILITY_FLOOR if low else DEFAULT_FLAG_PRECISION_FLOOR
     thresholds, caught, n_wrong = _known_flip_curve(P, codes, Q, r)
     threshold = _choose_threshold(thresholds, caught, n_wrong, floor, target_precision)
-    # Rows a person confirmed (``evidence.known``) are never flagged. They
-    # still take part in the noise estimate and in the known flips as the
-    # rows they are (docs/review.md says why).
     flagged = (r >= threshold) & _unknown(evidence.known, n)
     correction_target = (
         DEFAULT_CORRECTION_PRECISION if target_precision is None else target_precision
@@ -351,7 +348,11 @@ def calibrate(
 
 
 def _unknown(known, n: int) -> np.ndarray:
-    """Rows whose label no person has confirmed."""
+    """Rows whose label no person has confirmed: the only ones flagged.
+
+    Confirmed rows still take part in the noise estimate and in the known
+    flips as the rows they are (docs/review.md says why).
+    """
     return np.ones(n, dtype=bool) if known is None else ~known
 
 
