@@ -8,7 +8,15 @@ below it) is imported inside the commands, so ``labelclean --help`` answers
 quickly.
 """
 
+import os
 from typing import Annotated
+
+# Before any OpenMP runtime loads (faiss, scikit-learn): idle OpenMP threads
+# sleep instead of spinning. A run fits SPLBoost on a thread while the
+# neighbour search runs on every core; spinning threads then fight that
+# thread for the cores (measured: `run` on 1e5 rows took 30 s instead of
+# 40 s, docs/scale.md). A value the user set is kept.
+os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
 
 import typer
 
