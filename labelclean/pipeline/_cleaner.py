@@ -399,10 +399,9 @@ classifier, default='auto'
         reviewed : array-like of shape (n_samples,), dtype=bool, default=None
             Rows whose label in ``y`` a person has confirmed (for instance
             verdicts of ``labelclean review``). They are kept with reason
-            ``reviewed``, never flagged, and the calibration counts their
-            labels as known right: they neither dilute the estimated
-            precision of the flags nor stand for possibly wrong labels in
-            the known flips (docs/review.md).
+            ``reviewed`` and never flagged; like every row, they take part
+            in the noise estimate and in the measurement of the operating
+            point with their labels in ``y`` (docs/review.md says why).
 
         Returns
         -------

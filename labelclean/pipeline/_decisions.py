@@ -55,8 +55,8 @@ class Evidence:
     spl_weight : ndarray of shape (n_samples,) or None
         SPLBoost's self-paced weights, when that stage ran.
     known : ndarray of shape (n_samples,), dtype=bool, or None
-        Rows whose label a person has confirmed (reviewed rows): never
-        flagged, and known right in the calibration.
+        Rows whose label a person has confirmed (reviewed rows): kept with
+        reason ``reviewed``, never flagged.
     """
 
     def __init__(

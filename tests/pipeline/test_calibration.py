@@ -438,7 +438,7 @@ def test_mixture_bound_is_not_fooled_by_the_sources_own_wrong_labels():
     assert precision >= 0.95 and recall >= 0.6
 
 
-def test_reviewed_rows_are_kept_and_known_right_in_the_calibration(noisy_cancer):
+def test_reviewed_rows_are_kept_and_never_flagged(noisy_cancer):
     X, y, y_noisy, _, first = noisy_cancer
     # a person reviews the 40 rows the first fit was least sure about
     noise = first.audit_["noise_probability"].to_numpy()
