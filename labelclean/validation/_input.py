@@ -68,6 +68,16 @@ def _check_not_nested(column: Any, name: Hashable) -> None:
         )
 
 
+def _is_constant(column: Any) -> bool:
+    """One value in every row (missing counting as a value), by comparison
+    with the first row: linear, where counting the distinct values hashes
+    the column (0.8 s for 20 columns of 1e6 rows)."""
+    missing = column.isna()
+    if bool(missing.iloc[0]):
+        return bool(missing.all())
+    return not bool(missing.any()) and bool((column == column.iloc[0]).all())
+
+
 def _suggest(name: str, columns: Iterable[Hashable]) -> str:
     close = close_match(name, columns)
     return f" (did you mean {close!r}?)" if close else ""
@@ -384,7 +394,7 @@ def _feature_checks(
             )
             continue
         checks += feature_warnings(frame, name)
-        if n > 1 and frame[name].nunique(dropna=False) <= 1:
+        if n > 1 and _is_constant(frame[name]):
             constant.append(name)
             checks.append(
                 CheckResult(

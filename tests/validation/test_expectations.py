@@ -257,3 +257,12 @@ def test_id_column_for_output_examples(audit):
     audit = audit.reset_index(names="row")
     result = validate_output(audit, id_column="row")
     assert result.check("discarded_share").examples == ["r6", "r7"]
+
+
+def test_a_constant_feature_counts_missing_as_a_value(frame):
+    frame["gaps"] = [np.nan] * 8  # one value everywhere: missing
+    frame["part"] = [2.0] * 7 + [np.nan]  # two values: 2.0 and missing
+    frame["word"] = pd.Series(["a"] * 8, dtype="category")
+    result = validate_input(frame, label="label", id_column="id")
+    warned = {c.column for c in result.warnings if c.name == "feature_not_constant"}
+    assert warned == {"gaps", "word"}
