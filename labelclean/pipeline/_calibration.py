@@ -456,7 +456,7 @@ def decide_calibrated(evidence, calibration: Calibration, *, require_agreement=T
     P = combine_evidence(ev.confidence_proba, ev.model_proba)
     W = noise_posterior(P, ev.codes, calibration.joint)
     r = 1.0 - W[np.arange(n), ev.codes]
-    flagged = (r >= calibration.flag_threshold) & _unknown(ev.known, n)
+    flagged = r >= calibration.flag_threshold
     alternative, strength = _alternative(W, ev.codes)
     precise = strength >= calibration.correction_thresholds[ev.codes, alternative]
     agree = _agreement(ev, alternative, require_agreement)
