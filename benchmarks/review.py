@@ -10,12 +10,15 @@ labels (share of rows in the cleaned output whose label is not the true
 one), before and after each review, and the number of wrong labels removed
 per verdict. Then a second run takes the exported verdicts as known truth
 (``--reviewed``); the flag F1 on the rows nobody reviewed is compared with the
-first run's on the same rows.
+first run's on the same rows, and the table counts which reading of the data
+(noise or overlap, ``calibration.review_evidence``) the verdicts chose.
 
     python benchmarks/review.py [--reps 5] [--budget 40] [--data NAME ...]
+    python benchmarks/review.py --reps 20 --noise 0.3 --section review-30
 """
 
 import argparse
+import json
 import sys
 import tempfile
 import warnings
@@ -40,10 +43,12 @@ def _error_rate(cleaned: pd.DataFrame, truth: dict) -> float:
     return float((cleaned["label"] != cleaned["key"].map(truth)).mean())
 
 
-def _one(name: str, rep: int, budget: int, root: Path) -> dict[str, float]:
+def _one(
+    name: str, rep: int, budget: int, root: Path, noise: float = 0.2
+) -> dict[str, float]:
     X, y = DATA[name](return_X_y=True, as_frame=True)
     truth = np.array([f"c{v}" for v in y])
-    noisy, _ = flip_labels(truth, 0.2, random_state=rep)
+    noisy, _ = flip_labels(truth, noise, random_state=rep)
     frame = X.copy()
     frame.insert(0, "key", [f"k{i}" for i in range(len(frame))])
     frame["label"] = noisy
@@ -83,6 +88,9 @@ def _one(name: str, rep: int, budget: int, root: Path) -> dict[str, float]:
     run_pipeline(root / "in.parquet", root / "refit", pipeline=pipeline,
                  label="label", id_column="key", seed=rep, fail_on="never",
                  reviewed=root / "export.parquet")  # fmt: skip
+    report = json.loads((root / "refit" / "report.json").read_text())
+    review = report["run"]["calibration"].get("review_evidence") or {}
+    out["reading"] = review.get("reading", "none")
     reviewed = set(exported["row_id"])
     for name, folder in (("f1_first", "run"), ("f1_refit", "refit")):
         audit = pd.read_parquet(root / folder / "audit.parquet")
@@ -98,6 +106,8 @@ def main() -> None:
     parser.add_argument("--reps", type=int, default=5)
     parser.add_argument("--budget", type=int, default=40)
     parser.add_argument("--data", nargs="+", choices=sorted(DATA), default=list(DATA))
+    parser.add_argument("--noise", type=float, default=0.2, help="share flipped")
+    parser.add_argument("--section", default="review")
     args = parser.parse_args()
     warnings.simplefilter("ignore")
     lines = [
@@ -107,8 +117,9 @@ def main() -> None:
         "",
         f"Command: `{command()}`",
         "",
-        f"20 % uniform flips, seeds 0–{args.reps - 1}; a simulated reviewer with the "
-        f"true labels reviews {args.budget} rows: the first rows of `review export`, "
+        f"{args.noise:.0%} uniform flips, seeds 0–{args.reps - 1}; a simulated "
+        f"reviewer with the true labels reviews {args.budget} rows: the first "
+        "rows of `review export`, "
         "or as many suspects (flagged rows, then kept rows) drawn at random. Error "
         "rate of the cleaned labels (share of rows in `cleaned.parquet` whose label "
         "is wrong), mean ± sd.",
@@ -116,14 +127,15 @@ def main() -> None:
         "| data | before review | after export review | after random suspects | "
         "points gained: export | points gained: random | flag F1, other rows: "
         "first run | flag F1, other rows: refit with --reviewed | paired F1 gain "
-        "(refit − first) | refits better / equal / worse |",
-        "|---|---|---|---|---|---|---|---|---|---|",
+        "(refit − first) | refits better / equal / worse | refit's reading of the "
+        "verdicts: noise / measured |",
+        "|---|---|---|---|---|---|---|---|---|---|---|",
     ]
     for name in args.data:
         results = []
         for rep in range(args.reps):
             with tempfile.TemporaryDirectory() as tmp:
-                results.append(_one(name, rep, args.budget, Path(tmp)))
+                results.append(_one(name, rep, args.budget, Path(tmp), args.noise))
         col = {k: [r[k] for r in results] for k in results[0]}
         lines.append(
             f"| {name} | {mean_std(col['before'])} | {mean_std(col['export'])} | "
@@ -132,10 +144,12 @@ def main() -> None:
             f"{mean_std(col['f1_refit'])} | {mean_std(col['f1_gain'])} | "
             f"{sum(g > 1e-12 for g in col['f1_gain'])} / "
             f"{sum(abs(g) <= 1e-12 for g in col['f1_gain'])} / "
-            f"{sum(g < -1e-12 for g in col['f1_gain'])} |"
+            f"{sum(g < -1e-12 for g in col['f1_gain'])} | "
+            + " / ".join(str(col["reading"].count(k)) for k in ("noise", "measured"))
+            + " |"
         )
         print(lines[-1], flush=True)
-    write_section("review", "\n".join(lines) + "\n")
+    write_section(args.section, "\n".join(lines) + "\n")
 
 
 if __name__ == "__main__":

@@ -72,6 +72,7 @@ from labelclean.pipeline._noise_estimate import (
     confident_joint,
     estimate_joint,
     noise_posterior,
+    reading_from_verdicts,
     recognised_classes,
     transition_matrix,
 )
@@ -276,12 +277,8 @@ def calibrate(
     n, n_classes = evidence.confidence_proba.shape
     P = combine_evidence(evidence.confidence_proba, evidence.model_proba)
     anchor = anchor_disagreement(P, codes)
-    accuracy, majority, kappa, kappa_star = cohen_kappa(
-        P, codes, n_classes, anchor["beyond_evidence"]
-    )
-    low = kappa < LOW_PREDICTABILITY_KAPPA and kappa_star < NOISE_CORRECTED_KAPPA
-    recognised, class_kappas = recognised_classes(
-        P, codes, n_classes, anchor["beyond_evidence"]
+    low, recognised, predictability, review = _reading(
+        P, codes, anchor, evidence.before_review
     )
     Q = estimate_joint(P, codes, n_classes, predictable=not low, recognised=recognised)
     W = noise_posterior(P, codes, Q)
@@ -335,16 +332,34 @@ def calibrate(
             float(strength[corrected].mean()) if corrected.any() else None
         ),
         "correction_pairs": pairs,
-        "predictability": {
-            "out_of_fold_accuracy": accuracy,
-            "majority_share": majority,
-            "kappa": kappa,
-            "kappa_noise_corrected": kappa_star,
-            "low": bool(low),
-            "per_class": _per_class_predictability(class_kappas, recognised),
-        },
+        "predictability": predictability,
+        "review_evidence": review,
     }
     return Calibration(Q, threshold, corr_thresholds, summary)
+
+
+def _reading(P, codes, anchor, before):
+    """How to read the data: the predictability tests' reading (reported as
+    ``predictability``), or the one reviewers' verdicts support.
+
+    Returns ``low``, ``recognised``, the predictability summary and the
+    verdicts' summary (None without reviewed rows and their earlier labels).
+    """
+    n_classes = P.shape[1]
+    noise = anchor["beyond_evidence"]
+    accuracy, majority, kappa, kappa_star = cohen_kappa(P, codes, n_classes, noise)
+    low = kappa < LOW_PREDICTABILITY_KAPPA and kappa_star < NOISE_CORRECTED_KAPPA
+    recognised, class_kappas = recognised_classes(P, codes, n_classes, noise)
+    summary = {
+        "out_of_fold_accuracy": accuracy,
+        "majority_share": majority,
+        "kappa": kappa,
+        "kappa_noise_corrected": kappa_star,
+        "low": bool(low),
+        "per_class": _per_class_predictability(class_kappas, recognised),
+    }
+    low, recognised, review = reading_from_verdicts(P, codes, before, low, recognised)
+    return low, recognised, summary, review
 
 
 def _unknown(known, n: int) -> np.ndarray:

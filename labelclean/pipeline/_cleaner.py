@@ -38,6 +38,8 @@ from labelclean.filters._base import BaseFilter
 from labelclean.pipeline._decisions import (
     DecisionsMixin,
     Evidence,
+    check_reviewed,
+    codes_before_review,
     with_user_columns,
 )
 from labelclean.pipeline._model_selection import (
@@ -70,19 +72,6 @@ from labelclean.utils._validation import (
 logger = logging.getLogger(__name__)
 
 __all__ = ["LabelCleaner"]
-
-
-def _check_reviewed(reviewed, n_samples: int) -> np.ndarray | None:
-    """The boolean mask of reviewed rows (None when no row is)."""
-    if reviewed is None:
-        return None
-    mask = np.asarray(reviewed)
-    if mask.dtype != bool or mask.shape != (n_samples,):
-        raise ValueError(
-            f"reviewed must be a boolean array of shape ({n_samples},), one "
-            f"entry per row; got dtype {mask.dtype} and shape {mask.shape}."
-        )
-    return mask if mask.any() else None
 
 
 def _refuse_continuous(classes: np.ndarray, n_samples: int) -> None:
@@ -379,6 +368,7 @@ classifier, default='auto'
         y: ArrayLike,
         sample_weight: ArrayLike | None = None,
         reviewed: ArrayLike | None = None,
+        labels_before_review: ArrayLike | None = None,
     ) -> "LabelCleaner":
         """Run every stage on ``(X, y)`` and decide every row.
 
@@ -402,6 +392,13 @@ classifier, default='auto'
             ``reviewed`` and never flagged; like every row, they take part
             in the noise estimate and in the measurement of the operating
             point with their labels in ``y`` (docs/review.md says why).
+        labels_before_review : array-like of shape (n_samples,), default=None
+            The labels the reviewed rows carried before the review (only the
+            reviewed rows are read). The verdicts are then also known flips
+            and known clean labels of this data: they decide whether its
+            disagreement with the evidence is read as noise or as overlap of
+            the classes (``calibration_['review_evidence']``;
+            docs/decisions.md, *Reviewed rows*).
 
         Returns
         -------
@@ -425,7 +422,7 @@ classifier, default='auto'
             if sample_weight is None
             else check_sample_weight(sample_weight, Z, ensure_non_negative=True)
         )
-        known = _check_reviewed(reviewed, codes.shape[0])
+        known = check_reviewed(reviewed, codes.shape[0])
         _refuse_continuous(self.classes_, codes.shape[0])
         self.stages_learn_codes_ = True
         index = X.index if is_dataframe(X) else pd.RangeIndex(codes.shape[0])
@@ -442,7 +439,8 @@ classifier, default='auto'
         )
         clock.lap("model_out_of_fold")
         # 4. decisions -----------------------------------------------------
-        evidence = Evidence(codes, soft, oof, spl_weight, known)
+        before = codes_before_review(labels_before_review, known, self.classes_)
+        evidence = Evidence(codes, soft, oof, spl_weight, known, before)
         self.evidence_ = evidence
         self._calibrate(evidence, draw_seed(rng))
         decided = self._decide(evidence)

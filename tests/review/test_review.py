@@ -200,6 +200,15 @@ def test_reviewed_rows_are_known_truth_in_a_later_run(run, tmp_path):
     changed = int((rows["verdict"] != rows["observed_label"]).sum())
     assert report["run"]["reviewed"]["rows"] == len(rows)
     assert report["run"]["reviewed"]["labels_changed"] == changed
+    # The earlier labels and the verdicts are evidence of noise or overlap.
+    review = report["run"]["calibration"]["review_evidence"]
+    assert review["rows"] == len(rows) and review["labels_changed"] == changed
+    assert review["reading"] in ("measured", "noise")
+    assert set(review["log_likelihood"]) == {"measured", "noise"}
+    assert (
+        f"The labels {len(rows)} reviewed row(s) carried before the review"
+        in (out / "report.html").read_text()
+    )
     # The guardrails judge labelclean's own flags, not a person's verdicts.
     checks = {c["name"]: c for v in report["validation"] for c in v["checks"]}
     own = audit[(audit["decision"] != "kept") & (audit["reason"] != "reviewed")]
