@@ -79,17 +79,8 @@ def test_verdicts_that_find_wrong_labels_read_the_data_as_noisy(heavy_noise):
     assert plain.calibration_["flagged"] == 0
 
 
-def _overlap(n=1500, seed=0):
-    """Six ordered classes from a latent score the features only partly give."""
-    rng = np.random.RandomState(seed)
-    X = rng.randn(n, 6)
-    latent = X[:, :3] @ np.array([1.0, 0.7, 0.5]) + rng.randn(n)
-    y = np.digitize(latent, np.quantile(latent, [0.1, 0.3, 0.5, 0.7, 0.9]))
-    return X, y
-
-
-def test_verdicts_that_confirm_the_labels_keep_the_cautious_reading():
-    X, y = _overlap()
+def test_verdicts_that_confirm_the_labels_keep_the_cautious_reading(ordinal_labels):
+    X, y = ordinal_labels
     first = LabelCleaner(random_state=0).fit(X, y)
     assert first.calibration_["predictability"]["low"]
     rows = _least_settled(first, 20)
