@@ -40,9 +40,9 @@ LOW_PREDICTABILITY_KAPPA = 0.4
 #: the agreement of a model with the observed labels.
 NOISE_CORRECTED_KAPPA = 0.6
 
-#: A reading of the data other than the one its predictability tests give is
-#: taken only when reviewers' verdicts favour it by at least this likelihood
-#: ratio ("strong" evidence on Jeffreys' scale of Bayes factors).
+#: Reviewers' verdicts replace the predictability tests' reading of the data
+#: by the noise reading only when they are at least this many times as likely
+#: under it ("strong" evidence on Jeffreys' scale of Bayes factors).
 VERDICT_LIKELIHOOD_RATIO = 10.0
 #: Shares of the rows, most confident first, whose labels measure the noise
 #: where the classes are pure (the smallest group has ``_ANCHOR_MIN_ROWS``).
