@@ -10,15 +10,13 @@ labels (share of rows in the cleaned output whose label is not the true
 one), before and after each review, and the number of wrong labels removed
 per verdict. Then a second run takes the exported verdicts as known truth
 (``--reviewed``); the flag F1 on the rows nobody reviewed is compared with the
-first run's on the same rows, and the table counts which reading of the data
-(noise or overlap, ``calibration.review_evidence``) the verdicts chose.
+first run's on the same rows.
 
     python benchmarks/review.py [--reps 5] [--budget 40] [--data NAME ...]
     python benchmarks/review.py --reps 20 --noise 0.3 --section review-30
 """
 
 import argparse
-import json
 import sys
 import tempfile
 import warnings
@@ -88,9 +86,6 @@ def _one(
     run_pipeline(root / "in.parquet", root / "refit", pipeline=pipeline,
                  label="label", id_column="key", seed=rep, fail_on="never",
                  reviewed=root / "export.parquet")  # fmt: skip
-    report = json.loads((root / "refit" / "report.json").read_text())
-    review = report["run"]["calibration"].get("review_evidence") or {}
-    out["reading"] = review.get("reading", "none")
     reviewed = set(exported["row_id"])
     for name, folder in (("f1_first", "run"), ("f1_refit", "refit")):
         audit = pd.read_parquet(root / folder / "audit.parquet")
@@ -127,9 +122,8 @@ def main() -> None:
         "| data | before review | after export review | after random suspects | "
         "points gained: export | points gained: random | flag F1, other rows: "
         "first run | flag F1, other rows: refit with --reviewed | paired F1 gain "
-        "(refit − first) | refits better / equal / worse | refit's reading of the "
-        "verdicts: noise / measured |",
-        "|---|---|---|---|---|---|---|---|---|---|---|",
+        "(refit − first) | refits better / equal / worse |",
+        "|---|---|---|---|---|---|---|---|---|---|",
     ]
     for name in args.data:
         results = []

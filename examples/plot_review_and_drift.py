@@ -13,7 +13,6 @@ drift``).
 # %%
 # A labelled table with 15 % of its labels flipped, and three weekly batches:
 # two like it, one where twice as many rows of "dog" are labelled "cat".
-import json
 import tempfile
 from pathlib import Path
 
@@ -80,13 +79,6 @@ run_pipeline(
     id_column="key",
     reviewed=folder / "verdicts.parquet",
 )
-# The verdicts are also known flips of this data: they say whether its
-# disagreement with the evidence reads as wrong labels or as overlap.
-calibration = json.loads((folder / "run2" / "report.json").read_text())["run"][
-    "calibration"
-]
-print("reading of the data after the review:",
-      calibration["review_evidence"]["reading"])  # fmt: skip
 
 # %%
 # Each week's batch is decided by the fitted pipeline, and its label-noise

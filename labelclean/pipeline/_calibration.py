@@ -72,7 +72,6 @@ from labelclean.pipeline._noise_estimate import (
     confident_joint,
     estimate_joint,
     noise_posterior,
-    reading_from_verdicts,
     recognised_classes,
     transition_matrix,
 )
@@ -277,9 +276,7 @@ def calibrate(
     n, n_classes = evidence.confidence_proba.shape
     P = combine_evidence(evidence.confidence_proba, evidence.model_proba)
     anchor = anchor_disagreement(P, codes)
-    low, recognised, predictability, review = _reading(
-        P, codes, anchor, evidence.before_review
-    )
+    low, recognised, predictability = _reading(P, codes, anchor)
     Q = estimate_joint(P, codes, n_classes, predictable=not low, recognised=recognised)
     W = noise_posterior(P, codes, Q)
     r = 1.0 - W[np.arange(n), codes]
@@ -333,18 +330,13 @@ def calibrate(
         ),
         "correction_pairs": pairs,
         "predictability": predictability,
-        "review_evidence": review,
     }
     return Calibration(Q, threshold, corr_thresholds, summary)
 
 
-def _reading(P, codes, anchor, before):
-    """How to read the data: the predictability tests' reading (reported as
-    ``predictability``), or the one reviewers' verdicts support.
-
-    Returns ``low``, ``recognised``, the predictability summary and the
-    verdicts' summary (None without reviewed rows and their earlier labels).
-    """
+def _reading(P, codes, anchor):
+    """How to read the data: whether the features predict the label poorly
+    (``low``), which classes the evidence recognises, and the summary."""
     n_classes = P.shape[1]
     noise = anchor["beyond_evidence"]
     accuracy, majority, kappa, kappa_star = cohen_kappa(P, codes, n_classes, noise)
@@ -358,8 +350,7 @@ def _reading(P, codes, anchor, before):
         "low": bool(low),
         "per_class": _per_class_predictability(class_kappas, recognised),
     }
-    low, recognised, review = reading_from_verdicts(P, codes, before, low, recognised)
-    return low, recognised, summary, review
+    return low, recognised, summary
 
 
 def _unknown(known, n: int) -> np.ndarray:

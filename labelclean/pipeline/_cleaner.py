@@ -39,7 +39,6 @@ from labelclean.pipeline._decisions import (
     DecisionsMixin,
     Evidence,
     check_reviewed,
-    codes_before_review,
     with_user_columns,
 )
 from labelclean.pipeline._model_selection import (
@@ -368,7 +367,6 @@ classifier, default='auto'
         y: ArrayLike,
         sample_weight: ArrayLike | None = None,
         reviewed: ArrayLike | None = None,
-        labels_before_review: ArrayLike | None = None,
     ) -> "LabelCleaner":
         """Run every stage on ``(X, y)`` and decide every row.
 
@@ -392,13 +390,6 @@ classifier, default='auto'
             ``reviewed`` and never flagged; like every row, they take part
             in the noise estimate and in the measurement of the operating
             point with their labels in ``y`` (docs/review.md says why).
-        labels_before_review : array-like of shape (n_samples,), default=None
-            The labels the reviewed rows carried before the review (only the
-            reviewed rows are read). The verdicts are then also known flips
-            and known clean labels of this data: they decide whether its
-            disagreement with the evidence is read as noise or as overlap of
-            the classes (``calibration_['review_evidence']``;
-            docs/decisions.md, *Reviewed rows*).
 
         Returns
         -------
@@ -439,8 +430,7 @@ classifier, default='auto'
         )
         clock.lap("model_out_of_fold")
         # 4. decisions -----------------------------------------------------
-        before = codes_before_review(labels_before_review, known, self.classes_)
-        evidence = Evidence(codes, soft, oof, spl_weight, known, before)
+        evidence = Evidence(codes, soft, oof, spl_weight, known)
         self.evidence_ = evidence
         self._calibrate(evidence, draw_seed(rng))
         decided = self._decide(evidence)

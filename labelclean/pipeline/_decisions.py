@@ -37,7 +37,6 @@ __all__ = [
     "Evidence",
     "argmax_keep_observed",
     "check_reviewed",
-    "codes_before_review",
     "decide",
     "neighbor_counts_json",
 ]
@@ -59,23 +58,13 @@ class Evidence:
     known : ndarray of shape (n_samples,), dtype=bool, or None
         Rows whose label a person has confirmed (reviewed rows): kept with
         reason ``reviewed``, never flagged.
-    before_review : ndarray of shape (n_samples,) or None
-        Codes of the reviewed rows' labels before the review (-1 elsewhere,
-        and for a label that is no class of the fit).
     """
 
     def __init__(
-        self,
-        codes,
-        confidence_proba,
-        model_proba,
-        spl_weight=None,
-        known=None,
-        before_review=None,
+        self, codes, confidence_proba, model_proba, spl_weight=None, known=None
     ):
         self.codes = codes
         self.known = known
-        self.before_review = before_review
         self.confidence_proba = confidence_proba
         self.model_proba = model_proba
         self.spl_weight = spl_weight
@@ -99,23 +88,6 @@ def check_reviewed(reviewed, n_samples: int) -> np.ndarray | None:
             f"entry per row; got dtype {mask.dtype} and shape {mask.shape}."
         )
     return mask if mask.any() else None
-
-
-def codes_before_review(before, known, classes) -> np.ndarray | None:
-    """Codes of the reviewed rows' earlier labels; -1 elsewhere and for a
-    label that is no class of the fit (None without both inputs)."""
-    if before is None or known is None:
-        return None
-    values = np.asarray(before, dtype=object)
-    if values.shape != known.shape:
-        raise ValueError(
-            f"labels_before_review must have one entry per row ({known.shape[0]}); "
-            f"got shape {values.shape}."
-        )
-    out = np.full(known.shape[0], -1, dtype=np.intp)
-    rows = np.flatnonzero(known)
-    out[rows] = pd.Index(classes, dtype=object).get_indexer(values[rows])
-    return out
 
 
 def argmax_keep_observed(proba: np.ndarray, codes: np.ndarray) -> np.ndarray:

@@ -21,7 +21,6 @@ __all__ = [
     "confident_joint",
     "estimate_joint",
     "noise_posterior",
-    "reading_from_verdicts",
     "recognised_classes",
     "transition_matrix",
 ]
@@ -40,10 +39,6 @@ LOW_PREDICTABILITY_KAPPA = 0.4
 #: the agreement of a model with the observed labels.
 NOISE_CORRECTED_KAPPA = 0.6
 
-#: Reviewers' verdicts replace the predictability tests' reading of the data
-#: by the noise reading only when they are at least this many times as likely
-#: under it ("strong" evidence on Jeffreys' scale of Bayes factors).
-VERDICT_LIKELIHOOD_RATIO = 10.0
 #: Shares of the rows, most confident first, whose labels measure the noise
 #: where the classes are pure (the smallest group has ``_ANCHOR_MIN_ROWS``).
 _ANCHOR_SHARES = (0.02, 0.05, 0.1, 0.2)
@@ -319,60 +314,3 @@ def recognised_classes(P, codes, n_classes, noise=0.0):
     if n_classes == 2:
         out[:] = True
     return out, kappas
-
-
-def reading_from_verdicts(P, codes, before, low, recognised):
-    """Whether reviewers' verdicts show noise where the tests saw overlap.
-
-    Label noise and class overlap look alike to the evidence (docs/decisions.md,
-    *Predictability*), so the predictability tests choose a reading, with the
-    cautious one (``low``; classes the evidence does not tell apart assumed
-    clean) where they cannot tell. Reviewed rows settle it where they exist:
-    their labels before the review (``before``; -1 where a row was not
-    reviewed) and their verdicts (``codes``) are known flips and known clean
-    labels of this very data. Under each reading the posterior of the
-    verdict given the earlier label, ``W[i, verdict]``, is a likelihood. The
-    *noise* reading (predictable, every class recognised) replaces the
-    measured one only when it makes the verdicts at least
-    :data:`VERDICT_LIKELIHOOD_RATIO` times as likely.
-
-    Only that direction is taken. A reading with less noise always explains
-    confirmed labels better, while a flip whose evidence is already certain
-    is explained equally by any reading with some noise, so the likelihood
-    leans towards less noise: against the switch to the noise reading (which
-    then needs evidence beyond the lean), but in favour of a switch away
-    from it, which it would take on too little evidence (docs/decisions.md,
-    *Reviewed rows*).
-
-    Returns
-    -------
-    low, recognised : the reading used
-    review : dict or None
-        The verdicts' log-likelihood under each reading, and the reading
-        used (None without reviewed rows whose earlier label is known).
-    """
-    rows = np.flatnonzero(np.asarray(before) >= 0) if before is not None else []
-    if len(rows) == 0:
-        return low, recognised, None
-    n_classes = P.shape[1]
-    readings = {
-        "measured": (low, recognised),
-        "noise": (False, np.ones(n_classes, dtype=bool)),
-    }
-    log_likelihood = {}
-    for name, (lo, rec) in readings.items():
-        Q = estimate_joint(P, codes, n_classes, predictable=not lo, recognised=rec)
-        W = noise_posterior(P[rows], before[rows], Q)
-        verdict = W[np.arange(rows.shape[0]), codes[rows]]
-        log_likelihood[name] = float(np.log(np.clip(verdict, 1e-6, 1.0)).sum())
-    margin = log_likelihood["noise"] - log_likelihood["measured"]
-    used = "noise" if margin >= np.log(VERDICT_LIKELIHOOD_RATIO) else "measured"
-    review = {
-        "rows": int(rows.shape[0]),
-        "labels_changed": int(np.count_nonzero(before[rows] != codes[rows])),
-        "log_likelihood": log_likelihood,
-        "likelihood_ratio_needed": VERDICT_LIKELIHOOD_RATIO,
-        "reading": used,
-    }
-    low, recognised = readings[used]
-    return low, recognised, review

@@ -18,7 +18,6 @@ import hashlib
 import io
 import itertools
 import json
-import math
 from collections.abc import Mapping
 from importlib import resources
 from typing import Any
@@ -208,9 +207,7 @@ def _calibration_story(run: Mapping[str, Any]) -> list[str]:
     cal = run.get("calibration")
     if isinstance(cal, Mapping) and cal.get("noise_rate") is not None:
         pred = cal.get("predictability") or {}
-        review = cal.get("review_evidence")
-        read_as_noise = isinstance(review, Mapping) and review.get("reading") == "noise"
-        if pred.get("low") and not read_as_noise:
+        if pred.get("low"):
             story.append(
                 "Warning: the features predict the label poorly (out-of-fold "
                 f"accuracy {_pct(pred['out_of_fold_accuracy'])} against "
@@ -253,7 +250,7 @@ def _calibration_story(run: Mapping[str, Any]) -> list[str]:
         else:
             text += " No row was flagged: no operating point was precise enough."
         story.append(text)
-        if cal.get("decision_rule") != "thresholds" and not read_as_noise:
+        if cal.get("decision_rule") != "thresholds":
             story.extend(_unseen_classes(cal, pred))
     reviewed = run.get("reviewed")
     if isinstance(reviewed, Mapping) and reviewed.get("rows"):
@@ -263,8 +260,6 @@ def _calibration_story(run: Mapping[str, Any]) -> list[str]:
             "with a new label: the fit learnt their verdicts as known truth, and "
             "they were not flagged (reason 'reviewed')."
         )
-    if isinstance(cal, Mapping) and isinstance(cal.get("review_evidence"), Mapping):
-        story.append(_review_reading(cal["review_evidence"]))
     missing = run.get("missing_values")
     if isinstance(missing, Mapping) and missing.get("columns"):
         cols = ", ".join(
@@ -294,33 +289,6 @@ def _unseen_classes(cal: Mapping[str, Any], pred: Mapping[str, Any]) -> list[str
         "others, so their labels cannot be checked: their rows were kept "
         "as labelled, and no row was relabelled into them."
     ]
-
-
-def _review_reading(review: Mapping[str, Any]) -> str:
-    """What the verdicts said about noise against overlap."""
-    ll = review.get("log_likelihood") or {}
-    used = review.get("reading", "measured")
-    text = (
-        f"The labels {review.get('rows', 0)} reviewed row(s) carried before the "
-        "review, against their verdicts, "
-    )
-    if used == "measured" or "measured" not in ll or used not in ll:
-        if ll and ll.get("measured", -math.inf) >= max(ll.values()) - 1e-9:
-            return text + (
-                "were at least as likely under the reading of the run's own "
-                "predictability tests as under any other."
-            )
-        return text + (
-            "did not favour another reading of the data strongly enough (a "
-            f"likelihood ratio of {review.get('likelihood_ratio_needed', 10):g} "
-            "is needed), so the run kept the reading of its predictability tests."
-        )
-    ratio = math.exp(min(700.0, ll[used] - ll["measured"]))
-    return text + (
-        f"were {ratio:.3g} times as likely if the disagreement between labels "
-        "and evidence is wrong labels than under the cautious reading of the "
-        "run's predictability tests: the run decided on that reading."
-    )
 
 
 def _story(report: Mapping[str, Any]) -> list[str]:

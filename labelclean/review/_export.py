@@ -5,7 +5,9 @@ is wrong (``noise_probability``). A reviewer's verdict changes the outcome
 most where that probability is least settled: near one half the evidence
 cannot tell a wrong label from a hard case, while near 0 or 1 the decision
 already stands. So the rows are ranked by ``1 - |2p - 1|`` (1 at p = 0.5),
-then by p, then by input order, and the first ``max_rows`` are exported
+then by p, then by how little the evidence supports the observed label (one
+minus the mean of ``confidence`` and ``model_probability``), then by input
+order, and the first ``max_rows`` are exported
 with their features, observed label, labelclean's proposal, its evidence in
 words and an empty ``verdict`` column: parquet, CSV, or the task JSON that
 Label Studio imports.
@@ -13,6 +15,7 @@ Label Studio imports.
 
 import json
 import os
+import warnings
 from pathlib import Path
 from typing import Any
 
@@ -60,6 +63,30 @@ def load_run(run_dir: str | os.PathLike[str]) -> tuple[pd.DataFrame, dict[str, A
     raise InputFileError(f"no audit.parquet in {str(folder)!r}.")
 
 
+def _evidence_against(audit: pd.DataFrame) -> np.ndarray:
+    """1 - the mean of the stages' probabilities of the observed label.
+
+    Breaks ties of ``noise_probability``: where the run read the data
+    cautiously (classes the evidence does not tell apart are assumed clean),
+    every row's probability can be 0, and input order would pick the rows.
+    """
+    columns = [c for c in ("confidence", "model_probability") if c in audit.columns]
+    if not columns:
+        return np.zeros(len(audit))
+    values = np.column_stack(
+        [
+            pd.to_numeric(audit[c], errors="coerce").to_numpy(
+                dtype=np.float64, na_value=np.nan
+            )
+            for c in columns
+        ]
+    )
+    with np.errstate(all="ignore"), warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)  # rows with no evidence
+        mean = np.nanmean(values, axis=1)
+    return np.nan_to_num(1.0 - mean, nan=0.0)
+
+
 def review_rows(
     audit: pd.DataFrame, report: dict[str, Any], *, max_rows: int = 200
 ) -> pd.DataFrame:
@@ -84,10 +111,10 @@ def review_rows(
         dtype=np.float64, na_value=np.nan
     )
     priority = 1.0 - np.abs(2.0 * p - 1.0)
+    against = _evidence_against(audit)
     candidates = np.flatnonzero(np.isfinite(p))
-    order = candidates[np.lexsort((candidates, -p[candidates], -priority[candidates]))][
-        :max_rows
-    ]
+    keys = (candidates, -against[candidates], -p[candidates], -priority[candidates])
+    order = candidates[np.lexsort(keys)][:max_rows]
     picked = audit.iloc[order]
     row_id = (
         picked[id_column].to_numpy()
