@@ -138,9 +138,7 @@ def main() -> None:
             f"{mean_std(col['f1_refit'])} | {mean_std(col['f1_gain'])} | "
             f"{sum(g > 1e-12 for g in col['f1_gain'])} / "
             f"{sum(abs(g) <= 1e-12 for g in col['f1_gain'])} / "
-            f"{sum(g < -1e-12 for g in col['f1_gain'])} | "
-            + " / ".join(str(col["reading"].count(k)) for k in ("noise", "measured"))
-            + " |"
+            f"{sum(g < -1e-12 for g in col['f1_gain'])} |"
         )
         print(lines[-1], flush=True)
     write_section(args.section, "\n".join(lines) + "\n")
