@@ -233,6 +233,7 @@ def run_cell(X_tr, y_noisy, y_true, flipped, X_te, y_te, seed, out):
     out["lc_acc"].append(float(np.mean(cleaner.predict(X_te) == y_te)))
 
     Xo_tr, Xo_te = _as_object(X_tr), _as_object(X_te)
+    codes = pd.Series(y_noisy).astype("category").cat.codes.to_numpy()
     for name, model in (
         ("lr", lambda: LogisticRegression(max_iter=2000)),
         ("hgb", lambda: HistGradientBoostingClassifier(random_state=seed)),
@@ -242,15 +243,10 @@ def run_cell(X_tr, y_noisy, y_true, flipped, X_te, y_te, seed, out):
             probs = cross_val_predict(
                 make(), Xo_tr, y_noisy, cv=5, method="predict_proba"
             )
-            issues = find_label_issues(
-                pd.Series(y_noisy).astype("category").cat.codes.to_numpy(), probs
-            )
-            cl = CleanLearning(make(), seed=seed).fit(
-                Xo_tr, pd.Series(y_noisy).astype("category").cat.codes.to_numpy()
-            )
+            issues = find_label_issues(codes, probs)
+            cl = CleanLearning(make(), seed=seed).fit(Xo_tr, codes)
         out[f"time_{name}"].append(t.seconds)
         p, r, f1 = scores(flipped, issues)
-        codes = pd.Series(y_noisy).astype("category").cat.codes.to_numpy()
         self_confidence = probs[np.arange(codes.shape[0]), codes]
         out[f"{name}_ceiling"].append(ceiling_f1(flipped, -self_confidence))
         out[f"{name}_p"].append(p)

@@ -276,7 +276,13 @@ def calibrate(
     n, n_classes = evidence.confidence_proba.shape
     P = combine_evidence(evidence.confidence_proba, evidence.model_proba)
     anchor = anchor_disagreement(P, codes)
-    low, recognised, predictability = _reading(P, codes, anchor)
+    accuracy, majority, kappa, kappa_star = cohen_kappa(
+        P, codes, n_classes, anchor["beyond_evidence"]
+    )
+    low = kappa < LOW_PREDICTABILITY_KAPPA and kappa_star < NOISE_CORRECTED_KAPPA
+    recognised, class_kappas = recognised_classes(
+        P, codes, n_classes, anchor["beyond_evidence"]
+    )
     Q = estimate_joint(P, codes, n_classes, predictable=not low, recognised=recognised)
     W = noise_posterior(P, codes, Q)
     r = 1.0 - W[np.arange(n), codes]
@@ -329,28 +335,16 @@ def calibrate(
             float(strength[corrected].mean()) if corrected.any() else None
         ),
         "correction_pairs": pairs,
-        "predictability": predictability,
+        "predictability": {
+            "out_of_fold_accuracy": accuracy,
+            "majority_share": majority,
+            "kappa": kappa,
+            "kappa_noise_corrected": kappa_star,
+            "low": bool(low),
+            "per_class": _per_class_predictability(class_kappas, recognised),
+        },
     }
     return Calibration(Q, threshold, corr_thresholds, summary)
-
-
-def _reading(P, codes, anchor):
-    """How to read the data: whether the features predict the label poorly
-    (``low``), which classes the evidence recognises, and the summary."""
-    n_classes = P.shape[1]
-    noise = anchor["beyond_evidence"]
-    accuracy, majority, kappa, kappa_star = cohen_kappa(P, codes, n_classes, noise)
-    low = kappa < LOW_PREDICTABILITY_KAPPA and kappa_star < NOISE_CORRECTED_KAPPA
-    recognised, class_kappas = recognised_classes(P, codes, n_classes, noise)
-    summary = {
-        "out_of_fold_accuracy": accuracy,
-        "majority_share": majority,
-        "kappa": kappa,
-        "kappa_noise_corrected": kappa_star,
-        "low": bool(low),
-        "per_class": _per_class_predictability(class_kappas, recognised),
-    }
-    return low, recognised, summary
 
 
 def _unknown(known, n: int) -> np.ndarray:

@@ -38,7 +38,6 @@ from labelclean.filters._base import BaseFilter
 from labelclean.pipeline._decisions import (
     DecisionsMixin,
     Evidence,
-    check_reviewed,
     with_user_columns,
 )
 from labelclean.pipeline._model_selection import (
@@ -71,6 +70,19 @@ from labelclean.utils._validation import (
 logger = logging.getLogger(__name__)
 
 __all__ = ["LabelCleaner"]
+
+
+def _check_reviewed(reviewed, n_samples: int) -> np.ndarray | None:
+    """The boolean mask of reviewed rows (None when no row is)."""
+    if reviewed is None:
+        return None
+    mask = np.asarray(reviewed)
+    if mask.dtype != bool or mask.shape != (n_samples,):
+        raise ValueError(
+            f"reviewed must be a boolean array of shape ({n_samples},), one "
+            f"entry per row; got dtype {mask.dtype} and shape {mask.shape}."
+        )
+    return mask if mask.any() else None
 
 
 def _refuse_continuous(classes: np.ndarray, n_samples: int) -> None:
@@ -413,7 +425,7 @@ classifier, default='auto'
             if sample_weight is None
             else check_sample_weight(sample_weight, Z, ensure_non_negative=True)
         )
-        known = check_reviewed(reviewed, codes.shape[0])
+        known = _check_reviewed(reviewed, codes.shape[0])
         _refuse_continuous(self.classes_, codes.shape[0])
         self.stages_learn_codes_ = True
         index = X.index if is_dataframe(X) else pd.RangeIndex(codes.shape[0])

@@ -36,7 +36,6 @@ from labelclean.utils._validation import is_dataframe
 __all__ = [
     "Evidence",
     "argmax_keep_observed",
-    "check_reviewed",
     "decide",
     "neighbor_counts_json",
 ]
@@ -75,19 +74,6 @@ class Evidence:
         self.trusted_probability = confidence_proba[rows, self.trusted]
         self.model_label = argmax_keep_observed(model_proba, codes)
         self.model_label_probability = model_proba[rows, self.model_label]
-
-
-def check_reviewed(reviewed, n_samples: int) -> np.ndarray | None:
-    """The boolean mask of reviewed rows (None when no row is)."""
-    if reviewed is None:
-        return None
-    mask = np.asarray(reviewed)
-    if mask.dtype != bool or mask.shape != (n_samples,):
-        raise ValueError(
-            f"reviewed must be a boolean array of shape ({n_samples},), one "
-            f"entry per row; got dtype {mask.dtype} and shape {mask.shape}."
-        )
-    return mask if mask.any() else None
 
 
 def argmax_keep_observed(proba: np.ndarray, codes: np.ndarray) -> np.ndarray:

@@ -250,8 +250,21 @@ def _calibration_story(run: Mapping[str, Any]) -> list[str]:
         else:
             text += " No row was flagged: no operating point was precise enough."
         story.append(text)
-        if cal.get("decision_rule") != "thresholds":
-            story.extend(_unseen_classes(cal, pred))
+        unseen = [
+            str(name)
+            for name, c in zip(
+                cal.get("classes") or [], pred.get("per_class") or [], strict=False
+            )
+            if isinstance(c, Mapping) and not c.get("recognised", True)
+        ]
+        if unseen and cal.get("decision_rule") != "thresholds":
+            shown = ", ".join(f"'{c}'" for c in unseen[:8])
+            more = f" and {len(unseen) - 8} more" if len(unseen) > 8 else ""
+            story.append(
+                f"The evidence does not tell class(es) {shown}{more} apart from the "
+                "others, so their labels cannot be checked: their rows were kept "
+                "as labelled, and no row was relabelled into them."
+            )
     reviewed = run.get("reviewed")
     if isinstance(reviewed, Mapping) and reviewed.get("rows"):
         story.append(
@@ -269,26 +282,6 @@ def _calibration_story(run: Mapping[str, Any]) -> list[str]:
             f"Missing feature values in {cols}: {missing.get('handling', '')}."
         )
     return story
-
-
-def _unseen_classes(cal: Mapping[str, Any], pred: Mapping[str, Any]) -> list[str]:
-    """The sentence on classes the evidence does not tell apart (if any)."""
-    unseen = [
-        str(name)
-        for name, c in zip(
-            cal.get("classes") or [], pred.get("per_class") or [], strict=False
-        )
-        if isinstance(c, Mapping) and not c.get("recognised", True)
-    ]
-    if not unseen:
-        return []
-    shown = ", ".join(f"'{c}'" for c in unseen[:8])
-    more = f" and {len(unseen) - 8} more" if len(unseen) > 8 else ""
-    return [
-        f"The evidence does not tell class(es) {shown}{more} apart from the "
-        "others, so their labels cannot be checked: their rows were kept "
-        "as labelled, and no row was relabelled into them."
-    ]
 
 
 def _story(report: Mapping[str, Any]) -> list[str]:

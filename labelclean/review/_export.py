@@ -15,7 +15,6 @@ Label Studio imports.
 
 import json
 import os
-import warnings
 from pathlib import Path
 from typing import Any
 
@@ -73,18 +72,9 @@ def _evidence_against(audit: pd.DataFrame) -> np.ndarray:
     columns = [c for c in ("confidence", "model_probability") if c in audit.columns]
     if not columns:
         return np.zeros(len(audit))
-    values = np.column_stack(
-        [
-            pd.to_numeric(audit[c], errors="coerce").to_numpy(
-                dtype=np.float64, na_value=np.nan
-            )
-            for c in columns
-        ]
-    )
-    with np.errstate(all="ignore"), warnings.catch_warnings():
-        warnings.simplefilter("ignore", RuntimeWarning)  # rows with no evidence
-        mean = np.nanmean(values, axis=1)
-    return np.nan_to_num(1.0 - mean, nan=0.0)
+    values = audit[columns].apply(pd.to_numeric, errors="coerce")
+    # a row with no evidence at all ranks last among its ties
+    return (1.0 - values.mean(axis=1)).fillna(0.0).to_numpy(dtype=np.float64)
 
 
 def review_rows(
