@@ -208,6 +208,25 @@ def _agreement(evidence, alternative, require_agreement):
     return (evidence.trusted == alternative) & (evidence.model_label == alternative)
 
 
+def _told_apart(P, codes, alternative, target):
+    """Whether the evidence alone names the new class among the other classes.
+
+    The posterior of a correction weighs the evidence by the estimated
+    transition matrix, whose rare cells rest on a handful of rows: a row the
+    evidence splits between two other classes can then be "corrected" to the
+    one the joint happens to name as the usual source of its label (on a
+    flights sample with no label flipped, 32 corrections, all wrong). So,
+    given that the label is wrong, the evidence's own probability of the new
+    class among the classes other than the observed one must reach the
+    target, with no help from the transition matrix.
+    """
+    rows = np.arange(codes.shape[0])
+    rest = 1.0 - P[rows, codes]
+    with np.errstate(invalid="ignore", divide="ignore"):
+        share = np.where(rest > 0, P[rows, alternative] / rest, 0.0)
+    return share >= target - 1e-12
+
+
 def _correction_thresholds(codes, alternative, strength, candidate, target, n_classes):
     """Per (observed, new) pair, the posterior a correction needs.
 
@@ -294,7 +313,11 @@ def calibrate(
     correction_target = (
         DEFAULT_CORRECTION_PRECISION if target_precision is None else target_precision
     )
-    candidate = flagged & _agreement(evidence, alternative, require_agreement)
+    candidate = (
+        flagged
+        & _agreement(evidence, alternative, require_agreement)
+        & _told_apart(P, codes, alternative, correction_target)
+    )
     corr_thresholds, pairs, corrected = _corrections(
         (codes, alternative, strength), candidate, flagged, correction_target, low
     )
@@ -459,6 +482,9 @@ def decide_calibrated(evidence, calibration: Calibration, *, require_agreement=T
     flagged = r >= calibration.flag_threshold
     alternative, strength = _alternative(W, ev.codes)
     precise = strength >= calibration.correction_thresholds[ev.codes, alternative]
+    precise &= _told_apart(
+        P, ev.codes, alternative, calibration.summary.get("correction_target", 0.0)
+    )
     agree = _agreement(ev, alternative, require_agreement)
     corrected = flagged & precise & agree
     decision = np.full(n, "kept", dtype=object)

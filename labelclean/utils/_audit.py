@@ -54,8 +54,9 @@ DECISION_REASONS = {
     "reviewed": "a person reviewed the row; its cleaned label is the verdict",
     "correction_not_precise": (
         "the label is likely wrong, but the other class is not probable enough "
-        "(for this row, or for corrections between these two classes on this "
-        "data) to relabel it, so the row is discarded"
+        "to relabel it (for this row, for corrections between these two classes "
+        "on this data, or because the evidence cannot tell it from a third "
+        "class), so the row is discarded"
     ),
 }
 

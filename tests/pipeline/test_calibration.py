@@ -13,10 +13,13 @@ from labelclean.cli.main import app
 from labelclean.noise import flip_labels
 from labelclean.pipeline import LabelCleaner
 from labelclean.pipeline._calibration import (
+    Calibration,
     anchor_disagreement,
+    decide_calibrated,
     estimate_joint,
     recognised_classes,
 )
+from labelclean.pipeline._decisions import Evidence
 from labelclean.validation import validate_output
 
 runner = CliRunner()
@@ -465,3 +468,33 @@ def test_reviewed_rows_are_kept_and_never_flagged(noisy_cancer):
     assert cal["flagged"] <= plain.calibration_["flagged"]
     with pytest.raises(ValueError, match="boolean array of shape"):
         LabelCleaner(random_state=0).fit(X, labels, reviewed=known[:10])
+
+
+def test_a_row_the_evidence_splits_between_two_classes_is_not_corrected():
+    # Rows labelled 2 whose label is wrong: 30 the evidence clearly puts in
+    # class 0, 10 it splits between 0 and 1. The joint names 0 as the only
+    # source of class 2's wrong labels, which alone carries the split rows'
+    # posterior of 0 past 0.9; the evidence cannot tell 0 from 1 there, so
+    # they are discarded, not relabelled (fit and apply decide alike).
+    rng = np.random.RandomState(0)
+    codes = np.repeat([0, 1, 2], 300)
+    P = np.full((900, 3), 0.005)
+    P[np.arange(900), codes] = 0.99
+    P[600:630] = [0.99, 0.005, 0.005]
+    P[630:640] = [0.55, 0.4495, 0.0005]
+    P = P * rng.uniform(1.0, 1.01, P.shape)
+    P /= P.sum(axis=1, keepdims=True)
+    evidence = Evidence(codes, P, P.copy())
+    joint = np.diag([300.0, 300.0, 260.0])
+    joint[2, 0] = 40.0
+    calibration = Calibration(
+        joint / 900, 0.5, np.full((3, 3), 0.9), {"correction_target": 0.9}
+    )
+    decision, reason, new_codes, noise = decide_calibrated(evidence, calibration)
+    split = slice(630, 640)
+    assert (1.0 - noise[split] < 0.05).all()  # the posterior says: wrong label
+    assert (decision[split] == "discarded").all()
+    assert (reason[split] == "correction_not_precise").all()
+    assert (decision[600:630] == "corrected").all()
+    assert (new_codes[600:630] == 0).all()
+    assert (decision[:600] == "kept").all()
