@@ -97,9 +97,6 @@ DEFAULT_CORRECTION_PRECISION = 0.9
 #: than bad ones.
 DEFAULT_FLAG_PRECISION_FLOOR = 0.5
 
-#: The flag floor on data whose features predict the label poorly.
-LOW_PREDICTABILITY_FLOOR = 0.8
-
 #: Rows used for each bootstrap resample (a seeded sample above this).
 _BOOTSTRAP_ROWS = 20_000
 _BOOTSTRAP_REPS = 30
@@ -306,7 +303,7 @@ def calibrate(
     W = noise_posterior(P, codes, Q)
     r = 1.0 - W[np.arange(n), codes]
     alternative, strength = _alternative(W, codes)
-    floor = LOW_PREDICTABILITY_FLOOR if low else DEFAULT_FLAG_PRECISION_FLOOR
+    floor = DEFAULT_FLAG_PRECISION_FLOOR
     thresholds, caught, n_wrong = _known_flip_curve(P, codes, Q, r)
     threshold = _choose_threshold(thresholds, caught, n_wrong, floor, target_precision)
     flagged = (r >= threshold) & _unknown(evidence.known, n)
@@ -401,14 +398,15 @@ def _corrections(posterior, candidate, flagged, target, low):
 
 def _other_noise_levels(P, codes, Q, r, threshold, low, anchor):
     """The estimates at ``threshold`` with unweighted known flips, and with the
-    other noise levels the data allow: the cap not applied, and the cap at the
-    surest rows' share itself (classes the evidence does not recognise not
-    assumed clean: their noise is unknown, not absent). Returns the
-    (precision, recall, ...) tuples and the two noise rates."""
+    other noise levels the data allow: the cap not applied, and the cap one
+    level lower (the surest rows' share, or in the cautious reading its lower
+    limit; classes the evidence does not recognise not assumed clean: their
+    noise is unknown, not absent). Returns the (precision, recall, ...)
+    tuples and the two noise rates."""
     n, n_classes = P.shape
     others = [_estimates_at(threshold, P, codes, Q, r, weighted=False)]
     noise_ends = []
-    for cap in (1.0, anchor["share"]):
+    for cap in (1.0, anchor["lower_limit" if low else "share"]):
         Qc = estimate_joint(P, codes, n_classes, predictable=not low, noise_cap=cap)
         rc = 1.0 - noise_posterior(P, codes, Qc)[np.arange(n), codes]
         others.append(_estimates_at(threshold, P, codes, Qc, rc))

@@ -142,8 +142,8 @@ classifier, default='auto'
         reaches it, and a class is corrected into another only where the
         estimated precision of those corrections reaches it. None: the
         operating point of highest estimated F1 among those whose estimated
-        precision is at least 0.5 (0.8 when the features predict the label
-        poorly), and corrections at an estimated precision of 0.9.
+        precision is at least 0.5, and corrections at an estimated precision
+        of 0.9 (none when the features predict the label poorly).
     correct_threshold : float or None, default=None
         Setting any of the three thresholds replaces the calibrated decisions
         with the fixed rule: probability both the confidence stage and the

@@ -27,8 +27,9 @@ __all__ = [
 
 #: Below this agreement beyond chance (Cohen's κ) between the evidence's most
 #: probable class and the observed label, the features predict the label
-#: poorly; the report says so first and the flag floor rises to
-#: :data:`LOW_PREDICTABILITY_FLOOR`.
+#: poorly; the report says so first, and the noise is estimated the cautious
+#: way (:func:`estimate_joint` with ``predictable=False``) and nothing is
+#: corrected.
 LOW_PREDICTABILITY_KAPPA = 0.4
 
 #: The same data are still taken as predictable when κ, with the accuracy
@@ -184,7 +185,7 @@ def estimate_joint(
     bound that does not mistake the overlap of neighbouring classes for noise
     (and that underestimates noise concentrated between two classes: the
     conservative side). The total is capped by :func:`anchor_disagreement`
-    (its upper limit, or its lower limit when not ``predictable``), or by
+    (its upper limit, or the share itself when not ``predictable``), or by
     ``noise_cap`` when given.
 
     ``recognised``: per class, whether the evidence tells the class apart
@@ -217,7 +218,7 @@ def estimate_joint(
         Q[np.diag_indices(n_classes)] += counts - Q.sum(axis=1)
     if noise_cap is None:
         anchor = anchor_disagreement(P, codes)
-        noise_cap = anchor["upper_limit" if predictable else "lower_limit"]
+        noise_cap = anchor["upper_limit" if predictable else "share"]
     return _cap_noise(Q / max(counts.sum(), 1.0), noise_cap)
 
 
