@@ -310,17 +310,12 @@ def calibrate(
     correction_target = (
         DEFAULT_CORRECTION_PRECISION if target_precision is None else target_precision
     )
-    candidate = (
-        flagged
-        & _agreement(evidence, alternative, require_agreement)
-        & _told_apart(P, codes, alternative, correction_target)
-    )
+    candidate = flagged & _agreement(evidence, alternative, require_agreement)
+    candidate &= _told_apart(P, codes, alternative, correction_target)
     corr_thresholds, pairs, corrected = _corrections(
         (codes, alternative, strength), candidate, flagged, correction_target, low
     )
     precision, recall, _ = _estimates_at(threshold, P, codes, Q, r)
-    # Beside the bootstrap: the estimates at the other noise levels the data
-    # allow.
     others, noise_ends = _other_noise_levels(P, codes, Q, r, threshold, low, anchor)
     boot = _bootstrap(P, codes, threshold, random_state, not low, recognised)
     counts = np.bincount(codes, minlength=n_classes)
