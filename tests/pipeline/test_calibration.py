@@ -441,6 +441,29 @@ def test_the_report_names_the_classes_the_evidence_cannot_see(tmp_path):
     assert not (audit["cleaned_label"][~hidden] == "hidden").any()
 
 
+def test_the_report_opens_with_a_poorly_predicted_label(tmp_path):
+    rng = np.random.RandomState(0)
+    X = rng.randn(1500, 6)
+    latent = X[:, :3] @ np.array([1.0, 0.7, 0.5]) + 0.6 * rng.randn(1500)
+    y = np.digitize(latent, np.quantile(latent, [0.1, 0.3, 0.5, 0.7, 0.9]))
+    frame = pd.DataFrame(X, columns=[f"x{j}" for j in range(6)])
+    frame["label"] = np.array(list("abcdef"))[flip_labels(y, 0.3, random_state=0)[0]]
+    data, out = tmp_path / "data.parquet", tmp_path / "out"
+    frame.to_parquet(data, index=False)
+    res = runner.invoke(
+        app, ["run", str(data), "-p", "multiclass-rosr", "--label", "label",
+              "--out", str(out)],
+    )  # fmt: skip
+    assert res.exit_code in (0, 7), res.output
+    html = unescape((out / "report.html").read_text())
+    summary = html[html.index("<h2") :]
+    first = summary[summary.index("<p") : summary.index("</p>")]
+    assert "Warning: the features predict the label poorly" in first
+    assert "corrected no label" in first
+    audit = pd.read_parquet(out / "audit.parquet")
+    assert len(audit) == 1500 and not (audit["decision"] == "corrected").any()
+
+
 def test_mixture_bound_is_not_fooled_by_the_sources_own_wrong_labels():
     # Each digit has 30 % of its labels flipped to the next digit. The rows
     # labelled d - 1, which stand for the wrong labels of d, are themselves
