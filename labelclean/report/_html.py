@@ -214,8 +214,7 @@ def _calibration_story(run: Mapping[str, Any]) -> list[str]:
                 f"{_pct(pred['majority_share'])} for the largest class; "
                 f"Cohen's κ {pred['kappa']:.2f}), so wrong labels cannot be told "
                 "from hard cases well: labelclean read the noise cautiously and "
-                "corrected no label, and the estimates below are rough (noise and "
-                "overlap are hard to tell apart here)."
+                "corrected no label; the estimates below are rough."
             )
         text = (
             f"Estimated share of wrong labels: {_pct(cal['noise_rate'])}"
