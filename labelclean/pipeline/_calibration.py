@@ -175,7 +175,7 @@ class Calibration:
         self.summary = summary
 
 
-def _choose_threshold(thresholds, caught, n_wrong, floor, target):
+def _choose_threshold(thresholds, caught, n_wrong, target):
     flagged = np.arange(1, thresholds.shape[0] + 1)
     precision = np.minimum(1.0, caught / flagged)
     # Flagging stops inside a run of tied scores only at its end.
@@ -185,7 +185,7 @@ def _choose_threshold(thresholds, caught, n_wrong, floor, target):
         ok = np.flatnonzero(admissible & (precision >= target))
         return float(thresholds[ok.max()]) if ok.size else float("inf")
     f1 = 2.0 * caught / (flagged + n_wrong)
-    f1 = np.where(admissible & (precision >= floor), f1, -1.0)
+    f1 = np.where(admissible & (precision >= DEFAULT_FLAG_PRECISION_FLOOR), f1, -1.0)
     k = int(np.argmax(f1))
     return float(thresholds[k]) if f1[k] > 0 else float("inf")
 
@@ -303,9 +303,8 @@ def calibrate(
     W = noise_posterior(P, codes, Q)
     r = 1.0 - W[np.arange(n), codes]
     alternative, strength = _alternative(W, codes)
-    floor = DEFAULT_FLAG_PRECISION_FLOOR
     thresholds, caught, n_wrong = _known_flip_curve(P, codes, Q, r)
-    threshold = _choose_threshold(thresholds, caught, n_wrong, floor, target_precision)
+    threshold = _choose_threshold(thresholds, caught, n_wrong, target_precision)
     flagged = (r >= threshold) & _unknown(evidence.known, n)
     correction_target = (
         DEFAULT_CORRECTION_PRECISION if target_precision is None else target_precision
@@ -332,7 +331,9 @@ def calibrate(
         "noise_rate_per_class": [float(v) for v in per_class],
         "rows_per_class": [int(c) for c in counts],
         "flag_threshold": threshold,
-        "flag_precision_floor": None if target_precision is not None else floor,
+        "flag_precision_floor": (
+            None if target_precision is not None else DEFAULT_FLAG_PRECISION_FLOOR
+        ),
         "target_precision": target_precision,
         "flagged": int(flagged.sum()),
         "flag_precision": precision,

@@ -252,11 +252,23 @@ def test_net_change_counts_corrections_as_well_as_discards():
     assert not flagged.success and flagged.details["share"] == 0.3
 
 
-def test_poorly_predicted_labels_are_discarded_not_corrected():
+def _ordinal_six(n=1500):
+    """Six ordered classes that the features only partly predict."""
     rng = np.random.RandomState(0)
-    X = rng.randn(1500, 6)
-    latent = X[:, :3] @ np.array([1.0, 0.7, 0.5]) + 0.6 * rng.randn(1500)
-    y = np.digitize(latent, np.quantile(latent, [0.1, 0.3, 0.5, 0.7, 0.9]))
+    X = rng.randn(n, 6)
+    latent = X[:, :3] @ np.array([1.0, 0.7, 0.5]) + 0.6 * rng.randn(n)
+    return X, np.digitize(latent, np.quantile(latent, [0.1, 0.3, 0.5, 0.7, 0.9]))
+
+
+def _run_multiclass(data, out):
+    return runner.invoke(
+        app, ["run", str(data), "-p", "multiclass-rosr", "--label", "label",
+              "--out", str(out)],
+    )  # fmt: skip
+
+
+def test_poorly_predicted_labels_are_discarded_not_corrected():
+    X, y = _ordinal_six()
     y_noisy, flipped = flip_labels(y, 0.3, random_state=0)
     cleaner = LabelCleaner(random_state=0).fit(X, y_noisy)
     calibration = cleaner.calibration_
@@ -418,10 +430,7 @@ def test_the_report_names_the_classes_the_evidence_cannot_see(tmp_path):
     frame = pd.DataFrame(X, columns=["a", "b"]).assign(label=names[y])
     data, out = tmp_path / "data.parquet", tmp_path / "out"
     frame.to_parquet(data, index=False)
-    res = runner.invoke(
-        app, ["run", str(data), "-p", "multiclass-rosr", "--label", "label",
-              "--out", str(out)],
-    )  # fmt: skip
+    res = _run_multiclass(data, out)
     assert res.exit_code == 0, res.output
     report = json.loads((out / "report.json").read_text())
     cal = report["run"]["calibration"]
@@ -442,18 +451,12 @@ def test_the_report_names_the_classes_the_evidence_cannot_see(tmp_path):
 
 
 def test_the_report_opens_with_a_poorly_predicted_label(tmp_path):
-    rng = np.random.RandomState(0)
-    X = rng.randn(1500, 6)
-    latent = X[:, :3] @ np.array([1.0, 0.7, 0.5]) + 0.6 * rng.randn(1500)
-    y = np.digitize(latent, np.quantile(latent, [0.1, 0.3, 0.5, 0.7, 0.9]))
+    X, y = _ordinal_six()
     frame = pd.DataFrame(X, columns=[f"x{j}" for j in range(6)])
     frame["label"] = np.array(list("abcdef"))[flip_labels(y, 0.3, random_state=0)[0]]
     data, out = tmp_path / "data.parquet", tmp_path / "out"
     frame.to_parquet(data, index=False)
-    res = runner.invoke(
-        app, ["run", str(data), "-p", "multiclass-rosr", "--label", "label",
-              "--out", str(out)],
-    )  # fmt: skip
+    res = _run_multiclass(data, out)
     assert res.exit_code in (0, 7), res.output
     html = unescape((out / "report.html").read_text())
     summary = html[html.index("<h2") :]
