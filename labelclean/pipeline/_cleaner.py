@@ -38,6 +38,7 @@ from labelclean.filters._base import BaseFilter
 from labelclean.pipeline._decisions import (
     DecisionsMixin,
     Evidence,
+    check_reviewed,
     with_user_columns,
 )
 from labelclean.pipeline._model_selection import (
@@ -70,19 +71,6 @@ from labelclean.utils._validation import (
 logger = logging.getLogger(__name__)
 
 __all__ = ["LabelCleaner"]
-
-
-def _check_reviewed(reviewed, n_samples: int) -> np.ndarray | None:
-    """The boolean mask of reviewed rows (None when no row is)."""
-    if reviewed is None:
-        return None
-    mask = np.asarray(reviewed)
-    if mask.dtype != bool or mask.shape != (n_samples,):
-        raise ValueError(
-            f"reviewed must be a boolean array of shape ({n_samples},), one "
-            f"entry per row; got dtype {mask.dtype} and shape {mask.shape}."
-        )
-    return mask if mask.any() else None
 
 
 def _refuse_continuous(classes: np.ndarray, n_samples: int) -> None:
@@ -379,6 +367,7 @@ classifier, default='auto'
         y: ArrayLike,
         sample_weight: ArrayLike | None = None,
         reviewed: ArrayLike | None = None,
+        labels_before_review: ArrayLike | None = None,
     ) -> "LabelCleaner":
         """Run every stage on ``(X, y)`` and decide every row.
 
@@ -400,8 +389,14 @@ classifier, default='auto'
             Rows whose label in ``y`` a person has confirmed (for instance
             verdicts of ``labelclean review``). They are kept with reason
             ``reviewed`` and never flagged; like every row, they take part
-            in the noise estimate and in the measurement of the operating
-            point with their labels in ``y`` (docs/review.md says why).
+            in the measurement of the operating point with their labels in
+            ``y`` (docs/review.md says why).
+        labels_before_review : array-like of shape (n_samples,), default=None
+            The labels the rows carried before the review (``y`` but for the
+            reviewed rows). Given, the noise is estimated on them, as a fit
+            before the review would, and the reviewed rows then leave the
+            estimate as the wrong or right labels they turned out to be;
+            otherwise it is estimated on ``y``.
 
         Returns
         -------
@@ -425,7 +420,9 @@ classifier, default='auto'
             if sample_weight is None
             else check_sample_weight(sample_weight, Z, ensure_non_negative=True)
         )
-        known = _check_reviewed(reviewed, codes.shape[0])
+        known, before = check_reviewed(
+            reviewed, labels_before_review, self.classes_, codes
+        )
         _refuse_continuous(self.classes_, codes.shape[0])
         self.stages_learn_codes_ = True
         index = X.index if is_dataframe(X) else pd.RangeIndex(codes.shape[0])
@@ -442,7 +439,7 @@ classifier, default='auto'
         )
         clock.lap("model_out_of_fold")
         # 4. decisions -----------------------------------------------------
-        evidence = Evidence(codes, soft, oof, spl_weight, known)
+        evidence = Evidence(codes, soft, oof, spl_weight, known, before)
         self.evidence_ = evidence
         self._calibrate(evidence, draw_seed(rng))
         decided = self._decide(evidence)

@@ -36,6 +36,7 @@ from labelclean.utils._validation import is_dataframe
 __all__ = [
     "Evidence",
     "argmax_keep_observed",
+    "check_reviewed",
     "decide",
     "neighbor_counts_json",
 ]
@@ -57,13 +58,23 @@ class Evidence:
     known : ndarray of shape (n_samples,), dtype=bool, or None
         Rows whose label a person has confirmed (reviewed rows): kept with
         reason ``reviewed``, never flagged.
+    before_review : ndarray of shape (n_samples,) or None
+        Every row's label code before the review (``codes`` but for the
+        reviewed rows), when known: the noise is estimated on those labels.
     """
 
     def __init__(
-        self, codes, confidence_proba, model_proba, spl_weight=None, known=None
+        self,
+        codes,
+        confidence_proba,
+        model_proba,
+        spl_weight=None,
+        known=None,
+        before_review=None,
     ):
         self.codes = codes
         self.known = known
+        self.before_review = before_review
         self.confidence_proba = confidence_proba
         self.model_proba = model_proba
         self.spl_weight = spl_weight
@@ -74,6 +85,50 @@ class Evidence:
         self.trusted_probability = confidence_proba[rows, self.trusted]
         self.model_label = argmax_keep_observed(model_proba, codes)
         self.model_label_probability = model_proba[rows, self.model_label]
+
+    @property
+    def review(self):
+        """The reviewed rows and the labels before the review (or Nones)."""
+        return self.known, self.before_review
+
+
+def check_reviewed(reviewed, labels_before_review, classes, codes):
+    """The mask of reviewed rows and every row's label code before the review.
+
+    Returns ``(None, None)`` when no row is reviewed; the codes are None when
+    ``labels_before_review`` is not given.
+    """
+    n_samples = codes.shape[0]
+    if reviewed is None:
+        if labels_before_review is not None:
+            raise ValueError("labels_before_review needs reviewed, the rows it is for.")
+        return None, None
+    mask = np.asarray(reviewed)
+    if mask.dtype != bool or mask.shape != (n_samples,):
+        raise ValueError(
+            f"reviewed must be a boolean array of shape ({n_samples},), one "
+            f"entry per row; got dtype {mask.dtype} and shape {mask.shape}."
+        )
+    if not mask.any():
+        return None, None
+    if labels_before_review is None:
+        return mask, None
+    before = np.asarray(labels_before_review, dtype=object)
+    if before.shape != (n_samples,):
+        raise ValueError(
+            f"labels_before_review must have one label per row ({n_samples}); "
+            f"got shape {before.shape}."
+        )
+    lookup = {c: i for i, c in enumerate(classes.tolist())}
+    outside = sorted({str(v) for v in before[mask] if v not in lookup})
+    if outside:
+        raise ValueError(
+            f"labels_before_review holds labels y does not: {outside[:5]}; the "
+            "noise is estimated over the classes of y."
+        )
+    before_codes = codes.copy()
+    before_codes[mask] = [lookup[v] for v in before[mask]]
+    return mask, before_codes
 
 
 def argmax_keep_observed(proba: np.ndarray, codes: np.ndarray) -> np.ndarray:

@@ -96,7 +96,12 @@ def _fit(cleaner, frame, columns, cols, reviewed, positions) -> tuple[Any, Any]:
     else:
         mask = np.zeros(len(frame), dtype=bool)
         mask[known[0]] = True
-        cleaner.fit(frame[columns], labels, reviewed=mask)
+        cleaner.fit(
+            frame[columns],
+            labels,
+            reviewed=mask,
+            labels_before_review=frame[cols.label],
+        )
     fit_audit = cleaner.audit_[
         [c for c in cleaner.audit_.columns if c in AUDIT_COLUMNS]
     ]
