@@ -393,10 +393,10 @@ classifier, default='auto'
             ``y`` (docs/review.md says why).
         labels_before_review : array-like of shape (n_samples,), default=None
             The labels the rows carried before the review (``y`` but for the
-            reviewed rows). Given, the noise is estimated on them, as a fit
-            before the review would, and the reviewed rows then leave the
-            estimate as the wrong or right labels they turned out to be;
-            otherwise it is estimated on ``y``.
+            reviewed rows). Given, the noise of the rows nobody reviewed is
+            estimated twice, on ``y`` and on these labels less the reviewed
+            rows, and each class takes the larger of the two; otherwise it
+            is estimated on ``y`` (docs/review.md compares them).
 
         Returns
         -------
