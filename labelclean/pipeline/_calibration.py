@@ -53,7 +53,10 @@ fit's own evidence (``docs/decisions.md``, "Calibrated decisions"):
    only when its own ``W[i, a]`` meets the correction target (so the
    estimated precision of the corrections from its observed class to *a*,
    the mean of ``W[·, a]`` over them, does too); otherwise it is discarded.
-   Where the features barely predict the label, nothing is corrected.
+   ``W`` is recomputed for this on the evidence shrunk toward the class
+   shares as far as the observed labels show it overstates its certainty
+   (:func:`evidence_shrinkage`, forward correction with a likelihood-ratio
+   test). Where the features barely predict the label, nothing is corrected.
 
 The uncertainty of the estimates comes from a bootstrap over rows (the noise
 estimate and the known-flip measurement are redone on each resample).
@@ -71,8 +74,10 @@ from labelclean.pipeline._noise_estimate import (
     combine_evidence,
     confident_joint,
     estimate_joint,
+    evidence_shrinkage,
     noise_posterior,
     recognised_classes,
+    shrink_evidence,
     transition_matrix,
 )
 
@@ -199,6 +204,26 @@ def _alternative(W, codes):
     return alternative, others[rows, alternative]
 
 
+def _correction_posterior(P, codes, Q, W, shrinkage=None):
+    """The class a flagged row would be corrected to, the posterior the
+    correction is judged by, and the shrinkage used.
+
+    The posterior is ``W`` recomputed on the evidence shrunk as far as the
+    labels show it overstates its certainty (``shrinkage``: ``alpha`` and
+    the fit's ``class_shares``; None: measured here, by
+    :func:`evidence_shrinkage`). Flags keep the evidence as it is.
+    """
+    if shrinkage is None:
+        shrinkage = evidence_shrinkage(P, codes, Q)
+    alternative, strength = _alternative(W, codes)
+    alpha = shrinkage.get("alpha", 0.0)
+    if alpha > 0:
+        shrunk = shrink_evidence(P, alpha, shrinkage["class_shares"])
+        posterior = noise_posterior(shrunk, codes, Q)
+        strength = posterior[np.arange(codes.shape[0]), alternative]
+    return alternative, strength, shrinkage
+
+
 def _agreement(evidence, alternative, require_agreement):
     if not require_agreement:
         return np.ones(alternative.shape[0], dtype=bool)
@@ -302,7 +327,7 @@ def calibrate(
     Q = _joint(P, codes, evidence.review, predictable=not low, recognised=recognised)
     W = noise_posterior(P, codes, Q)
     r = 1.0 - W[np.arange(n), codes]
-    alternative, strength = _alternative(W, codes)
+    alternative, strength, shrinkage = _correction_posterior(P, codes, Q, W)
     thresholds, caught, n_wrong = _known_flip_curve(P, codes, Q, r)
     threshold = _choose_threshold(thresholds, caught, n_wrong, target_precision)
     flagged = (r >= threshold) & _unknown(evidence.known, n)
@@ -350,6 +375,7 @@ def calibrate(
             float(strength[corrected].mean()) if corrected.any() else None
         ),
         "correction_pairs": pairs,
+        "evidence_shrinkage": shrinkage,
         "predictability": {
             "out_of_fold_accuracy": accuracy,
             "majority_share": majority,
@@ -519,7 +545,10 @@ def decide_calibrated(evidence, calibration: Calibration, *, require_agreement=T
     W = noise_posterior(P, ev.codes, calibration.joint)
     r = 1.0 - W[np.arange(n), ev.codes]
     flagged = r >= calibration.flag_threshold
-    alternative, strength = _alternative(W, ev.codes)
+    shrinkage = calibration.summary.get("evidence_shrinkage", {})  # older files: none
+    alternative, strength, _ = _correction_posterior(
+        P, ev.codes, calibration.joint, W, shrinkage
+    )
     precise = strength >= calibration.correction_thresholds[ev.codes, alternative]
     precise &= _told_apart(
         P, ev.codes, alternative, calibration.summary.get("correction_target", 0.0)

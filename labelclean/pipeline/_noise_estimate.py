@@ -11,6 +11,7 @@ surest rows' labels), the per-row probability that the label is wrong
 """
 
 import numpy as np
+from scipy.optimize import minimize_scalar
 from scipy.special import betaincinv
 
 __all__ = [
@@ -20,8 +21,10 @@ __all__ = [
     "combine_evidence",
     "confident_joint",
     "estimate_joint",
+    "evidence_shrinkage",
     "noise_posterior",
     "recognised_classes",
+    "shrink_evidence",
     "transition_matrix",
 ]
 
@@ -235,6 +238,61 @@ def noise_posterior(P: np.ndarray, codes: np.ndarray, Q: np.ndarray) -> np.ndarr
     total = W.sum(axis=1, keepdims=True)
     fallback = np.eye(Q.shape[0])[codes]
     return np.where(total > 0, W / np.where(total > 0, total, 1.0), fallback)
+
+
+#: Half the 95 % point of the chi-squared distribution with one degree of
+#: freedom: the log-likelihood a shrinkage of the evidence must gain to be
+#: applied (a likelihood-ratio test of "the evidence is as sure as it says").
+_SHRINKAGE_LR_CRITICAL = 0.5 * 3.841
+
+
+def evidence_shrinkage(P: np.ndarray, codes: np.ndarray, Q: np.ndarray) -> dict:
+    """How far the evidence overstates its certainty, measured on the labels.
+
+    Forward correction (Patrini et al., CVPR 2017): under the estimated
+    transition ``T``, a row whose true-class probabilities are ``p`` carries
+    label *l* with probability ``(p T)[l]``. The evidence mixed with the class
+    shares, ``(1 - α) P + α π``, is fitted to the observed labels by maximum
+    likelihood over ``α`` in [0, 1] (the log-likelihood is concave in ``α``),
+    and kept only when it beats ``α = 0`` by a likelihood-ratio test at 5 %.
+    Out-of-fold neighbours and boosted trees on a few hundred rows say 0.999
+    where a class is merely rare: on a car table whose label is the maker's
+    continent, small American cars sit among Japanese ones, and with the
+    evidence taken at its word corrections to "Japan" looked 95-99 % sure
+    and 1 in 6 was right (five seeds, 10 % of the labels flipped). There
+    ``α`` goes to 0.3 and more; on tables whose labels the evidence
+    separates, the test keeps it at 0.
+
+    Returns ``{"alpha", "log_likelihood_gain", "class_shares"}``.
+    """
+    n, n_classes = P.shape
+    T = transition_matrix(Q)
+    prior = np.bincount(codes, minlength=n_classes) / max(n, 1)
+    said = (P @ T)[np.arange(n), codes]
+    flat = (prior @ T)[codes]
+
+    def loglik(alpha):
+        likelihood = (1.0 - alpha) * said + alpha * flat
+        return float(np.log(np.maximum(likelihood, 1e-300)).sum())
+
+    best = minimize_scalar(lambda a: -loglik(a), bounds=(0.0, 1.0), method="bounded")
+    alpha = float(best.x)
+    gain = loglik(alpha) - loglik(0.0)
+    if not gain >= _SHRINKAGE_LR_CRITICAL:
+        alpha = 0.0
+    return {
+        "alpha": alpha,
+        "log_likelihood_gain": float(max(gain, 0.0)),
+        "class_shares": [float(v) for v in prior],
+    }
+
+
+def shrink_evidence(P: np.ndarray, alpha: float, class_shares) -> np.ndarray:
+    """``(1 - alpha) P + alpha π``: the evidence as sure as the labels allow."""
+    if alpha <= 0:
+        return P
+    shares = np.asarray(class_shares, dtype=np.float64)
+    return (1.0 - alpha) * P + alpha * shares[None, :]
 
 
 def cohen_kappa(P, codes, n_classes, noise=0.0):

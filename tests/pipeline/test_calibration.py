@@ -17,6 +17,7 @@ from labelclean.pipeline._calibration import (
     anchor_disagreement,
     decide_calibrated,
     estimate_joint,
+    evidence_shrinkage,
     recognised_classes,
 )
 from labelclean.pipeline._decisions import Evidence
@@ -603,3 +604,50 @@ def test_a_row_the_evidence_splits_between_two_classes_is_not_corrected():
     assert (decision[600:630] == "corrected").all()
     assert (new_codes[600:630] == 0).all()
     assert (decision[:600] == "kept").all()
+
+
+def _evidence_surer_than_the_joint(wrong_in_joint):
+    # 30 rows labelled 2 that the evidence puts in class 0 at 0.999. The
+    # joint accounts for ``wrong_in_joint`` of them as class-0 rows
+    # relabelled 2; the rest are labels the evidence calls all but
+    # impossible, which only an evidence surer than it should be explains.
+    rng = np.random.RandomState(0)
+    codes = np.repeat([0, 1, 2], 300)
+    P = np.full((900, 3), 0.0005)
+    P[np.arange(900), codes] = 0.999
+    P[600:630] = [0.999, 0.0005, 0.0005]
+    P = P * rng.uniform(1.0, 1.01, P.shape)
+    P /= P.sum(axis=1, keepdims=True)
+    joint = np.diag([300.0, 300.0, 300.0 - wrong_in_joint])
+    joint[2, 0] = wrong_in_joint
+    return codes, P, joint / 900
+
+
+@pytest.mark.parametrize("wrong_in_joint", [3, 30])
+def test_corrections_are_judged_on_evidence_no_surer_than_the_labels(wrong_in_joint):
+    codes, P, joint = _evidence_surer_than_the_joint(wrong_in_joint)
+    shrinkage = evidence_shrinkage(P, codes, joint)
+    summary = {"correction_target": 0.9, "evidence_shrinkage": shrinkage}
+    calibration = Calibration(joint, 0.5, np.full((3, 3), 0.9), summary)
+    evidence = Evidence(codes, P, P.copy())
+    decision, reason, new_codes, noise = decide_calibrated(evidence, calibration)
+    rows = slice(600, 630)
+    assert (noise[rows] > 0.9).all()  # flagged either way
+    assert (decision[:600] == "kept").all() and (decision[630:] == "kept").all()
+    if wrong_in_joint == 3:
+        # The labels show the evidence overstates its certainty: shrunk, the
+        # posterior of class 0 no longer reaches 0.9; discarded, not relabelled.
+        assert shrinkage["alpha"] > 0
+        assert shrinkage["log_likelihood_gain"] >= 0.5 * 3.841
+        assert (decision[rows] == "discarded").all()
+        assert (reason[rows] == "correction_not_precise").all()
+        assert (new_codes[rows] == -1).all()
+    else:
+        # The joint explains every disagreement: the evidence is taken as it is.
+        assert shrinkage["alpha"] == 0.0
+        assert shrinkage["log_likelihood_gain"] < 0.5 * 3.841
+        assert shrinkage["class_shares"] == pytest.approx([1 / 3] * 3)
+        assert (decision[rows] == "corrected").all() and (new_codes[rows] == 0).all()
+    # A model file written before the shrinkage existed decides as it did.
+    old = Calibration(joint, 0.5, np.full((3, 3), 0.9), {"correction_target": 0.9})
+    assert (decide_calibrated(evidence, old)[0][rows] == "corrected").all()
