@@ -201,6 +201,22 @@ def _interval_text(interval: Any) -> str:
     return f" (about {_pct(interval[0])}–{_pct(interval[1])})"
 
 
+def _shrinkage_text(cal: Mapping[str, Any]) -> str:
+    shrinkage = cal.get("evidence_shrinkage")
+    if not isinstance(shrinkage, Mapping) or not shrinkage.get("alpha"):
+        return ""
+    if not cal.get("flagged") or not cal.get("corrections_allowed", True):
+        return ""
+    if cal.get("decision_rule") != "calibrated":
+        return ""
+    return (
+        " The evidence claimed more certainty than the observed labels bear out "
+        "(likelihood-ratio test), so corrections were judged on it mixed "
+        f"{_pct(shrinkage['alpha'])} with the class shares; flagged rows it could "
+        "then not settle were discarded rather than relabelled."
+    )
+
+
 def _calibration_story(run: Mapping[str, Any]) -> list[str]:
     """The first sentences: how sure the run is, from its own rows."""
     story = []
@@ -249,7 +265,7 @@ def _calibration_story(run: Mapping[str, Any]) -> list[str]:
             )
         else:
             text += " No row was flagged: no operating point was precise enough."
-        story.append(text)
+        story.append(text + _shrinkage_text(cal))
         unseen = [
             str(name)
             for name, c in zip(

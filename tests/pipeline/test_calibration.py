@@ -7,6 +7,7 @@ import numpy as np
 import pandas as pd
 import pytest
 from sklearn.datasets import load_breast_cancer, load_digits, load_iris, load_wine
+from sklearn.model_selection import train_test_split
 from typer.testing import CliRunner
 
 from labelclean.cli.main import app
@@ -651,3 +652,31 @@ def test_corrections_are_judged_on_evidence_no_surer_than_the_labels(wrong_in_jo
     # A model file written before the shrinkage existed decides as it did.
     old = Calibration(joint, 0.5, np.full((3, 3), 0.9), {"correction_target": 0.9})
     assert (decide_calibrated(evidence, old)[0][rows] == "corrected").all()
+
+
+def test_the_report_says_when_corrections_were_judged_on_shrunk_evidence(tmp_path):
+    # Half of iris with 30 % of the labels flipped: on 75 rows the evidence
+    # is far surer than the labels bear out (the joint counts fewer wrong
+    # labels than it implies), so corrections are judged on it shrunk, and
+    # the two rows flagged are discarded rather than relabelled.
+    X, y = load_iris(return_X_y=True, as_frame=True)
+    X_half, _, y_half, _ = train_test_split(
+        X, y, test_size=0.5, stratify=y, random_state=3
+    )
+    frame = X_half.reset_index(drop=True)
+    names = np.array(["setosa", "versicolor", "virginica"])
+    frame["label"] = names[flip_labels(y_half.to_numpy(), 0.3, random_state=3)[0]]
+    data, out = tmp_path / "iris.parquet", tmp_path / "out"
+    frame.to_parquet(data, index=False)
+    res = _run_multiclass(data, out)
+    assert res.exit_code in (0, 7), res.output
+    calibration = json.loads((out / "report.json").read_text())["run"]["calibration"]
+    shrinkage = calibration["evidence_shrinkage"]
+    assert shrinkage["alpha"] > 0.1 and shrinkage["log_likelihood_gain"] > 10
+    assert calibration["flagged"] > 0 and calibration["corrections"] == 0
+    audit = pd.read_parquet(out / "audit.parquet")
+    flagged = audit["decision"] != "kept"
+    assert (audit.loc[flagged, "reason"] == "correction_not_precise").all()
+    html = unescape((out / "report.html").read_text())
+    assert "The evidence claimed more certainty than the observed labels" in html
+    assert f"mixed {100 * shrinkage['alpha']:.1f}% with the class shares" in html
