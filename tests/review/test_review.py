@@ -3,7 +3,10 @@ time (parquet, CSV, Label Studio tasks), apply verdicts (filled file or a
 Label Studio export), and refuse bad verdicts with nothing written."""
 
 import json
+import os
 import shutil
+import sys
+from pathlib import Path
 
 import numpy as np
 import pandas as pd
@@ -174,6 +177,51 @@ def test_apply_a_label_studio_export(run, tmp_path):
     assert result.exit_code == 0, result.output
     audit = pd.read_parquet(out / "audit.parquet")
     assert int(audit["reviewed"].sum()) == 8
+
+
+@pytest.fixture(scope="module")
+def label_studio(tmp_path_factory):
+    """A real Label Studio on a fresh database, logged in; skipped when absent.
+
+    ``.ci/run`` installs Label Studio in its own environment and names its
+    executable in ``LABELCLEAN_LABEL_STUDIO``.
+    """
+    executable = os.environ.get("LABELCLEAN_LABEL_STUDIO")
+    if not executable:
+        pytest.skip("LABELCLEAN_LABEL_STUDIO (a label-studio executable) is not set")
+    sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
+    from benchmarks import _label_studio
+
+    with _label_studio.started(executable, tmp_path_factory.mktemp("ls")) as url:
+        yield _label_studio.Client(url)
+
+
+def test_a_real_label_studio_imports_the_export_and_its_export_applies(
+    run, label_studio, tmp_path
+):
+    root, truth = run
+    tasks = json.loads(_export(root, "tasks.json", "--max-rows", "12",
+                               "--overwrite").read_text())  # fmt: skip
+    config = (root / "tasks.label_config.xml").read_text()
+    project = label_studio.create_project("labelclean review", config)
+    counts = label_studio.import_tasks(project, tasks)
+    assert (counts["task_count"], counts["prediction_count"]) == (12, 12)
+    stored = label_studio.tasks(project)
+    assert sorted(t["data"]["row_id"] for t in stored) == sorted(
+        t["data"]["row_id"] for t in tasks
+    )
+    for task in stored[:9]:  # a reviewer who knows the truth does nine
+        label_studio.annotate(task["id"], truth[task["data"]["row_id"]])
+    exported = tmp_path / "export.json"
+    exported.write_text(json.dumps(label_studio.export(project)))
+    out = tmp_path / "reviewed"
+    result = runner.invoke(app, ["review", "apply", str(root / "run"), str(exported),
+                                 "--out", str(out)])  # fmt: skip
+    assert result.exit_code == 0, result.output
+    audit = pd.read_parquet(out / "audit.parquet")
+    done = audit[audit["reviewed"]]
+    assert len(done) == 9
+    assert (done["cleaned_label"] == done["key"].map(truth)).all()
 
 
 @pytest.mark.parametrize(
