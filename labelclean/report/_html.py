@@ -99,9 +99,20 @@ def _plot_classes(report: Mapping[str, Any]) -> str | None:
         left = [a + b for a, b in zip(left, values, strict=True)]
     ax.invert_yaxis()
     ax.set_xlabel("rows (by observed label)")
-    ax.legend(loc="lower right", fontsize="small", frameon=False)
+    _legend_above(ax)
     ax.spines[["top", "right"]].set_visible(False)
     return _png_data_uri(fig)
+
+
+def _legend_above(ax: Any) -> None:
+    """The decisions' legend in one row above the plot, clear of the bars."""
+    ax.legend(
+        ncols=3,
+        loc="lower center",
+        bbox_to_anchor=(0.5, 1.0),
+        fontsize="small",
+        frameon=False,
+    )
 
 
 def _plot_histogram(dist: Mapping[str, Any]) -> str | None:
@@ -133,13 +144,7 @@ def _plot_histogram(dist: Mapping[str, Any]) -> str | None:
     ax.set_xlim(edges[0], edges[-1])
     ax.set_xlabel(dist.get("column", ""))
     ax.set_ylabel("rows")
-    ax.legend(
-        ncols=3,
-        loc="lower center",
-        bbox_to_anchor=(0.5, 1.0),
-        fontsize="small",
-        frameon=False,
-    )
+    _legend_above(ax)
     ax.spines[["top", "right"]].set_visible(False)
     return _png_data_uri(fig)
 
@@ -281,6 +286,12 @@ def _calibration_story(run: Mapping[str, Any]) -> list[str]:
                 "others, so their labels cannot be checked: their rows were kept "
                 "as labelled, and no row was relabelled into them."
             )
+    return story + _review_and_missing_story(run)
+
+
+def _review_and_missing_story(run: Mapping[str, Any]) -> list[str]:
+    """Sentences on reviewed rows (a later run's, or this one's) and missing values."""
+    story = []
     reviewed = run.get("reviewed")
     if isinstance(reviewed, Mapping) and reviewed.get("rows"):
         story.append(
@@ -288,6 +299,14 @@ def _calibration_story(run: Mapping[str, Any]) -> list[str]:
             f"({reviewed.get('file')}), {reviewed.get('labels_changed', 0)} of them "
             "with a new label: the fit learnt their verdicts as known truth, and "
             "they were not flagged (reason 'reviewed')."
+        )
+    review = run.get("review")
+    if isinstance(review, Mapping) and review.get("reviewed"):
+        story.append(
+            f"A person then reviewed {review['reviewed']} row(s) and changed "
+            f"{review.get('labels_changed_by_reviewers', 0)} label(s); the decisions "
+            "counted in this report include their verdicts (reason 'reviewed', "
+            "section Review)."
         )
     missing = run.get("missing_values")
     if isinstance(missing, Mapping) and missing.get("columns"):

@@ -160,6 +160,8 @@ def test_apply_verdicts_of_a_filled_file(run, tmp_path):
     assert report["summary"]["n_rows"] == len(original)
     page = (out / "report.html").read_text()
     assert "<h2>Review</h2>" in page and 'id="review-agreement"' in page
+    assert '<a href="#review">Review</a>' in page
+    assert f"A person then reviewed {len(done)} row(s)" in page  # in the summary
 
 
 def test_apply_a_label_studio_export(run, tmp_path):
