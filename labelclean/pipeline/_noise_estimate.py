@@ -312,6 +312,12 @@ def cohen_kappa(P, codes, n_classes, noise=0.0):
     if chance >= 1:
         return accuracy, float(p_obs.max()), 0.0, 0.0
     kappa = (accuracy - chance) / (1.0 - chance)
+    if kappa <= 1e-12:
+        # No better than chance: uniform flips scale κ by a positive factor,
+        # so no amount of noise makes such an evidence predictive. (Correcting
+        # the accuracy alone called an evidence that always names the largest
+        # class perfect once the noise neared one half.)
+        return accuracy, float(p_obs.max()), kappa, kappa
     spread = noise / max(n_classes - 1, 1)
     denominator = 1.0 - noise - spread
     clean = (accuracy - spread) / denominator if denominator > 0 else accuracy

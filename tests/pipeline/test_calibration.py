@@ -16,6 +16,7 @@ from labelclean.pipeline import LabelCleaner
 from labelclean.pipeline._calibration import (
     Calibration,
     anchor_disagreement,
+    cohen_kappa,
     decide_calibrated,
     estimate_joint,
     evidence_shrinkage,
@@ -398,6 +399,24 @@ def test_recognised_classes_tells_a_hidden_class_from_a_separated_one():
     )
     assert recognised.all()
     assert min(k for k, _ in kappas) < 0.6 < min(kc for _, kc in kappas)
+
+
+def test_an_evidence_no_better_than_chance_is_not_predictable_at_any_noise():
+    # An evidence that names the largest class for every row agrees with the
+    # labels exactly as often as chance (κ = 0). Correcting its accuracy for
+    # a noise near one half made it look perfect (κ* = 1.0 on a public table
+    # whose label is a subject's age at onset), and the table was read as
+    # predictable.
+    codes = np.r_[np.zeros(160, dtype=int), np.ones(60, dtype=int)]
+    P = np.tile([0.9, 0.1], (codes.shape[0], 1))
+    accuracy, majority, kappa, corrected = cohen_kappa(P, codes, 2, noise=0.34)
+    assert accuracy == majority == pytest.approx(160 / 220)
+    assert kappa == pytest.approx(0.0) and corrected == pytest.approx(0.0)
+    # An evidence better than chance is still corrected upwards for the noise.
+    P[:30] = [0.1, 0.9]
+    codes[:30] = 1
+    _, _, kappa, corrected = cohen_kappa(P, codes, 2, noise=0.2)
+    assert 0 < kappa < corrected
 
 
 def test_an_unrecognised_class_is_assumed_clean_in_the_joint():
