@@ -25,9 +25,12 @@ Two backends build the candidate graph:
 
 Searches outside the graph among a pool of rows (new rows against L_red,
 training rows short of candidates) are exact, by :class:`ExactPool`: a faiss
-float32 screen, then a float64 ranking. Every lazily built search structure
-is built under a lock, and pynndescent's query (which shares buffers between
-calls) runs under it, so batches can be decided on several threads.
+float32 screen, then a float64 ranking; with the approximate backend, new
+rows are screened by :class:`GraphPool` instead (an HNSW graph over the
+pool, built once per process, ranked in float64 the same way). Every lazily
+built search structure is built under a lock, and pynndescent's query (which
+shares buffers between calls) runs under it, so batches can be decided on
+several threads.
 """
 
 import hashlib
@@ -38,6 +41,8 @@ import warnings
 import numpy as np
 from numba import njit
 from sklearn.neighbors import NearestNeighbors
+
+from labelclean.utils._threads import one_openmp_thread
 
 logger = logging.getLogger(__name__)
 
@@ -223,6 +228,11 @@ class NeighborIndex:
             # preparing pynndescent's search graph (seconds at 1e6 rows). New
             # rows always take the same path, whatever the size of the batch.
             return self._search_pool(Xq, self_rows, mask, k)
+        if self_rows is None:
+            # New rows: a graph index over the pool itself (HNSW), built once
+            # per process; pynndescent's query needed its search graph
+            # prepared again in every process (half a minute at 2e5 rows).
+            return self._search_pool(Xq, None, mask, k, approximate=True)
         Xq = np.ascontiguousarray(Xq, dtype=np.float32)
         share = max(float(mask.mean()), 1e-3)
         n_query = min(self.n_samples, int(np.ceil((k + 1) / share)) + k + 10)
@@ -248,14 +258,20 @@ class NeighborIndex:
 
     # ------------------------------------------------------------------
     def _search_pool(
-        self, Xq: np.ndarray, self_rows: np.ndarray | None, mask: np.ndarray, k: int
+        self,
+        Xq: np.ndarray,
+        self_rows: np.ndarray | None,
+        mask: np.ndarray,
+        k: int,
+        approximate: bool = False,
     ) -> np.ndarray:
-        """Exact search of ``Xq`` among the rows in ``mask``.
+        """Search of ``Xq`` among the rows in ``mask``: exact, or by
+        :class:`GraphPool` when ``approximate``.
 
         ``self_rows`` gives, for queries that are training rows, their own index
         so it can be excluded.
         """
-        pool, searcher = self._pool_searcher(mask)
+        pool, searcher = self._pool_searcher(mask, approximate)
         extra = 0 if self_rows is None else 1
         n_query = min(pool.size, k + extra)
         found = pool[searcher.kneighbors(Xq, n_query)]
@@ -264,18 +280,25 @@ class NeighborIndex:
         valid = found != self_rows[:, None]
         return _first_valid(found, valid, k)
 
-    def _pool_searcher(self, mask: np.ndarray) -> tuple[np.ndarray, "ExactPool"]:
-        """An exact searcher over the rows in ``mask``, cached per mask.
+    def _pool_searcher(
+        self, mask: np.ndarray, approximate: bool = False
+    ) -> tuple[np.ndarray, "ExactPool"]:
+        """A searcher over the rows in ``mask``, cached per mask and kind.
 
         Scoring new rows in batches asks again and again for the same pool
         (L_red), so its search structure is built once.
         """
-        key = hashlib.sha1(np.packbits(mask).tobytes()).hexdigest()
+        key = (hashlib.sha1(np.packbits(mask).tobytes()).hexdigest(), approximate)
         with self._lock:
             cached = self._pool_cache.get(key)
             if cached is None:
                 pool = np.flatnonzero(mask)
-                self._pool_cache = {key: (pool, ExactPool(self._X[pool]))}
+                kind = GraphPool if approximate else ExactPool
+                # the last pool of each kind: the filter's rounds ask for many
+                self._pool_cache = {
+                    k: v for k, v in self._pool_cache.items() if k[1] != approximate
+                }
+                self._pool_cache[key] = (pool, kind(self._X[pool]))
                 cached = self._pool_cache[key]
         return cached
 
@@ -310,16 +333,25 @@ class ExactPool:
     """
 
     def __init__(self, X: np.ndarray) -> None:
-        # lazy: only for the exact search on large data
-        import faiss
-
         self._X = np.ascontiguousarray(X, dtype=np.float64)
         with np.errstate(over="ignore"):
             X32 = self._X.astype(np.float32)
         self._index = None
         if np.isfinite(X32).all():
-            self._index = faiss.IndexFlatL2(self._X.shape[1])
-            self._index.add(X32)
+            self._index = self._build(X32)
+
+    @staticmethod
+    def _build(X32: np.ndarray):
+        """The float32 screen over the pool: every row compared (flat)."""
+        # lazy: only for the exact search on large data
+        import faiss
+
+        index = faiss.IndexFlatL2(X32.shape[1])
+        index.add(X32)
+        return index
+
+    def _screen(self, Xq32: np.ndarray, n_screen: int) -> np.ndarray:
+        return self._index.search(Xq32, n_screen)[1]
 
     def __getstate__(self) -> dict:
         # The faiss index is rebuilt from the rows (cheap) after unpickling.
@@ -352,7 +384,7 @@ class ExactPool:
             n_screen = min(self._X.shape[0], k + _SCREEN_MARGIN)
             with np.errstate(over="ignore"):
                 Xq32 = Xq.astype(np.float32)
-            _, cand = self._index.search(Xq32, n_screen)
+            cand = self._screen(Xq32, n_screen)
             overflow = (cand < 0).any(axis=1) | ~np.isfinite(Xq32).all(axis=1)
         ok = ~overflow
         if ok.all():
@@ -363,6 +395,49 @@ class ExactPool:
             searcher = NearestNeighbors(algorithm="brute").fit(self._X)
             out[overflow] = searcher.kneighbors(Xq[overflow], k, return_distance=False)
         return out
+
+
+#: HNSW graph of :class:`GraphPool`: links per row, and the candidate lists
+#: kept while building and searching (faiss's defaults are 32, 40 and 16).
+_HNSW_LINKS = 12
+_HNSW_BUILD_CANDIDATES = 24
+_HNSW_SEARCH_CANDIDATES = 128
+
+
+class GraphPool(ExactPool):
+    """Approximate k-nearest-neighbour search among a fixed pool of rows.
+
+    As :class:`ExactPool`, but the float32 screen walks a hierarchical
+    navigable small-world graph (faiss's ``IndexHNSWFlat``) instead of
+    comparing every pool row, and the ``k + 8`` rows it returns are ranked in
+    float64 the same way. The graph is built on one thread, rows in pool
+    order, so the same pool gives the same graph; each query's walk depends
+    only on the graph and the query row, not on the other rows of its batch
+    nor on the number of threads. Used for new rows when the index is
+    approximate (large data); its recall against the exact search is
+    measured in ``benchmarks/neighbor_query.py``.
+    """
+
+    @staticmethod
+    def _build(X32: np.ndarray):
+        # lazy: only for the approximate search on large data
+        import faiss
+
+        index = faiss.IndexHNSWFlat(X32.shape[1], _HNSW_LINKS)
+        index.hnsw.efConstruction = _HNSW_BUILD_CANDIDATES
+        # faiss inserts rows on several threads in an order that varies from
+        # run to run; on one, the graph is the same every time.
+        with one_openmp_thread():
+            index.add(X32)
+        return index
+
+    def _screen(self, Xq32: np.ndarray, n_screen: int) -> np.ndarray:
+        # lazy: faiss is loaded by the build already
+        import faiss
+
+        params = faiss.SearchParametersHNSW()
+        params.efSearch = max(_HNSW_SEARCH_CANDIDATES, n_screen)
+        return self._index.search(Xq32, n_screen, params=params)[1]
 
 
 @njit(cache=True, nogil=True)
