@@ -180,9 +180,18 @@ class Calibration:
         self.summary = summary
 
 
-def _choose_threshold(thresholds, caught, n_wrong, target):
+def _choose_threshold(thresholds, caught, n_wrong, target, at_share=None):
+    """The flag threshold on the ranked scores ``thresholds`` (descending).
+
+    ``at_share``: per threshold, the precision the flags would have were the
+    noise only the surest rows' share of disagreeing labels (see
+    :func:`_precision_at_share`); when given, the flags must reach the floor
+    or the target under both readings.
+    """
     flagged = np.arange(1, thresholds.shape[0] + 1)
     precision = np.minimum(1.0, caught / flagged)
+    if at_share is not None:
+        precision = np.minimum(precision, at_share)
     # Flagging stops inside a run of tied scores only at its end.
     last_of_tie = np.r_[thresholds[1:] != thresholds[:-1], True]
     admissible = last_of_tie & (thresholds > 0)
@@ -193,6 +202,33 @@ def _choose_threshold(thresholds, caught, n_wrong, target):
     f1 = np.where(admissible & (precision >= DEFAULT_FLAG_PRECISION_FLOOR), f1, -1.0)
     k = int(np.argmax(f1))
     return float(thresholds[k]) if f1[k] > 0 else float("inf")
+
+
+def _precision_at_share(P, codes, r, anchor, review, recognised):
+    """Precision of flagging the rows of highest ``r``, for every count of
+    rows, were the noise only the surest rows' share of disagreeing labels;
+    None unless the anchor cap binds.
+
+    The predictable reading caps confident learning's count at the upper
+    limit of that share, so that chance does not cap a small table. Where
+    confident learning counts more than even that limit allows, the surest
+    rows contradict it (the classes overlap everywhere a little), and the
+    upper limit is the most noise the data admit, not the likeliest: the
+    flags must then also be more often right than wrong under the share
+    itself. Under a joint ``Q'`` each row's probability of a wrong label is
+    its posterior ``r'``, and the expected precision of a flagged set is their
+    mean. Where the count lies inside the limit, nothing changes.
+    """
+    free = _joint(P, codes, review, predictable=True, recognised=recognised,
+                  noise_cap=1.0)  # fmt: skip
+    if 1.0 - np.trace(free) < anchor["upper_limit"]:
+        return None
+    joint = _joint(P, codes, review, predictable=True, recognised=recognised,
+                   noise_cap=anchor["share"])  # fmt: skip
+    rows = np.arange(codes.shape[0])
+    r_share = 1.0 - noise_posterior(P, codes, joint)[rows, codes]
+    ranked = r_share[np.argsort(-r, kind="stable")]
+    return np.cumsum(ranked) / np.arange(1, ranked.shape[0] + 1)
 
 
 def _alternative(W, codes):
@@ -329,7 +365,12 @@ def calibrate(
     r = 1.0 - W[np.arange(n), codes]
     alternative, strength, shrinkage = _correction_posterior(P, codes, Q, W)
     thresholds, caught, n_wrong = _known_flip_curve(P, codes, Q, r)
-    threshold = _choose_threshold(thresholds, caught, n_wrong, target_precision)
+    at_share = None
+    if not low:
+        at_share = _precision_at_share(P, codes, r, anchor, evidence.review, recognised)
+    threshold = _choose_threshold(
+        thresholds, caught, n_wrong, target_precision, at_share
+    )
     flagged = (r >= threshold) & _unknown(evidence.known, n)
     correction_target = target_precision or DEFAULT_CORRECTION_PRECISION
     candidate = flagged & _agreement(evidence, alternative, require_agreement)
