@@ -181,13 +181,9 @@ class Calibration:
 
 
 def _choose_threshold(thresholds, caught, n_wrong, target, at_share=None):
-    """The flag threshold on the ranked scores ``thresholds`` (descending).
-
-    ``at_share``: per threshold, the precision the flags would have were the
-    noise only the surest rows' share of disagreeing labels (see
-    :func:`_precision_at_share`); when given, the flags must reach the floor
-    or the target under both readings.
-    """
+    """The flag threshold on the descending scores; with ``at_share`` (see
+    :func:`_precision_at_share`) the flags must reach the floor or target
+    under both readings of the noise."""
     flagged = np.arange(1, thresholds.shape[0] + 1)
     precision = np.minimum(1.0, caught / flagged)
     if at_share is not None:
@@ -204,29 +200,29 @@ def _choose_threshold(thresholds, caught, n_wrong, target, at_share=None):
     return float(thresholds[k]) if f1[k] > 0 else float("inf")
 
 
-def _precision_at_share(P, codes, r, anchor, review, recognised):
-    """Precision of flagging the rows of highest ``r``, for every count of
-    rows, were the noise only the surest rows' share of disagreeing labels;
-    None unless the anchor cap binds.
+def _flag_threshold(P, codes, Q, r, target, predictable_reading=None):
+    """The operating point on known flips; ``predictable_reading`` (the anchor,
+    the review, the recognised classes) adds the check at the anchor share."""
+    thresholds, caught, n_wrong = _known_flip_curve(P, codes, Q, r)
+    at_share = None
+    if predictable_reading is not None:
+        at_share = _precision_at_share(P, codes, r, *predictable_reading)
+    return _choose_threshold(thresholds, caught, n_wrong, target, at_share)
 
-    The predictable reading caps confident learning's count at the upper
-    limit of that share, so that chance does not cap a small table. Where
-    confident learning counts more than even that limit allows, the surest
-    rows contradict it (the classes overlap everywhere a little), and the
-    upper limit is the most noise the data admit, not the likeliest: the
-    flags must then also be more often right than wrong under the share
-    itself. Under a joint ``Q'`` each row's probability of a wrong label is
-    its posterior ``r'``, and the expected precision of a flagged set is their
-    mean. Where the count lies inside the limit, nothing changes.
-    """
+
+def _precision_at_share(P, codes, r, anchor, review, recognised):
+    """Per count of rows flagged (highest ``r`` first), the expected precision
+    were the noise only the surest rows' share of disagreeing labels; None
+    unless confident learning counts at least the share's upper limit: the
+    surest rows then contradict it, and that limit is the most noise the data
+    admit, not the likeliest (docs/decisions.md, *Many public tables*)."""
     free = _joint(P, codes, review, predictable=True, recognised=recognised,
                   noise_cap=1.0)  # fmt: skip
     if 1.0 - np.trace(free) < anchor["upper_limit"]:
         return None
     joint = _joint(P, codes, review, predictable=True, recognised=recognised,
                    noise_cap=anchor["share"])  # fmt: skip
-    rows = np.arange(codes.shape[0])
-    r_share = 1.0 - noise_posterior(P, codes, joint)[rows, codes]
+    r_share = 1.0 - noise_posterior(P, codes, joint)[np.arange(codes.shape[0]), codes]
     ranked = r_share[np.argsort(-r, kind="stable")]
     return np.cumsum(ranked) / np.arange(1, ranked.shape[0] + 1)
 
@@ -364,13 +360,8 @@ def calibrate(
     W = noise_posterior(P, codes, Q)
     r = 1.0 - W[np.arange(n), codes]
     alternative, strength, shrinkage = _correction_posterior(P, codes, Q, W)
-    thresholds, caught, n_wrong = _known_flip_curve(P, codes, Q, r)
-    at_share = None
-    if not low:
-        at_share = _precision_at_share(P, codes, r, anchor, evidence.review, recognised)
-    threshold = _choose_threshold(
-        thresholds, caught, n_wrong, target_precision, at_share
-    )
+    reading = None if low else (anchor, evidence.review, recognised)
+    threshold = _flag_threshold(P, codes, Q, r, target_precision, reading)
     flagged = (r >= threshold) & _unknown(evidence.known, n)
     correction_target = target_precision or DEFAULT_CORRECTION_PRECISION
     candidate = flagged & _agreement(evidence, alternative, require_agreement)
