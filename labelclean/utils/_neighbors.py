@@ -240,21 +240,18 @@ class NeighborIndex:
         cand = np.empty((Xq.shape[0], n_query), dtype=np.intp)
         # One query per row: pynndescent's query draws its random starts from
         # one state shared by the rows of a call, so a row's neighbours would
-        # depend on the other rows of its batch; alone, they do not, for
-        # little more time per row. pynndescent's query also shares buffers
-        # between calls: one at a time.
+        # depend on which other rows share the call; alone, they do not.
+        # pynndescent's query also shares buffers between calls: one at a time.
         with self._lock:
             index = self._query_index()
             for i in range(Xq.shape[0]):
                 cand[i] = index.query(Xq[i : i + 1], k=n_query)[0][0]
-        valid = (cand >= 0) & mask[np.maximum(cand, 0)]
-        if self_rows is not None:
-            valid &= cand != self_rows[:, None]
+        # Only training rows reach here (new rows returned above).
+        valid = (cand >= 0) & mask[np.maximum(cand, 0)] & (cand != self_rows[:, None])
         out = _first_valid(cand, valid, k)
         short = np.flatnonzero(valid.sum(axis=1) < k)
         if short.size:
-            rows = None if self_rows is None else self_rows[short]
-            out[short] = self._search_pool(Xq[short], rows, mask, k)
+            out[short] = self._search_pool(Xq[short], self_rows[short], mask, k)
         return out
 
     # ------------------------------------------------------------------
