@@ -38,7 +38,7 @@ class BaseConfidence(FeatureSpaceMixin, TransformerMixin, BaseEstimator):
 
     _parameter_constraints: dict = {
         "noise_filter": [StrOptions({"knn"}), HasMethods(["fit_resample"]), None],
-        "algorithm": [StrOptions({"auto", "exact", "approximate"})],
+        "algorithm": [StrOptions({"auto", "exact", "hnsw", "approximate"})],
         "max_categories": [Interval(Integral, 2, None, closed="left")],
         "random_state": ["random_state"],
         "n_jobs": [Integral, None],

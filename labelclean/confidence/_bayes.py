@@ -156,13 +156,15 @@ class BayesConfidence(BaseConfidence):
           ``algorithm``, ``max_categories`` and ``n_jobs``.
         - a :class:`KNNFilter` instance: cloned and used.
         - None: densities are fitted on all rows.
-    algorithm : {'auto', 'exact', 'approximate'}, default='auto'
+    algorithm : {'auto', 'exact', 'hnsw', 'approximate'}, default='auto'
         Neighbour search backend of the filter.
 
         - 'exact': exact search (faiss float32 screen, float64 ranking); best
-          below about 2e5 rows.
+          below about 5e4 rows.
+        - 'hnsw': an HNSW graph over every row (faiss, built on one thread).
         - 'approximate': pynndescent's graph search, for large data.
-        - 'auto': 'approximate' from 200,000 rows on, else 'exact'.
+        - 'auto': 'exact' below 50,000 rows, 'hnsw' below 200,000,
+          'approximate' from then on.
     max_categories : int, default=32
         Most one-hot columns per categorical feature.
     random_state : int, RandomState instance or None, default=None

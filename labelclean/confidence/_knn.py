@@ -59,14 +59,18 @@ class KNNConfidence(BaseConfidence):
           (its neighbour search is replaced by this estimator's, so one index
           serves both).
         - None: no filtering; L_red is the whole training set.
-    algorithm : {'auto', 'exact', 'approximate'}, default='auto'
+    algorithm : {'auto', 'exact', 'hnsw', 'approximate'}, default='auto'
         Neighbour search backend.
 
         - 'exact': exact search (faiss float32 screen, float64 ranking); best
-          below about 2e5 rows.
+          below about 5e4 rows (its time grows with the square of the rows).
+        - 'hnsw': every row walks an HNSW graph over every row (faiss, built
+          on one thread, so results do not depend on the thread count), its
+          candidates ranked in float64; recall about 0.98.
         - 'approximate': pynndescent's graph search; near-linear, for large
           data (pays about 25 s of compilation once per process).
-        - 'auto': 'approximate' from 200,000 rows on, else 'exact'.
+        - 'auto': 'exact' below 50,000 rows, 'hnsw' below 200,000,
+          'approximate' from then on.
     max_categories : int, default=32
         Most one-hot columns per categorical feature.
     random_state : int, RandomState instance or None, default=None
@@ -95,7 +99,7 @@ class KNNConfidence(BaseConfidence):
     n_neighbors_ : int
         Neighbourhood size actually used (capped by the rows available).
     neighbor_algorithm_ : str
-        The search backend used, 'exact' or 'approximate'.
+        The search backend used, 'exact', 'hnsw' or 'approximate'.
     feature_encoder_ : object
         Fitted encoder of the features into distance space.
     n_features_in_ : int

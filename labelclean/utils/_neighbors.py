@@ -15,19 +15,26 @@ survivors in its candidate list. Only rows with too few surviving candidates
 are searched again, against the surviving rows. With the exact backend this
 gives exactly the neighbourhoods a recomputation would.
 
-Two backends build the candidate graph:
+Three backends build the candidate graph:
 
 * ``'exact'``: :class:`ExactPool` over every row (faiss's float32 screen,
-  float64 ranking); no compilation, best for small and medium data.
+  float64 ranking); no compilation, best for small data. Its time grows with
+  the square of the rows.
+* ``'hnsw'``: :class:`GraphPool` over every row (an HNSW graph built on one
+  thread, each row's walk ranked in float64); chosen automatically from
+  :data:`HNSW_MIN_SAMPLES` rows on, where it is several times faster than
+  the exact search at a recall of about 0.98.
 * ``'approximate'``: :class:`pynndescent.NNDescent`; near-linear in the number
   of rows, but every new process pays about 25 s of numba compilation, so it
-  is chosen automatically only from :data:`APPROXIMATE_MIN_SAMPLES` rows on.
+  is chosen automatically only from :data:`APPROXIMATE_MIN_SAMPLES` rows on,
+  where building the HNSW graph on one thread takes longer.
 
 Searches outside the graph among a pool of rows (new rows against L_red,
 training rows short of candidates) are exact, by :class:`ExactPool`: a faiss
-float32 screen, then a float64 ranking; with the approximate backend, new
-rows are screened by :class:`GraphPool` instead (an HNSW graph over the
-pool, built once per process, ranked in float64 the same way). Every lazily
+float32 screen, then a float64 ranking; with the ``'approximate'``
+and ``'hnsw'`` backends, new rows are screened by :class:`GraphPool`
+instead (an HNSW graph over the pool, built once per process, ranked in
+float64 the same way). Every lazily
 built search structure is built under a lock, and pynndescent's query (which
 shares buffers between calls) runs under it, so batches can be decided on
 several threads.
@@ -46,7 +53,16 @@ from labelclean.utils._threads import one_openmp_thread
 
 logger = logging.getLogger(__name__)
 
-__all__ = ["APPROXIMATE_MIN_SAMPLES", "NeighborIndex", "resolve_algorithm"]
+__all__ = [
+    "APPROXIMATE_MIN_SAMPLES",
+    "HNSW_MIN_SAMPLES",
+    "NeighborIndex",
+    "resolve_algorithm",
+]
+
+#: From this many rows on, ``algorithm='auto'`` uses the HNSW backend.
+#: Measured (benchmarks/RESULTS.md, section ``confidence-speed-hnsw``).
+HNSW_MIN_SAMPLES = 50_000
 
 #: From this many rows on, ``algorithm='auto'`` uses the approximate backend.
 #: Measured (benchmarks/RESULTS.md, section ``confidence-speed``): at 1e5 rows
@@ -66,9 +82,12 @@ CANDIDATE_MARGIN = 8
 
 
 def resolve_algorithm(algorithm: str, n_samples: int) -> str:
-    """Turn ``'auto'`` into ``'exact'`` or ``'approximate'`` by data size."""
+    """Turn ``'auto'`` into ``'exact'``, ``'hnsw'`` or ``'approximate'`` by
+    data size."""
     if algorithm == "auto":
-        return "approximate" if n_samples >= APPROXIMATE_MIN_SAMPLES else "exact"
+        if n_samples >= APPROXIMATE_MIN_SAMPLES:
+            return "approximate"
+        return "hnsw" if n_samples >= HNSW_MIN_SAMPLES else "exact"
     return algorithm
 
 
@@ -87,7 +106,7 @@ class NeighborIndex:
         Encoded training matrix (finite floats).
     n_candidates : int
         Neighbours kept per training row, not counting the row itself.
-    algorithm : {'auto', 'exact', 'approximate'}
+    algorithm : {'auto', 'exact', 'hnsw', 'approximate'}
         Search backend; ``'auto'`` chooses by ``n_samples``.
     random_state : int or None
         Seed of the approximate backend.
@@ -114,6 +133,12 @@ class NeighborIndex:
         if self.algorithm == "approximate":
             self._X = np.ascontiguousarray(X, dtype=np.float32)
             cand, _ = self._approximate_index(n_build).neighbor_graph
+        elif self.algorithm == "hnsw":
+            self._X = np.ascontiguousarray(X, dtype=np.float64)
+            # Each row walks a graph over every row; the row itself is
+            # normally its own first neighbour, and every reader skips it.
+            graph = GraphPool(self._X, **_SELF_GRAPH)
+            cand = graph.kneighbors(self._X, min(n_build, self.n_samples))
         else:
             self._X = np.ascontiguousarray(X, dtype=np.float64)
             # Every row against every row: faiss's float32 screen, then a
@@ -224,10 +249,14 @@ class NeighborIndex:
         few_training_rows = (
             self_rows is not None and Xq.shape[0] <= _BRUTE_FORCE_MAX_QUERIES
         )
-        if self.algorithm != "approximate" or few_training_rows:
+        if self.algorithm == "exact" or few_training_rows:
             # A few training rows are answered faster by an exact scan than by
             # preparing pynndescent's search graph (seconds at 1e6 rows). New
             # rows always take the same path, whatever the size of the batch.
+            return self._search_pool(Xq, self_rows, mask, k)
+        if self.algorithm == "hnsw" and self_rows is not None:
+            # Training rows short of candidates are few with this backend
+            # (the graph holds every row); an exact scan answers them.
             return self._search_pool(Xq, self_rows, mask, k)
         if self_rows is None:
             # New rows: a graph index over the pool itself (HNSW), built once
@@ -401,6 +430,12 @@ _HNSW_LINKS = 12
 _HNSW_BUILD_CANDIDATES = 24
 _HNSW_SEARCH_CANDIDATES = 128
 
+#: The same for the ``'hnsw'`` backend's graph over every training row, which
+#: every row walks once: a denser graph (built once, on one thread) lets a
+#: shorter walk reach the same recall (benchmarks/RESULTS.md, section
+#: ``confidence-speed-hnsw``).
+_SELF_GRAPH = {"links": 16, "build_candidates": 40, "search_candidates": 48}
+
 
 class GraphPool(ExactPool):
     """Approximate k-nearest-neighbour search among a fixed pool of rows.
@@ -414,16 +449,55 @@ class GraphPool(ExactPool):
     nor on the number of threads. Used for new rows when the index is
     approximate (large data); its speed and its recall against the exact
     search are measured in ``benchmarks/apply_neighbors.py`` (0.96 at 1e6
-    rows of 20 features: docs/confidence.md).
+    rows of 20 features: docs/confidence.md). The ``'hnsw'`` backend also
+    builds its candidate graph with it.
+
+    Parameters
+    ----------
+    X : ndarray of shape (n_pool, n_features)
+        The pool's encoded rows.
+    links, build_candidates, search_candidates : int
+        faiss's ``M``, ``efConstruction`` and ``efSearch`` (at least the
+        number of rows screened).
     """
 
-    @staticmethod
-    def _build(X32: np.ndarray):
+    def __init__(
+        self,
+        X: np.ndarray,
+        *,
+        links: int = _HNSW_LINKS,
+        build_candidates: int = _HNSW_BUILD_CANDIDATES,
+        search_candidates: int = _HNSW_SEARCH_CANDIDATES,
+    ) -> None:
+        self._links = links
+        self._build_candidates = build_candidates
+        self._search_candidates = search_candidates
+        super().__init__(X)
+
+    def __getstate__(self) -> dict:
+        return {
+            "_X": self._X,
+            "_links": self._links,
+            "_build_candidates": self._build_candidates,
+            "_search_candidates": self._search_candidates,
+        }
+
+    def __setstate__(self, state: dict) -> None:
+        self.__init__(
+            state["_X"],
+            links=state.get("_links", _HNSW_LINKS),
+            build_candidates=state.get("_build_candidates", _HNSW_BUILD_CANDIDATES),
+            search_candidates=state.get(
+                "_search_candidates", _HNSW_SEARCH_CANDIDATES
+            ),
+        )
+
+    def _build(self, X32: np.ndarray):
         # lazy: only for the approximate search on large data
         import faiss
 
-        index = faiss.IndexHNSWFlat(X32.shape[1], _HNSW_LINKS)
-        index.hnsw.efConstruction = _HNSW_BUILD_CANDIDATES
+        index = faiss.IndexHNSWFlat(X32.shape[1], self._links)
+        index.hnsw.efConstruction = self._build_candidates
         # faiss inserts rows on several threads in an order that varies from
         # run to run; on one, the graph is the same every time.
         with one_openmp_thread():
@@ -435,7 +509,7 @@ class GraphPool(ExactPool):
         import faiss
 
         params = faiss.SearchParametersHNSW()
-        params.efSearch = max(_HNSW_SEARCH_CANDIDATES, n_screen)
+        params.efSearch = max(self._search_candidates, n_screen)
         return self._index.search(Xq32, n_screen, params=params)[1]
 
 

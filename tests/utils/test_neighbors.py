@@ -8,6 +8,7 @@ from labelclean.confidence import KNNConfidence
 from labelclean.noise import flip_labels
 from labelclean.utils._neighbors import (
     APPROXIMATE_MIN_SAMPLES,
+    HNSW_MIN_SAMPLES,
     ExactPool,
     GraphPool,
     NeighborIndex,
@@ -17,9 +18,12 @@ from labelclean.utils._threads import one_openmp_thread
 
 
 def test_auto_chooses_by_size():
-    assert resolve_algorithm("auto", APPROXIMATE_MIN_SAMPLES - 1) == "exact"
+    assert resolve_algorithm("auto", HNSW_MIN_SAMPLES - 1) == "exact"
+    assert resolve_algorithm("auto", HNSW_MIN_SAMPLES) == "hnsw"
+    assert resolve_algorithm("auto", APPROXIMATE_MIN_SAMPLES - 1) == "hnsw"
     assert resolve_algorithm("auto", APPROXIMATE_MIN_SAMPLES) == "approximate"
     assert resolve_algorithm("exact", 10**7) == "exact"
+    assert resolve_algorithm("hnsw", 10) == "hnsw"
 
 
 def test_small_data_never_imports_pynndescent():
@@ -180,3 +184,56 @@ def test_a_loaded_approximate_index_scores_new_rows_without_pynndescent():
     assert mask[found].all()
     exact = np.flatnonzero(mask)[ExactPool(X[mask]).kneighbors(new, 5)]
     assert _recall(found, exact) > 0.95
+
+
+def test_hnsw_backend_is_reproducible_and_its_confidence_close_to_exact():
+    # The graph over every training row is built on one thread: the same rows
+    # give the same candidate graph, whatever the number of threads, and γ
+    # stays close to the exact backend's (benchmarks/confidence_speed.py
+    # measures it at 1e5 rows: section confidence-speed-hnsw).
+    X, y = make_blobs(5000, centers=4, n_features=10, cluster_std=3.0, random_state=2)
+    y_noisy, _ = flip_labels(y, 0.2, random_state=0)
+    first = NeighborIndex(X, n_candidates=18, algorithm="hnsw")
+    with one_openmp_thread():
+        again = NeighborIndex(X, n_candidates=18, algorithm="hnsw")
+    np.testing.assert_array_equal(first.candidates, again.candidates)
+    exact = NeighborIndex(X, n_candidates=18, algorithm="exact")
+    own = np.arange(5000)[:, None]
+
+    def without_self(cand):
+        return [set(row[row != i]) for i, row in zip(own[:, 0], cand, strict=True)]
+
+    overlap = np.mean(
+        [len(a & b) / len(b) for a, b in zip(without_self(first.candidates),
+                                            without_self(exact.candidates),
+                                            strict=True)]
+    )  # fmt: skip
+    assert overlap > 0.95
+    hnsw = KNNConfidence(algorithm="hnsw", random_state=0).fit(X, y_noisy)
+    ref = KNNConfidence(algorithm="exact", random_state=0).fit(X, y_noisy)
+    assert hnsw.neighbor_algorithm_ == "hnsw"
+    assert np.abs(hnsw.confidence_ - ref.confidence_).mean() < 0.02
+
+
+def test_hnsw_backend_answers_new_rows_from_l_red_after_pickling():
+    import pickle
+
+    X, _ = make_blobs(3000, centers=4, n_features=6, random_state=1)
+    index = pickle.loads(
+        pickle.dumps(NeighborIndex(X, n_candidates=12, algorithm="hnsw"))
+    )
+    mask = np.arange(3000) % 5 != 0
+    new = np.random.default_rng(0).normal(size=(300, 6)) * 3
+    found = index.query(new, mask, 5)
+    assert mask[found].all()
+    exact = np.flatnonzero(mask)[ExactPool(X[mask]).kneighbors(new, 5)]
+    assert _recall(found, exact) > 0.95
+    # training rows short of surviving candidates are searched exactly
+    few = np.zeros(3000, bool)
+    few[::50] = True
+    nbrs = index.training_neighbors(few, 3)
+    assert few[nbrs].all() and not (nbrs == np.arange(3000)[:, None]).any()
+    reference = NeighborIndex(X, n_candidates=12, algorithm="exact")
+    np.testing.assert_array_equal(
+        np.sort(nbrs, axis=1), np.sort(reference.training_neighbors(few, 3), axis=1)
+    )
