@@ -6,7 +6,7 @@ compilation are included in the wall time, as a user's job would pay them.
     python benchmarks/confidence_speed.py            # 1e5 and 1e6 rows
     python benchmarks/confidence_speed.py --quick    # 2e4 rows
     python benchmarks/confidence_speed.py --rows 100000 200000 400000 --exact-max 400000
-    python benchmarks/confidence_speed.py --rows 50000 100000 --backends hnsw approximate
+    python benchmarks/confidence_speed.py --rows 50000 100000 --backends hnsw
 """
 
 import argparse

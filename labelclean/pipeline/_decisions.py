@@ -31,6 +31,7 @@ from labelclean.pipeline._calibration import (
     decide_calibrated,
 )
 from labelclean.report import build_report, to_jsonable
+from labelclean.utils._audit import renamed_user_columns
 from labelclean.utils._validation import is_dataframe
 
 __all__ = [
@@ -196,8 +197,9 @@ def with_user_columns(X: Any, y: Any, audit: pd.DataFrame) -> pd.DataFrame:
 
     ``X``'s columns (``x0, x1, ...`` for an array), then ``y`` under its name
     when it is a named Series that ``X`` does not hold, then the audit
-    columns. A user column named like an audit column is left out (the CLI
-    refuses such inputs).
+    columns. A user column named like an audit column is renamed
+    ``<name>_input`` (:func:`~labelclean.utils._audit.renamed_user_columns`),
+    as the CLI's audit names it.
     """
     if is_dataframe(X):
         user = X.set_axis(audit.index)
@@ -208,8 +210,8 @@ def with_user_columns(X: Any, y: Any, audit: pd.DataFrame) -> pd.DataFrame:
         )
     if isinstance(y, pd.Series) and y.name is not None and y.name not in user.columns:
         user = user.assign(**{str(y.name): y.set_axis(audit.index)})
-    keep = [c for c in user.columns if c not in audit.columns]
-    return pd.concat([user[keep], audit], axis=1)
+    user = user.rename(columns=renamed_user_columns(list(user.columns)))
+    return pd.concat([user, audit], axis=1)
 
 
 def neighbor_counts_json(counts: np.ndarray, classes: np.ndarray) -> pd.Series:

@@ -18,6 +18,7 @@ import pandas as pd
 from labelclean.confidence import BayesConfidence, KNNConfidence
 from labelclean.exceptions import DataValidationError, OutputError
 from labelclean.io import inspect_parquet, read_parquet, write_parquet
+from labelclean.utils._audit import renamed_user_columns
 from labelclean.utils._features import select_features
 from labelclean.utils._suggest import did_you_mean
 
@@ -55,12 +56,6 @@ def _feature_columns(
                 f"{role} column {name!r} is not in the input"
                 f"{did_you_mean(name, columns)} (columns: {columns!r})"
             )
-    clash = sorted(set(SCORE_COLUMNS) & set(columns))
-    if clash:
-        raise DataValidationError(
-            f"the input already has column(s) {clash!r}, which labelclean adds; "
-            "rename them before scoring."
-        )
     missing = [c for c in features or () if c not in columns]
     if missing:
         raise DataValidationError(
@@ -114,7 +109,8 @@ def score_frame(
     Returns
     -------
     scored : DataFrame
-        The input's rows and columns, in order and unchanged, plus
+        The input's rows and columns, in order and unchanged (a column named
+        like one of the four below is renamed ``<name>_input``), plus
         ``confidence`` (γ), ``trusted_label``, ``trusted_probability`` and
         ``filter_round`` (KNN filter round that removed the row from L_red, 0
         if kept).
@@ -132,7 +128,14 @@ def score_frame(
     est.fit(frame[columns], frame[label])
     proba = est.soft_labels_ if method == "knn" else est.posterior_
     trusted_codes = np.searchsorted(est.classes_, est.trusted_labels_)
-    scored = frame.copy()
+    renamed = renamed_user_columns(list(frame.columns), SCORE_COLUMNS)
+    if renamed:
+        logger.warning(
+            "input column(s) %s have names `score` adds; the output holds them as %s.",
+            list(renamed),
+            list(renamed.values()),
+        )
+    scored = frame.rename(columns=renamed)
     scored["confidence"] = est.confidence_
     scored["trusted_label"] = pd.Series(
         est.trusted_labels_, index=frame.index, dtype=frame[label].dtype

@@ -27,6 +27,7 @@ from joblib import effective_n_jobs
 
 from labelclean.io import iter_batches
 from labelclean.report import AuditSummary
+from labelclean.utils._audit import renamed_user_columns
 from labelclean.utils._threads import one_openmp_thread
 from labelclean.validation import InputChecks
 
@@ -51,6 +52,13 @@ def cleaned_frame(frame: pd.DataFrame, audit: pd.DataFrame, label: str) -> pd.Da
     new = audit["cleaned_label"].to_numpy()[keep]
     cleaned[label] = pd.Series(new, index=cleaned.index).astype(frame[label].dtype)
     return cleaned
+
+
+def _with_audit_columns(frame: pd.DataFrame, audit_cols: pd.DataFrame) -> pd.DataFrame:
+    """``frame``'s columns, renamed where they clash with the audit's, then
+    the audit columns."""
+    user = frame.rename(columns=renamed_user_columns(list(frame.columns)))
+    return pd.concat([user, audit_cols], axis=1)
 
 
 def _missing_value_dtype(dtype: Any) -> Any:
@@ -78,8 +86,10 @@ def decide_frame(
     -------
     audit : pandas.DataFrame
         ``frame``'s columns followed by the audit columns, one row per row of
-        ``frame``, same index. ``cleaned_label`` always has the dtype the label
-        takes with missing values, so every batch has the same schema.
+        ``frame``, same index (a column of ``frame`` named like an audit
+        column is renamed ``<name>_input``). ``cleaned_label`` always has the
+        dtype the label takes with missing values, so every batch has the
+        same schema.
     cleaned : pandas.DataFrame
         ``frame``'s kept and corrected rows, with the cleaned labels.
     """
@@ -87,7 +97,7 @@ def decide_frame(
     audit_cols["cleaned_label"] = audit_cols["cleaned_label"].astype(
         _missing_value_dtype(audit_cols["observed_label"].dtype)
     )
-    audit = pd.concat([frame, audit_cols], axis=1)
+    audit = _with_audit_columns(frame, audit_cols)
     return audit, cleaned_frame(frame, audit_cols, label)
 
 
@@ -144,7 +154,7 @@ def decide_rows(
     )
     if "spl_zero_round" in audit_cols.columns:
         audit_cols["spl_zero_round"] = audit_cols["spl_zero_round"].astype("Int64")
-    audit = pd.concat([frame, audit_cols], axis=1)
+    audit = _with_audit_columns(frame, audit_cols)
     return audit, cleaned_frame(frame, audit_cols, label)
 
 

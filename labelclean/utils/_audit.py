@@ -22,6 +22,7 @@ __all__ = [
     "PROBABILITY_COLUMNS",
     "REQUIRED_AUDIT_COLUMNS",
     "check_audit_frame",
+    "renamed_user_columns",
 ]
 
 #: The three decisions, in the order reports show them.
@@ -93,6 +94,44 @@ PROBABILITY_COLUMNS: tuple[str, ...] = (
 
 #: Every column labelclean adds to the user's columns.
 AUDIT_COLUMNS: tuple[str, ...] = REQUIRED_AUDIT_COLUMNS + EVIDENCE_COLUMNS
+
+
+def renamed_user_columns(
+    columns: Sequence[Any], added: Sequence[str] = AUDIT_COLUMNS
+) -> dict[Any, str]:
+    """New names, in an output, for the user's columns named like ``added``.
+
+    Real tables have columns called ``decision``, ``reason`` or
+    ``confidence``. In the audit (and the output of ``score``) such a column
+    keeps its values under ``<name>_input`` (``<name>_input_2``, ... when that
+    name is taken too), so that labelclean's own columns keep their names;
+    the cleaned data holds the user's columns as they came in.
+
+    Parameters
+    ----------
+    columns : sequence
+        The user's column names, in order.
+    added : sequence of str, default=AUDIT_COLUMNS
+        The columns labelclean adds next to them.
+
+    Returns
+    -------
+    renamed : dict
+        Old name to new name, for the clashing columns only (empty when none
+        clashes), in the order of ``columns``.
+    """
+    taken = {str(c) for c in columns} | set(added)
+    renamed: dict[Any, str] = {}
+    for column in columns:
+        if column not in added:
+            continue
+        new, k = f"{column}_input", 1
+        while new in taken:
+            k += 1
+            new = f"{column}_input_{k}"
+        taken.add(new)
+        renamed[column] = new
+    return renamed
 
 
 def check_audit_frame(

@@ -26,6 +26,7 @@ import numpy as np
 import pandas as pd
 
 from labelclean.exceptions import DataValidationError
+from labelclean.utils._audit import renamed_user_columns
 from labelclean.utils._features import check_feature_frame
 from labelclean.utils._suggest import close_match
 from labelclean.validation._columns import (
@@ -118,8 +119,10 @@ def validate_input(
         Column identifying rows: it must be unique, and example row ids come
         from it (else from the index).
     reserved_columns : list of str, default=()
-        Names the run will add to the output (labelclean's audit columns); an
-        input column with one of these names is an error.
+        Names the run will add to the output (labelclean's audit columns). An
+        input column with one of these names is a warning: the audit holds it
+        as ``<name>_input``; the id column named so is an error (rows are
+        named by it).
     max_examples : int, default=10
         Most example row ids per check.
 
@@ -148,7 +151,7 @@ def validate_input(
     checks, dupes = _schema_checks(frame, max_examples)
     if dupes:
         return ValidationResult("labelclean_input", checks)
-    checks += _column_checks(frame, label, reserved_columns, max_examples)
+    checks += _column_checks(frame, label, id_column, reserved_columns, max_examples)
     if id_column is not None:
         checks += _id_checks(frame, id_column, max_examples)
         if id_column not in frame.columns:
@@ -216,7 +219,11 @@ def _schema_checks(frame: Any, max_examples: int) -> tuple[list[CheckResult], li
 
 
 def _column_checks(
-    frame: Any, label: str, reserved_columns: Sequence[str], max_examples: int
+    frame: Any,
+    label: str,
+    id_column: str | None,
+    reserved_columns: Sequence[str],
+    max_examples: int,
 ) -> list[CheckResult]:
     """``label_column_present`` and ``no_reserved_column_names``."""
     checks: list[CheckResult] = []
@@ -237,21 +244,29 @@ def _column_checks(
             ),
         )
     )
-    clashes = [c for c in reserved_columns if c in frame.columns and c != label]
+    renamed = renamed_user_columns(columns, tuple(reserved_columns))
+    if id_column is not None and id_column in renamed:
+        message = (
+            f"the id column {id_column!r} has a name labelclean adds to its "
+            "output; rename it."
+        )
+    elif renamed:
+        message = (
+            f"input column(s) {list(renamed)} have names labelclean adds to its "
+            f"output; the audit holds them as {list(renamed.values())}."
+        )
+    else:
+        message = "no input column clashes with labelclean's output columns."
     checks.append(
         CheckResult(
             name="no_reserved_column_names",
             description="no input column is named like a labelclean output column",
-            success=not clashes,
+            success=not renamed,
+            severity="error" if id_column in renamed else "warning",
             engine="schema",
-            unexpected_count=len(clashes),
-            examples=clashes[:max_examples],
-            message=(
-                f"input column(s) {clashes} have names labelclean adds to its output; "
-                "rename them."
-                if clashes
-                else "no input column clashes with labelclean's output columns."
-            ),
+            unexpected_count=len(renamed),
+            examples=list(renamed)[:max_examples],
+            message=message,
         )
     )
     return checks

@@ -62,6 +62,23 @@ def test_score_example_file(tmp_path):
     assert _sha(out) == _sha(out2)
 
 
+def test_score_keeps_a_column_named_like_its_own(tmp_path):
+    original = pd.read_parquet(EXAMPLE)
+    path = tmp_path / "in.parquet"
+    original.assign(confidence=1.0).to_parquet(path)
+    out = tmp_path / "scores.parquet"
+    result = runner.invoke(
+        app,
+        ["score", str(path), "--label", "cultivar", "--id", "sample_id",
+         "--out", str(out)],
+    )  # fmt: skip
+    assert result.exit_code == 0, result.output
+    scored = pd.read_parquet(out)
+    assert (scored["confidence_input"] == 1.0).all()
+    assert scored["confidence"].between(0, 1).all()
+    assert scored["confidence"].nunique() > 1
+
+
 def test_score_bayes_with_mixed_features(tmp_path):
     rng = np.random.RandomState(0)
     n = 300

@@ -77,6 +77,25 @@ def test_audit_has_the_users_columns_like_the_cli(data, tmp_path):
     assert list(arr.audit_.columns[:2]) == ["x0", "x1"]
 
 
+def test_user_columns_named_like_audit_columns_are_renamed_not_lost(data):
+    # A table with its own 'decision' and 'confidence' columns: the audit keeps
+    # their values under '<name>_input', and labelclean's own columns keep
+    # their names.
+    X, y = data
+    own = X.assign(decision=np.arange(len(X)) % 3, confidence="high")
+    cleaner = LabelCleaner(**FAST).fit(own, y)
+    audit = cleaner.audit_
+    assert list(audit.columns) == [
+        "f1", "f2", "decision_input", "confidence_input", "label", *AUDIT_COLUMNS
+    ]  # fmt: skip
+    np.testing.assert_array_equal(audit["decision_input"], own["decision"])
+    assert set(audit["decision"]) <= {"kept", "corrected", "discarded"}
+    assert (audit["confidence_input"] == "high").all()
+    assert audit["confidence"].between(0, 1).all()
+    new = cleaner.audit(own.iloc[:5], y.iloc[:5])
+    assert list(new.columns) == list(audit.columns)
+
+
 def test_flip_labels_keeps_a_series_index_and_name():
     y = pd.Series(["a", "b"] * 10, index=pd.RangeIndex(100, 120), name="target")
     noisy, flipped = flip_labels(y, 0.3, random_state=0)

@@ -56,6 +56,7 @@ from labelclean.exceptions import (
     PipelineDefinitionError,
 )
 from labelclean.pipeline import LabelCleaner
+from labelclean.report import AUDIT_COLUMNS
 from labelclean.runner import apply_model, run_pipeline
 
 EXPECTED_CLASS = {
@@ -88,6 +89,8 @@ class Job:
                 args += ["--label", self.options["label"]]
             for name in self.options.get("features") or ():
                 args += ["--feature", name]
+            if self.options.get("id_column"):
+                args += ["--id", self.options["id_column"]]
         return args + self.extra_args
 
     def call_api(self) -> Any:
@@ -123,6 +126,15 @@ def _with(column: str, values: Callable[[int], Any]) -> Callable[[Path], Job]:
         frame = make_frame()
         frame[column] = values(len(frame))
         return _base(tmp, frame)
+
+    return build
+
+
+def _id_named(column: str) -> Callable[[Path], Job]:
+    def build(tmp: Path) -> Job:
+        frame = make_frame()
+        frame[column] = [f"row-{i}" for i in range(len(frame))]
+        return _base(tmp, frame, id_column=column)
 
     return build
 
@@ -383,10 +395,8 @@ CASES = [
      ["the input has no rows"], True),
     ("duplicate-column-names", _duplicate_columns, EXIT_DATA,
      ["column name(s) ['f1'] appear more than once", "rename them"], True),
-    ("column-named-decision", _with("decision", lambda n: np.ones(n)), EXIT_DATA,
-     ["['decision'] have names labelclean adds to its output", "rename them"], True),
-    ("column-named-confidence", _with("confidence", lambda n: np.ones(n)), EXIT_DATA,
-     ["['confidence'] have names labelclean adds"], True),
+    ("id-column-named-reason", _id_named("reason"), EXIT_DATA,
+     ["the id column 'reason' has a name labelclean adds", "rename it"], True),
     ("apply-missing-column", _apply(lambda f: f.drop(columns="f2")), EXIT_DATA,
      ["lacks feature column(s) ['f2']", "training schema"], True),
     ("apply-changed-dtype", _apply(lambda f: f.astype({"f2": "float32"})), EXIT_DATA,
@@ -583,6 +593,13 @@ ACCEPTED = [
      "class(es) ['c'] have a single row"),
     ("fewer-rows-than-neighbours", lambda t: _base(t, make_frame(n=5)),
      "fewer than n_neighbors=5"),
+    # Real tables have such columns: the audit holds them as '<name>_input'.
+    ("column-named-decision", _with("decision", lambda n: np.arange(n) % 2),
+     "['decision'] have names labelclean adds to its output; the audit holds "
+     "them as ['decision_input']"),
+    ("columns-named-confidence-and-reason",
+     lambda t: _base(t, make_frame().assign(confidence=0.5, reason="x")),
+     "['confidence', 'reason'] have names labelclean adds"),
 ]  # fmt: skip
 
 
@@ -610,6 +627,20 @@ def test_cli_accepted_input(tmp_path, builder, warning):
     assert audit.index.equals(frame.index)
     assert set(audit["decision"]) <= {"kept", "corrected", "discarded"}
     assert job.input.read_bytes() == source
+    # Every user column is in the audit, under its name or '<name>_input'
+    # when labelclean adds a column of that name; the cleaned data keeps the
+    # user's names and values.
+    cleaned = pd.read_parquet(job.out / "cleaned.parquet")
+    assert list(cleaned.columns) == list(frame.columns)
+    for column in frame.columns:
+        kept = f"{column}_input" if column in AUDIT_COLUMNS else column
+        pd.testing.assert_series_equal(
+            audit[kept], frame[column], check_names=False, check_dtype=False
+        )
+        if column != "label":
+            pd.testing.assert_series_equal(
+                cleaned[column], frame.loc[cleaned.index, column]
+            )
 
 
 # --------------------------------------------------------------------------
