@@ -487,9 +487,7 @@ class GraphPool(ExactPool):
             state["_X"],
             links=state.get("_links", _HNSW_LINKS),
             build_candidates=state.get("_build_candidates", _HNSW_BUILD_CANDIDATES),
-            search_candidates=state.get(
-                "_search_candidates", _HNSW_SEARCH_CANDIDATES
-            ),
+            search_candidates=state.get("_search_candidates", _HNSW_SEARCH_CANDIDATES),
         )
 
     def _build(self, X32: np.ndarray):
