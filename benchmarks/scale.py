@@ -231,6 +231,9 @@ def main() -> None:
         action="store_true",
         help="only the two-class `run`s (1e4-1e6 rows), into section scale-run",
     )
+    parser.add_argument(
+        "--section", default="scale-run", help="section of --runs-only's results"
+    )
     parser.add_argument("--child", nargs=2, metavar=("WHAT", "PATH"))
     args = parser.parse_args()
     if args.child:
@@ -324,7 +327,7 @@ def main() -> None:
                 "## Scale: `run` against rows, two classes (`scale.py --runs-only`)"
             )
             lines.append(_load_line(load_start))
-            write_section("scale-run", "\n".join(lines))
+            write_section(args.section, "\n".join(lines))
             return
 
         # -- apply ------------------------------------------------------------

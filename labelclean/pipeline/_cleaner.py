@@ -48,6 +48,7 @@ from labelclean.pipeline._model_selection import (
 from labelclean.utils._features import (
     MISSING_VALUE_HANDLING,
     check_feature_frame,
+    coerce_object_columns,
     describe_features,
     make_feature_encoder,
     missing_value_counts,
@@ -339,7 +340,7 @@ classifier, default='auto'
             if X.shape[0] == 0:
                 raise DataValidationError("X has 0 rows; pass at least one row.")
             validate_data(self, X, skip_check_array=True, reset=reset)
-            raw = X
+            raw = coerce_object_columns(X)  # decimals and dates, as parquet has them
         else:
             raw = validate_data(
                 self, X, reset=reset, dtype=np.float64, ensure_all_finite="allow-nan"

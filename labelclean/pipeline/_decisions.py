@@ -192,6 +192,27 @@ def decide(
     return decision, reason, new_codes
 
 
+#: Audit columns about the observed label itself (empty for a row without one).
+_LABEL_EVIDENCE = ("confidence", "spl_weight", "model_probability", "noise_probability")
+
+
+def _missing_labels(y: Any, n_rows: int) -> np.ndarray:
+    """Which labels of ``y`` are missing (None, NaN, NA)."""
+    values = y if isinstance(y, pd.Series) else pd.Series(np.asarray(y, dtype=object))
+    missing = np.asarray(values.isna(), dtype=bool)
+    return missing if missing.shape == (n_rows,) else np.zeros(n_rows, dtype=bool)
+
+
+def _stand_in_labels(y: Any, missing: np.ndarray, stand_in: Any) -> Any:
+    """``y`` with each missing label replaced by ``stand_in`` (rows whose
+    evidence is then computed as if labelled so, and later emptied)."""
+    if not missing.any():
+        return y
+    values = np.asarray(y, dtype=object).copy()
+    values[missing] = stand_in
+    return values
+
+
 def with_user_columns(X: Any, y: Any, audit: pd.DataFrame) -> pd.DataFrame:
     """The audit with the rows' own columns first, as the CLI writes it.
 
@@ -420,7 +441,12 @@ class DecisionsMixin:
         X : {array-like, DataFrame} of shape (n_samples, n_features)
             New rows with the training columns.
         y : array-like of shape (n_samples,)
-            Their observed labels, among ``classes_``.
+            Their observed labels, among ``classes_``. A missing label (None,
+            NaN) is allowed: the row is discarded with reason
+            ``missing_label``, and only the evidence that does not depend on
+            its label is given (``trusted_label``, ``trusted_probability``,
+            ``model_label``, ``neighbor_label_counts``: what the fitted
+            stages would label it).
         user_columns : bool, default=True
             Start with the rows' own columns, as ``labelclean apply`` writes
             its audit (see :func:`with_user_columns`); False gives the audit
@@ -435,7 +461,10 @@ class DecisionsMixin:
         check_is_fitted(self)
         raw, Z = self._check_X(X, reset=False)
         conf = self.confidence_estimator_
-        codes = conf._encode_new_labels(y, Z.shape[0])
+        missing = _missing_labels(y, Z.shape[0])
+        codes = conf._encode_new_labels(
+            _stand_in_labels(y, missing, self.classes_[0]), Z.shape[0]
+        )
         counts = None
         if hasattr(conf, "neighbor_counts") and hasattr(conf, "n_neighbors_"):
             # One neighbour search gives both the evidence counts and the
@@ -455,9 +484,15 @@ class DecisionsMixin:
             spl_weight = suspects.self_paced_weights(Z, self._stage_labels(codes))
         evidence = Evidence(codes, soft, model_proba, spl_weight)
         index = X.index if is_dataframe(X) else pd.RangeIndex(Z.shape[0])
+        decision, reason, new_codes, noise = self._decide(evidence)
+        if missing.any():
+            decision[missing], reason[missing] = "discarded", "missing_label"
+            noise = np.where(missing, np.nan, noise)
         audit = self._audit_frame(
-            index, y, evidence, self._decide(evidence), counts, None
+            index, y, evidence, (decision, reason, new_codes, noise), counts, None
         )
+        if missing.any():  # evidence about a label the row does not have
+            audit.loc[missing, list(_LABEL_EVIDENCE)] = np.nan
         return with_user_columns(X, y, audit) if user_columns else audit
 
     def report(self, **kwargs) -> dict:

@@ -356,6 +356,12 @@ def _story(report: Mapping[str, Any]) -> list[str]:
         f"{counts['discarded']} ({_pct(shares['discarded'])}); the cleaned output "
         f"holds {summary['n_cleaned_rows']} row(s)."
     )
+    if summary.get("n_missing_label"):
+        story.append(
+            f"{summary['n_missing_label']} of the discarded rows had no label "
+            "(reason 'missing_label'): nothing to check or to train on; their "
+            "model_label in the audit says what the final model would label them."
+        )
     final = (report.get("run") or {}).get("final_model")
     if isinstance(final, Mapping) and final.get("name"):
         story.append(_final_model_text(final))

@@ -256,6 +256,10 @@ def assemble_report(
         if validation_list
         else None
     )
+    # Rows without a label are discarded, but no label of theirs was judged.
+    n_missing_label = sum(
+        int(r.get("count", 0)) for r in reasons if r.get("reason") == "missing_label"
+    )
     return {
         "format": REPORT_FORMAT,
         "version": REPORT_VERSION,
@@ -271,7 +275,8 @@ def assemble_report(
             "n_rows": n_rows,
             "decisions": counts,
             "shares": shares,
-            "n_flagged": counts["corrected"] + counts["discarded"],
+            "n_flagged": counts["corrected"] + counts["discarded"] - n_missing_label,
+            "n_missing_label": n_missing_label,
             "n_cleaned_rows": counts["kept"] + counts["corrected"],
             "validation_success": validation_success,
         },
@@ -282,7 +287,7 @@ def assemble_report(
         "suspects": {
             "ranking": SUSPECT_RANKING,
             "n_listed": len(suspects),
-            "n_flagged": counts["corrected"] + counts["discarded"],
+            "n_flagged": counts["corrected"] + counts["discarded"] - n_missing_label,
             "feature_columns": [str(c) for c in suspect_features],
             "rows": suspects,
         },

@@ -129,6 +129,11 @@ class AuditSummary:
             out[d] += n
         return out
 
+    @property
+    def missing_labels(self) -> int:
+        """Rows discarded because they have no label (reason ``missing_label``)."""
+        return self._reasons[("discarded", "missing_label")]
+
     # ------------------------------------------------------------------
     def add(self, audit: Any, positions: Any = None) -> None:
         """Add a batch of the audit.
@@ -227,7 +232,8 @@ class AuditSummary:
 
         suspicion = _suspicion(audit)
         sort_suspicion = np.where(np.isfinite(suspicion), -suspicion, np.inf)
-        flagged = np.flatnonzero(decision != "kept")
+        unlabelled = audit["reason"].to_numpy(dtype=object) == "missing_label"
+        flagged = np.flatnonzero((decision != "kept") & ~unlabelled)
         order = flagged[np.lexsort((positions[flagged], sort_suspicion[flagged]))]
         order = order[: self.n_suspects]
         keep = [c for c in self._suspect_columns(audit) if c in audit.columns]

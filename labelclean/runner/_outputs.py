@@ -13,6 +13,7 @@ from that summary. Then ``report.json``, ``report.html``, the model and
 """
 
 import importlib.metadata as md
+import logging
 import os
 import platform
 from dataclasses import dataclass, field
@@ -28,6 +29,8 @@ from labelclean.runner._stream import InputChecks, stream_decide
 from labelclean.utils._audit import AUDIT_COLUMNS, DECISION_REASONS, DECISIONS
 from labelclean.utils._features import MISSING_VALUE_HANDLING
 from labelclean.validation import output_checks
+
+logger = logging.getLogger(__name__)
 
 __all__ = ["OUTPUT_NAMES", "RunResult", "render_report", "write_outputs"]
 
@@ -190,7 +193,10 @@ def write_outputs(
     run_info = {**run_info, "engine": engine_info}
     validation = [] if input_validation is None else [input_validation.to_dict()]
     if checks is not None:
-        validation.append(checks.result().to_dict())
+        streamed = checks.result()
+        validation.append(streamed.to_dict())
+        if checks.missing_labels:  # the fit's rows all had one; say so once
+            logger.warning("%s", streamed.check("label_not_null").message)
         if "missing_values" not in run_info:  # apply: the new rows' own counts
             run_info["missing_values"] = {
                 "columns": dict(checks.missing_counts),

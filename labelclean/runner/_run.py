@@ -45,7 +45,7 @@ from labelclean.runner._outputs import (
 from labelclean.runner._reviewed import mark_reviewed, reviewed_rows
 from labelclean.runner._stream import DEFAULT_BATCH_SIZE, read_rows
 from labelclean.utils._audit import AUDIT_COLUMNS
-from labelclean.utils._features import select_features
+from labelclean.utils._features import coerce_object_columns, select_features
 from labelclean.utils._sampling import stratified_positions
 from labelclean.utils._timing import StageClock
 from labelclean.validation import validate_input
@@ -137,8 +137,9 @@ def _with_verdicts(frame, cols, reviewed, positions) -> tuple[pd.Series, Any]:
 def _announce(frame: pd.DataFrame, cols: Any, columns: list[str]) -> None:
     """One line naming the label, the id and the features, before the fit."""
     kinds: dict[str, list[str]] = {}
+    typed = coerce_object_columns(frame[columns])  # decimals, dates
     for c in columns:
-        kinds.setdefault(_kind(frame[c]), []).append(str(c))
+        kinds.setdefault(_kind(typed[c]), []).append(str(c))
     shown = ", ".join(str(c) for c in columns[:20])
     more = f", ... and {len(columns) - 20} more" if len(columns) > 20 else ""
     by_kind = ", ".join(f"{len(v)} {k}" for k, v in sorted(kinds.items()))
@@ -375,6 +376,8 @@ def run_pipeline(
         frame, positions = _read_fit_rows(source, cols.label, n_fit, seed, batch_size)
         clock.lap("read")
         input_result = _validated(frame, definition, cols)
+        sampled = positions is not None
+        frame, positions = _labelled(frame, positions, cols.label, reviewed)
         columns = _feature_columns(frame, cols)
         cleaner = build_cleaner(
             definition, random_state=seed, overrides=decisions, n_jobs=n_jobs
@@ -388,7 +391,7 @@ def run_pipeline(
         files = input_files(source)
         sample = {"rows": len(frame), "reason": sample_reason}
         run_info = _run_info(definition, cleaner, cols, columns, seed, files, source)
-        run_info["fitted_on"] = _fitted_on(sample, source, positions is not None)
+        run_info["fitted_on"] = _fitted_on(sample, source, sampled)
         if review_info is not None:
             run_info["reviewed"] = review_info
         model_meta = _model_meta(definition, cols, columns, frame, seed)
@@ -405,7 +408,7 @@ def run_pipeline(
             manifest=_manifest(definition, files, seed),
             batch_size=batch_size,
             input_validation=input_result,
-            check_batches=positions is not None,
+            check_batches=sampled,
             fit_positions=np.arange(len(frame)) if positions is None else positions,
             fit_audit=fit_audit,
             engine=engine,
@@ -417,6 +420,22 @@ def run_pipeline(
     clock.lap("outputs")
     logger.info("run times (s): %s", clock.summary())
     return finish(folder, int(source.num_rows), counts, output_result, fail_on)
+
+
+def _labelled(frame: pd.DataFrame, positions: Any, label: str, reviewed: Any):
+    """The rows of ``frame`` that have a label, and their input positions
+    (``positions`` unchanged when every row has one). The others are decided
+    while streaming: discarded, reason ``missing_label``."""
+    has_label = frame[label].notna().to_numpy()
+    if has_label.all():
+        return frame, positions
+    if reviewed is not None:
+        raise DataValidationError(
+            f"--reviewed needs a label in every row; {int((~has_label).sum())} "
+            f"row(s) have none in {label!r}."
+        )
+    rows = np.arange(len(frame)) if positions is None else np.asarray(positions)
+    return frame.loc[has_label], rows[has_label]
 
 
 def _model_meta(definition, cols, columns, frame, seed) -> dict[str, Any]:

@@ -59,6 +59,10 @@ DECISION_REASONS = {
         "on this data, or because the evidence cannot tell it from a third "
         "class), so the row is discarded"
     ),
+    "missing_label": (
+        "the row has no label, so there is nothing to check or to train on; "
+        "trusted_label and model_label say what the fitted stages would label it"
+    ),
 }
 
 #: Columns every audit holds.

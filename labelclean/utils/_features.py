@@ -23,6 +23,8 @@ scale (a heterogeneous Euclidean-overlap metric). The encoder is an ordinary
 fitted scikit-learn object, so it pickles and transforms new rows.
 """
 
+import datetime
+import decimal
 from typing import Any
 
 import numpy as np
@@ -47,6 +49,7 @@ __all__ = [
     "MISSING_VALUE_HANDLING",
     "FeatureSpaceMixin",
     "check_feature_frame",
+    "coerce_object_columns",
     "describe_features",
     "make_feature_encoder",
     "missing_value_counts",
@@ -90,6 +93,43 @@ def _column_kind(series: pd.Series) -> str:
     if pd.api.types.is_string_dtype(dtype):
         return "categorical"
     return "unsupported"
+
+
+def _all_of(values: pd.Series, kinds: tuple[type, ...]) -> bool:
+    """Whether every value of ``values`` (non-missing, at least one) is one of
+    ``kinds``."""
+    present = values.dropna()
+    return bool(len(present)) and bool(
+        present.map(lambda v: isinstance(v, kinds)).all()
+    )
+
+
+def coerce_object_columns(X: pd.DataFrame) -> pd.DataFrame:
+    """``X`` with object columns of exact numbers and calendar dates typed.
+
+    Parquet files written by databases and ETL tools hold ``decimal128`` and
+    ``date32`` columns; pandas reads them as object columns of
+    :class:`decimal.Decimal` and :class:`datetime.date` values. Such a column
+    (every value of one of these types, or missing) becomes ``float64`` or
+    ``datetime64``, so that it is used as a number or a date like any other.
+    ``X`` itself is not changed; the same frame is returned when no column
+    needs it.
+    """
+    changed = {}
+    for name in X.columns:
+        col = X[name]
+        if not pd.api.types.is_object_dtype(col.dtype):
+            continue
+        if _all_of(col, (decimal.Decimal,)):
+            changed[name] = pd.to_numeric(col).astype(np.float64)
+        elif _all_of(col, (datetime.date,)):
+            changed[name] = pd.to_datetime(col)
+    if not changed:
+        return X
+    X = X.copy(deep=False)
+    for name, values in changed.items():
+        X[name] = values
+    return X
 
 
 def check_feature_frame(X: pd.DataFrame) -> dict[str, list[str]]:
@@ -438,6 +478,8 @@ class FeatureSpaceMixin:
     def _encode_features(self, X: ArrayLike, *, reset: bool) -> np.ndarray:
         """Validate ``X`` and map it to the encoded distance space."""
         check_unique_columns(X)
+        if is_dataframe(X):
+            X = coerce_object_columns(X)
         mixed = is_dataframe(X) and bool(non_numeric_columns(X))
         if not reset:
             check_is_fitted(self)

@@ -37,9 +37,10 @@ class InputChecks:
     (:func:`~labelclean.validation.validate_input`): schema, columns, id.
     Every batch then gets the row-level label checks, and the checks that
     depend on every row (:data:`_TOTALLED`) are reported from the totals. A
-    batch with a missing label or a label outside ``classes`` stops the run
-    with :class:`~labelclean.exceptions.DataValidationError`, as the
-    whole-input suite would. The id column is checked for uniqueness within
+    batch with a label outside ``classes`` stops the run with
+    :class:`~labelclean.exceptions.DataValidationError`, as the whole-input
+    suite would; rows without a label are counted (``missing_labels``) and
+    discarded by the run. The id column is checked for uniqueness within
     each batch only (checking it across batches would take memory growing
     with the input).
     """
@@ -51,6 +52,7 @@ class InputChecks:
     reserved_columns: tuple[str, ...] = ()
     max_examples: int = 10
     n_rows: int = 0
+    missing_labels: int = 0
     class_counts: dict[Any, int] = field(default_factory=dict)
     missing_counts: dict[str, int] = field(default_factory=dict)
     first: Any = None
@@ -87,13 +89,8 @@ class InputChecks:
                 )
         labels = frame[self.label]
         missing = labels.isna()
-        if missing.any():
-            raise DataValidationError(
-                f"the input failed validation: {int(missing.sum())} row(s) have no "
-                f"label in {self.label!r} (batch from row {self.n_rows}); drop or "
-                "label them first."
-            )
-        outside = ~labels.isin(self.classes)
+        self.missing_labels += int(missing.sum())  # discarded, not refused
+        outside = ~labels.isin(self.classes) & ~missing
         if outside.any():
             bad = pd.unique(labels[outside])[:5].tolist()
             raise DataValidationError(
@@ -128,6 +125,7 @@ class InputChecks:
         if self.first is None:
             self.first = other.first
         self.n_rows += other.n_rows
+        self.missing_labels += other.missing_labels
         for value, n in other.class_counts.items():
             self.class_counts[value] = self.class_counts.get(value, 0) + n
         for column, n in other.missing_counts.items():
@@ -150,11 +148,17 @@ class InputChecks:
             CheckResult(
                 name="label_not_null",
                 description=f"every row has a label in {self.label!r}",
-                success=True,
+                success=not self.missing_labels,
+                severity="warning",
                 column=self.label,
                 engine="pandas",
-                unexpected_count=0,
-                message="every row has a label.",
+                unexpected_count=self.missing_labels,
+                message=(
+                    f"{self.missing_labels} row(s) have no label in {self.label!r}; "
+                    "they are discarded (reason missing_label)."
+                    if self.missing_labels
+                    else "every row has a label."
+                ),
             ),
             CheckResult(
                 name="label_in_domain",

@@ -223,8 +223,11 @@ def guardrail_checks(
 def _discarded_share_check(
     summary: Any, limit: float, max_examples: int
 ) -> CheckResult:
-    n = summary.n_rows
-    n_disc = summary.decisions["discarded"]
+    # Rows without a label are discarded whatever the evidence: they are not
+    # decisions on labels, so they count on neither side of the share.
+    unlabelled = getattr(summary, "missing_labels", 0)
+    n = summary.n_rows - unlabelled
+    n_disc = summary.decisions["discarded"] - unlabelled
     share = n_disc / n if n else 0.0
     ok = share <= limit + 1e-12
     return CheckResult(
@@ -238,6 +241,7 @@ def _discarded_share_check(
         examples=[_plain(v) for v in summary.example_ids("discarded")[:max_examples]],
         message=(
             f"{n_disc} of {n} rows ({share:.1%}) were discarded"
+            + (f" ({unlabelled} rows without a label aside)" if unlabelled else "")
             + (
                 f", at most {limit:.1%} allowed."
                 if ok

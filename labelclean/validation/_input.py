@@ -27,7 +27,7 @@ import pandas as pd
 
 from labelclean.exceptions import DataValidationError
 from labelclean.utils._audit import renamed_user_columns
-from labelclean.utils._features import check_feature_frame
+from labelclean.utils._features import check_feature_frame, coerce_object_columns
 from labelclean.utils._suggest import close_match
 from labelclean.validation._columns import (
     choice_checks,
@@ -139,7 +139,8 @@ def validate_input(
         ``feature_looks_like_text``, ``feature_is_timestamp`` and
         ``feature_levels_pooled`` (warnings, see
         :mod:`labelclean.validation._columns`), ``features_vary`` (only when
-        every feature is constant), ``label_not_null``, ``label_in_domain``,
+        every feature is constant), ``label_not_null`` (warning: such rows
+        are discarded), ``label_in_domain``,
         ``at_least_two_classes``, ``no_single_row_class`` (warning),
         ``label_looks_continuous`` (warning).
     """
@@ -383,7 +384,7 @@ def _feature_checks(
     for name in feature_list:
         try:
             _check_not_nested(frame[name], name)
-            check_feature_frame(frame[[name]])
+            check_feature_frame(coerce_object_columns(frame[[name]]))
         except DataValidationError as exc:
             col = indexed[name]
             bad = np.zeros(len(col), dtype=bool)  # missing values are fine
@@ -481,8 +482,9 @@ def _label_checks(
             description=f"every row has a label in {label!r}",
             fail_message="{count} row(s) have no label in "
             + repr(label)
-            + "; drop or label them first.",
+            + "; they are discarded (reason missing_label) and not fitted on.",
             pass_message="every row has a label.",
+            severity="warning",
         )
     )
     if label_domain is not None:

@@ -236,14 +236,22 @@ def test_validate_reports_checks(noisy_data, tmp_path):
     assert ok.exit_code == 0, ok.output
     assert "label_not_null" in ok.stdout
     frame = pd.read_parquet(noisy_data["train"])
-    frame.loc[3, "label"] = None
-    bad = tmp_path / "nulls.parquet"
+    frame.loc[3, "label"] = None  # a row without a label: discarded, a warning
+    nulls = tmp_path / "nulls.parquet"
+    frame.to_parquet(nulls)
+    res = runner.invoke(
+        app, ["validate", str(nulls), "--pipeline", str(noisy_data["pipeline"])]
+    )
+    assert res.exit_code == 0, res.output
+    assert "WARN label_not_null: 1 row(s) have no label" in res.stdout
+    frame["label"] = None  # no label at all: nothing to clean
+    bad = tmp_path / "no_labels.parquet"
     frame.to_parquet(bad)
     res = runner.invoke(
         app, ["validate", str(bad), "--pipeline", str(noisy_data["pipeline"])]
     )
     assert res.exit_code == 3
-    assert "FAIL label_not_null" in res.stdout
+    assert "FAIL at_least_two_classes" in res.stdout
 
 
 def test_guardrail_fail_on_exits_after_writing(noisy_data, tmp_path):

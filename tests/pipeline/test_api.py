@@ -138,3 +138,42 @@ def test_confidence_stages_are_transformers_with_set_output(data, name):
         getattr(confidence, name)(random_state=0), LogisticRegression()
     )
     assert pipe.fit(X, y).score(X, y) > 0.6
+
+
+def test_decimal_and_date_columns_are_numbers_and_dates(data):
+    # What pandas makes of parquet's decimal128 and date32: objects of Decimal
+    # and datetime.date. They are used as the floats and dates they hold: the
+    # same decisions as with those columns typed, and the audit keeps them as
+    # they came.
+    import datetime
+    import decimal
+
+    from labelclean.confidence import KNNConfidence
+    from labelclean.utils._features import coerce_object_columns
+
+    X, y = data
+    days = pd.date_range("2024-01-01", periods=len(X), freq="D")
+    typed = X.assign(f1=X["f1"].round(3), day=days)
+    raw = typed.assign(
+        f1=[decimal.Decimal(f"{v:.3f}") for v in typed["f1"]],
+        day=[d.date() for d in days],
+    )
+    raw.loc[raw.index[3], "f1"] = None
+    typed.loc[typed.index[3], "f1"] = np.nan
+    coerced = coerce_object_columns(raw)
+    assert coerced["f1"].dtype == np.float64
+    assert pd.api.types.is_datetime64_any_dtype(coerced["day"])
+    assert raw["f1"].dtype == object  # the caller's frame is untouched
+    a = LabelCleaner(**FAST).fit(raw, y)
+    b = LabelCleaner(**FAST).fit(typed, y)
+    np.testing.assert_array_equal(a.decisions_, b.decisions_)
+    assert isinstance(a.audit_["f1"].iloc[0], decimal.Decimal)
+    assert isinstance(a.audit_["day"].iloc[0], datetime.date)
+    np.testing.assert_allclose(
+        KNNConfidence(random_state=0).fit(raw, y).confidence_,
+        KNNConfidence(random_state=0).fit(typed, y).confidence_,
+    )
+    # a column mixing decimals with text is not a number column: refused
+    mixed = raw.assign(f1=["x", *raw["f1"].iloc[1:]])
+    with pytest.raises(ValueError, match="cannot compare"):
+        LabelCleaner(**FAST).fit(mixed, y)
