@@ -72,6 +72,8 @@ def test_run_discards_unlabelled_rows_and_fits_on_the_others(wine, tmp_path, ext
     assert all(r["row_id"] not in UNLABELLED for r in report["suspects"]["rows"])
     html = (out / "report.html").read_text()
     assert "4 of the discarded rows had no label" in html
+    if not extra:
+        assert "fitted on the 174 input rows that have a label, of 178" in html
     assert path.read_bytes() == before
 
 
