@@ -160,10 +160,10 @@ class BayesConfidence(BaseConfidence):
         Neighbour search backend of the filter.
 
         - 'exact': exact search (faiss float32 screen, float64 ranking); best
-          below about 5e4 rows.
+          below about 6e4 rows.
         - 'hnsw': an HNSW graph over every row (faiss, built on one thread).
         - 'approximate': pynndescent's graph search, for large data.
-        - 'auto': 'exact' below 50,000 rows, 'hnsw' below 200,000,
+        - 'auto': 'exact' below 75,000 rows, 'hnsw' below 200,000,
           'approximate' from then on.
     max_categories : int, default=32
         Most one-hot columns per categorical feature.

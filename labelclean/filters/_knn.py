@@ -50,13 +50,13 @@ class KNNFilter(FeatureSpaceMixin, BaseFilter):
         Neighbour search backend.
 
         - 'exact': exact search (faiss float32 screen, float64 ranking); best
-          below about 5e4 rows (its time grows with the square of the rows).
+          below about 6e4 rows (its time grows faster than the rows).
         - 'hnsw': every row walks an HNSW graph over every row (faiss, built
           on one thread, so results do not depend on the thread count), its
           candidates ranked in float64; recall about 0.98.
         - 'approximate': pynndescent's graph search; near-linear, for large
           data (pays about 25 s of compilation once per process).
-        - 'auto': 'exact' below 50,000 rows, 'hnsw' below 200,000,
+        - 'auto': 'exact' below 75,000 rows, 'hnsw' below 200,000,
           'approximate' from then on.
     max_categories : int, default=32
         Most one-hot columns per categorical feature.

@@ -30,11 +30,10 @@ fit's own evidence (``docs/decisions.md``, "Calibrated decisions"):
    disagrees with the most probable class is wrong, and the share of such
    labels among the most confident rows measures the noise without counting
    the overlap elsewhere. Where the features predict the label well, the cap
-   is the upper confidence limit of that share; where they barely do, its
-   lower confidence limit (the conservative side: without pure regions, noise
-   and overlap cannot be told apart, and labelclean assumes overlap). The joint
-   ``Q`` (observed × true) gives the transition ``T[j, l] = P(observed l |
-   true j)``.
+   is the upper confidence limit of that share; where they barely do, the
+   share itself (without pure regions, noise and overlap cannot be told
+   apart, and labelclean assumes overlap). The joint ``Q`` (observed × true)
+   gives the transition ``T[j, l] = P(observed l | true j)``.
 3. **Per-row posterior.** By Bayes' rule with ``P`` as the class posterior,
    ``W[i, j] ∝ T[j, y_i] P[i, j]`` is the probability that row *i*'s true
    class is *j*; ``r_i = 1 − W[i, y_i]`` is the probability that its label is
@@ -44,11 +43,10 @@ fit's own evidence (``docs/decisions.md``, "Calibrated decisions"):
    flipped to *l* is known without refitting: ``R[i, l]``. Every row is
    flipped, on paper, to every other class, weighted by the estimated joint
    (and by the chance ``1 − r_i`` that its own label was right): these are
-   known wrong labels, and the share of them above a threshold is the recall
-   of that threshold. With the estimated number of wrong labels, the
-   precision of every threshold follows. The threshold of highest estimated
-   F1 among those whose estimated precision reaches the floor (or, with a
-   target precision, the widest threshold that meets it) is chosen.
+   known wrong labels, and the share of them above a threshold is its recall;
+   with the estimated number of wrong labels, its precision follows. The
+   threshold of highest estimated F1 whose estimated precision reaches the
+   floor (with a target precision, the widest that meets it) is chosen.
 5. **Corrections.** A flagged row is corrected to ``a = argmax_{j≠y} W[i, j]``
    only when its own ``W[i, a]`` meets the correction target (so the
    estimated precision of the corrections from its observed class to *a*,
@@ -58,9 +56,8 @@ fit's own evidence (``docs/decisions.md``, "Calibrated decisions"):
    (:func:`evidence_shrinkage`, forward correction with a likelihood-ratio
    test). Where the features barely predict the label, nothing is corrected.
 
-The uncertainty of the estimates comes from a bootstrap over rows (the noise
-estimate and the known-flip measurement are redone on each resample).
-"""
+The uncertainty comes from a bootstrap over rows (the noise estimate and the
+known-flip measurement are redone on each resample)."""
 
 from typing import Any
 
@@ -211,11 +208,13 @@ def _flag_threshold(P, codes, Q, r, target, predictable_reading=None):
 
 
 def _precision_at_share(P, codes, r, anchor, review, recognised):
-    """Per count of rows flagged (highest ``r`` first), the expected precision
-    were the noise only the surest rows' share of disagreeing labels; None
-    unless confident learning counts at least the share's upper limit: the
-    surest rows then contradict it, and that limit is the most noise the data
-    admit, not the likeliest (docs/decisions.md, *Many public tables*)."""
+    """Per count of rows flagged (highest ``r`` first), the precision were the
+    noise only the surest rows' share of disagreeing labels: the higher of
+    two estimates, the mean posterior of a wrong label and the known flips
+    (each is biased, in opposite directions on different data). None unless
+    confident learning counts at least the share's upper limit: the surest
+    rows then contradict it, and that limit is the most noise the data admit,
+    not the likeliest (docs/decisions.md, *Many public tables*)."""
     free = _joint(P, codes, review, predictable=True, recognised=recognised,
                   noise_cap=1.0)  # fmt: skip
     if 1.0 - np.trace(free) < anchor["upper_limit"]:
@@ -223,8 +222,9 @@ def _precision_at_share(P, codes, r, anchor, review, recognised):
     joint = _joint(P, codes, review, predictable=True, recognised=recognised,
                    noise_cap=anchor["share"])  # fmt: skip
     r_share = 1.0 - noise_posterior(P, codes, joint)[np.arange(codes.shape[0]), codes]
-    ranked = r_share[np.argsort(-r, kind="stable")]
-    return np.cumsum(ranked) / np.arange(1, ranked.shape[0] + 1)
+    count = np.arange(1, r.shape[0] + 1)
+    posterior = np.cumsum(r_share[np.argsort(-r, kind="stable")]) / count
+    return np.maximum(posterior, _known_flip_curve(P, codes, joint, r_share)[1] / count)
 
 
 def _alternative(W, codes):

@@ -22,8 +22,8 @@ Three backends build the candidate graph:
   the square of the rows.
 * ``'hnsw'``: :class:`GraphPool` over every row (an HNSW graph built on one
   thread, each row's walk ranked in float64); chosen automatically from
-  :data:`HNSW_MIN_SAMPLES` rows on, where it is several times faster than
-  the exact search at a recall of about 0.98.
+  :data:`HNSW_MIN_SAMPLES` rows on, where it is faster than the exact
+  search (1.4 times at 1e5 rows, 1.7 at 1.5e5) at a recall of about 0.98.
 * ``'approximate'``: :class:`pynndescent.NNDescent`; near-linear in the number
   of rows, but every new process pays about 25 s of numba compilation, so it
   is chosen automatically only from :data:`APPROXIMATE_MIN_SAMPLES` rows on,
@@ -61,8 +61,12 @@ __all__ = [
 ]
 
 #: From this many rows on, ``algorithm='auto'`` uses the HNSW backend.
-#: Measured (benchmarks/RESULTS.md, section ``confidence-speed-hnsw``).
-HNSW_MIN_SAMPLES = 50_000
+#: Measured (benchmarks/RESULTS.md, section ``confidence-speed-hnsw``; the
+#: whole confidence stage, 20 features, fresh processes): exact 1.9 s and
+#: HNSW 2.2 s at 5e4 rows, 6.2 s and 4.5 s at 1e5, 13.2 s and 7.6 s at
+#: 1.5e5; the exact search grows faster than linearly, so the crossover lies
+#: near 6e4 rows.
+HNSW_MIN_SAMPLES = 75_000
 
 #: From this many rows on, ``algorithm='auto'`` uses the approximate backend.
 #: Measured (benchmarks/RESULTS.md, section ``confidence-speed``): at 1e5 rows

@@ -22,6 +22,7 @@ from labelclean.pipeline import LabelCleaner
 from labelclean.pipeline._calibration import (
     Calibration,
     anchor_disagreement,
+    calibrate,
     cohen_kappa,
     decide_calibrated,
     estimate_joint,
@@ -422,6 +423,38 @@ def test_overlap_the_surest_rows_contradict_is_not_flagged():
     assert not cal["predictability"]["low"]
     assert cal["noise_rate"] == pytest.approx(cal["anchor_disagreement"]["upper_limit"])
     assert (cleaner.decisions_ == "kept").all()
+
+
+def test_the_share_check_does_not_cut_flags_the_known_flips_find_precise():
+    # Evidence from models trained on noisy labels: a pure region of a class
+    # gives it a probability near 0.8, no more, so the posterior of a wrong
+    # label stays near one half even for a flip deep in another class. 22 %
+    # of the labels are flipped (14 % among the surest rows), and a tenth of
+    # the rows are ambiguous. Confident learning's count reaches the upper
+    # limit of the surest rows' share, so the flags must also hold under the
+    # share; judged by the mean posterior alone they did not (5 % of the
+    # flips were flagged, all of them right), the known flips find them
+    # precise (docs/decisions.md, *Many public tables*).
+    rng = np.random.default_rng(0)
+    n = 5000
+    true = rng.integers(0, 2, n)
+    p = np.clip(rng.normal(0.8, 0.05, n), 0.55, 0.95)
+    P = np.where(true[:, None] == np.arange(2), p[:, None], 1 - p[:, None])
+    wrong = rng.random(n) < np.where(p > np.quantile(p, 0.8), 0.14, 0.22)
+    codes = np.where(wrong, 1 - true, true)
+    q = rng.uniform(0.35, 0.65, 1000)
+    P = np.r_[P, np.c_[q, 1 - q]]
+    codes = np.r_[codes, rng.integers(0, 2, 1000)]
+    wrong = np.r_[wrong, np.zeros(1000, dtype=bool)]
+    evidence = Evidence(codes, P, P, None)
+    calibration = calibrate(evidence, random_state=0)
+    anchor = calibration.summary["anchor_disagreement"]
+    noise = calibration.summary["noise_rate"]
+    assert anchor["share"] < noise == pytest.approx(anchor["upper_limit"])  # binds
+    decision, *_ = decide_calibrated(evidence, calibration)
+    flagged = decision != "kept"
+    assert (flagged & wrong).sum() / flagged.sum() > 0.95
+    assert (flagged & wrong).sum() / wrong.sum() > 0.6
 
 
 def test_an_evidence_no_better_than_chance_is_not_predictable_at_any_noise():
