@@ -66,9 +66,11 @@ import numpy as np
 from labelclean.pipeline._noise_estimate import (
     LOW_PREDICTABILITY_KAPPA,
     NOISE_CORRECTED_KAPPA,
+    SLIGHT_AGREEMENT_KAPPA,
     anchor_disagreement,
     cohen_kappa,
     combine_evidence,
+    conditional_rows,
     confident_joint,
     estimate_joint,
     evidence_shrinkage,
@@ -353,6 +355,7 @@ def calibrate(
         P, codes, n_classes, anchor["beyond_evidence"]
     )
     low = kappa < LOW_PREDICTABILITY_KAPPA and kappa_star < NOISE_CORRECTED_KAPPA
+    slight = kappa_star < SLIGHT_AGREEMENT_KAPPA  # hardly better than chance
     recognised, class_kappas = recognised_classes(
         P, codes, n_classes, anchor["beyond_evidence"]
     )
@@ -362,6 +365,7 @@ def calibrate(
     alternative, strength, shrinkage = _correction_posterior(P, codes, Q, W)
     reading = None if low else (anchor, evidence.review, recognised)
     threshold = _flag_threshold(P, codes, Q, r, target_precision, reading)
+    threshold = float("inf") if slight else threshold
     flagged = (r >= threshold) & _unknown(evidence.known, n)
     correction_target = target_precision or DEFAULT_CORRECTION_PRECISION
     candidate = flagged & _agreement(evidence, alternative, require_agreement)
@@ -414,6 +418,7 @@ def calibrate(
             "kappa": kappa,
             "kappa_noise_corrected": kappa_star,
             "low": bool(low),
+            "slight": bool(slight),
             "per_class": _per_class_predictability(class_kappas, recognised),
         },
     }
@@ -458,17 +463,11 @@ def _joint(P, codes, review, **kwargs):
     joint = estimate_joint(P, before, n_classes, **kwargs)
     counts = joint * codes.shape[0]
     np.add.at(counts, before[known], -noise_posterior(P[known], before[known], joint))
-    rows = [_conditional(np.clip(counts, 0.0, None)), _conditional(on_verdicts)]
+    rows = [conditional_rows(np.clip(counts, 0.0, None)), conditional_rows(on_verdicts)]
     more_noise = np.diag(rows[1]) < np.diag(rows[0])
     rest = ~known
     share = np.bincount(codes[rest], minlength=n_classes) / max(int(rest.sum()), 1)
     return share[:, None] * np.where(more_noise[:, None], rows[1], rows[0])
-
-
-def _conditional(Q):
-    """Each row of a joint divided by its sum (a row without mass: no noise)."""
-    total = Q.sum(axis=1, keepdims=True)
-    return np.where(total > 0, Q / np.where(total > 0, total, 1.0), np.eye(Q.shape[0]))
 
 
 def _corrections(posterior, candidate, flagged, target, low):

@@ -17,8 +17,10 @@ from scipy.special import betaincinv
 __all__ = [
     "LOW_PREDICTABILITY_KAPPA",
     "NOISE_CORRECTED_KAPPA",
+    "SLIGHT_AGREEMENT_KAPPA",
     "cohen_kappa",
     "combine_evidence",
+    "conditional_rows",
     "confident_joint",
     "estimate_joint",
     "evidence_shrinkage",
@@ -35,13 +37,19 @@ __all__ = [
 #: corrected.
 LOW_PREDICTABILITY_KAPPA = 0.4
 
-#: The same data are still taken as predictable when κ, with the accuracy
-#: corrected for the noise measured on the surest rows (the share of their
-#: labels that disagree with the evidence beyond what the evidence itself
-#: expects there), reaches this
+#: The same data are still taken as predictable when κ on the table of the
+#: evidence's most probable class against the label, corrected for the noise
+#: measured on the surest rows (the share of their labels that disagree with
+#: the evidence beyond what the evidence itself expects there), reaches this
 #: ("substantial" agreement, Landis and Koch 1977): heavy noise alone lowers
 #: the agreement of a model with the observed labels.
 NOISE_CORRECTED_KAPPA = 0.6
+
+#: Below this agreement, by both κ and the noise-corrected κ ("slight", Landis
+#: and Koch 1977), the evidence tells the classes apart hardly better than
+#: chance: it cannot tell a wrong label from a hard case, and nothing is
+#: flagged (docs/decisions.md, *Evidence hardly better than chance*).
+SLIGHT_AGREEMENT_KAPPA = 0.2
 
 #: Shares of the rows, most confident first, whose labels measure the noise
 #: where the classes are pure (the smallest group has ``_ANCHOR_MIN_ROWS``).
@@ -225,6 +233,12 @@ def estimate_joint(
     return _cap_noise(Q / max(counts.sum(), 1.0), noise_cap)
 
 
+def conditional_rows(Q: np.ndarray) -> np.ndarray:
+    """Each row of a joint divided by its sum (a row without mass: no noise)."""
+    total = Q.sum(axis=1, keepdims=True)
+    return np.where(total > 0, Q / np.where(total > 0, total, 1.0), np.eye(Q.shape[0]))
+
+
 def transition_matrix(Q: np.ndarray) -> np.ndarray:
     """T[true, observed] = P(observed | true) from the joint."""
     true_mass = Q.sum(axis=0)
@@ -297,36 +311,37 @@ def shrink_evidence(P: np.ndarray, alpha: float, class_shares) -> np.ndarray:
 
 def cohen_kappa(P, codes, n_classes, noise=0.0):
     """Accuracy of the evidence's most probable class, the largest class's
-    share, Cohen's κ, and κ with the accuracy corrected for ``noise``.
+    share, Cohen's κ, and κ on that table corrected for ``noise``.
 
-    Wrong labels lower the agreement of even a perfect model: with a share
-    ρ of labels flipped uniformly, the observed accuracy is a (1 − ρ) +
-    (1 − a) ρ / (K − 1) for an accuracy a on the true labels, which is
-    solved for a.
+    Wrong labels lower the agreement of even a perfect model. With a share ρ
+    of labels flipped uniformly among K classes, the observed table (most
+    probable class × label) is the true one times the transition that keeps
+    a label with probability 1 − ρ and moves it to each other class with
+    ρ / (K − 1); the transition is inverted, as :func:`recognised_classes`
+    does per class. (Correcting the accuracy alone, and not the agreement
+    expected by chance, called an evidence that names the largest class for
+    nearly every row 'substantial': κ 0.03 became 0.65 on a public table of
+    voters' race, and the whole other class was flagged.)
     """
     predicted = np.argmax(P, axis=1)
     accuracy = float(np.mean(predicted == codes))
-    p_obs = np.bincount(codes, minlength=n_classes) / codes.shape[0]
-    p_pred = np.bincount(predicted, minlength=n_classes) / codes.shape[0]
-    chance = float(p_obs @ p_pred)
-    if chance >= 1:
-        return accuracy, float(p_obs.max()), 0.0, 0.0
-    kappa = (accuracy - chance) / (1.0 - chance)
-    if kappa <= 1e-12:
-        # No better than chance: uniform flips scale κ by a positive factor,
-        # so no amount of noise makes such an evidence predictive. (Correcting
-        # the accuracy alone called an evidence that always names the largest
-        # class perfect once the noise neared one half.)
-        return accuracy, float(p_obs.max()), kappa, kappa
+    N = np.zeros((n_classes, n_classes))
+    np.add.at(N, (predicted, codes), 1)
+    kappa = _table_kappa(N)
+    majority = float(N.sum(axis=0).max() / max(codes.shape[0], 1))
     spread = noise / max(n_classes - 1, 1)
-    denominator = 1.0 - noise - spread
-    clean = (accuracy - spread) / denominator if denominator > 0 else accuracy
-    corrected = (min(clean, 1.0) - chance) / (1.0 - chance)
-    return accuracy, float(p_obs.max()), kappa, max(kappa, corrected)
+    T = np.full((n_classes, n_classes), spread)
+    np.fill_diagonal(T, 1.0 - noise)
+    if kappa <= 1e-12 or noise <= 0 or abs(np.linalg.det(T)) < 1e-9:
+        # No better than chance: uniform flips scale κ by a positive factor,
+        # so no amount of noise makes such an evidence predictive.
+        return accuracy, majority, kappa, kappa
+    corrected = _table_kappa(np.clip(N @ np.linalg.inv(T), 0, None))
+    return accuracy, majority, kappa, max(kappa, corrected)
 
 
 def _table_kappa(N):
-    """Cohen's κ of a 2 × 2 table of counts (rows: predicted, columns: label)."""
+    """Cohen's κ of a square table of counts (rows: predicted, columns: label)."""
     total = N.sum()
     if total <= 0:
         return 0.0

@@ -228,7 +228,17 @@ def _calibration_story(run: Mapping[str, Any]) -> list[str]:
     cal = run.get("calibration")
     if isinstance(cal, Mapping) and cal.get("noise_rate") is not None:
         pred = cal.get("predictability") or {}
-        if pred.get("low"):
+        if pred.get("slight"):
+            story.append(
+                "Warning: the evidence agrees with the labels hardly better than "
+                f"chance (Cohen's κ {pred['kappa']:.2f}, "
+                f"{pred['kappa_noise_corrected']:.2f} corrected for the noise; out-of-"
+                f"fold accuracy {_pct(pred['out_of_fold_accuracy'])} against "
+                f"{_pct(pred['majority_share'])} for the largest class), so it cannot "
+                "tell a wrong label from a hard case: labelclean flagged no row. "
+                "The estimates below are rough."
+            )
+        elif pred.get("low"):
             story.append(
                 "Warning: the features predict the label poorly (out-of-fold "
                 f"accuracy {_pct(pred['out_of_fold_accuracy'])} against "
@@ -268,7 +278,7 @@ def _calibration_story(run: Mapping[str, Any]) -> list[str]:
                     "label too poorly to tell which other label is right."
                 )
             )
-        else:
+        elif not pred.get("slight"):
             text += " No row was flagged: no operating point was precise enough."
         story.append(text + _shrinkage_text(cal))
         unseen = [
