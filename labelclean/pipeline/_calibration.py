@@ -351,14 +351,11 @@ def calibrate(
     n, n_classes = evidence.confidence_proba.shape
     P = combine_evidence(evidence.confidence_proba, evidence.model_proba)
     anchor = anchor_disagreement(P, codes)
-    accuracy, majority, kappa, kappa_star = cohen_kappa(
-        P, codes, n_classes, anchor["beyond_evidence"]
-    )
+    beyond = anchor["beyond_evidence"]
+    accuracy, majority, kappa, kappa_star = cohen_kappa(P, codes, n_classes, beyond)
     low = kappa < LOW_PREDICTABILITY_KAPPA and kappa_star < NOISE_CORRECTED_KAPPA
     slight = kappa_star < SLIGHT_AGREEMENT_KAPPA  # hardly better than chance
-    recognised, class_kappas = recognised_classes(
-        P, codes, n_classes, anchor["beyond_evidence"]
-    )
+    recognised, class_kappas = recognised_classes(P, codes, n_classes, beyond)
     Q = _joint(P, codes, evidence.review, predictable=not low, recognised=recognised)
     W = noise_posterior(P, codes, Q)
     r = 1.0 - W[np.arange(n), codes]

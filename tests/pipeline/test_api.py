@@ -149,7 +149,6 @@ def test_decimal_and_date_columns_are_numbers_and_dates(data):
     import decimal
 
     from labelclean.confidence import KNNConfidence
-    from labelclean.utils._features import coerce_object_columns
 
     X, y = data
     days = pd.date_range("2024-01-01", periods=len(X), freq="D")
@@ -160,11 +159,10 @@ def test_decimal_and_date_columns_are_numbers_and_dates(data):
     )
     raw.loc[raw.index[3], "f1"] = None
     typed.loc[typed.index[3], "f1"] = np.nan
-    coerced = coerce_object_columns(raw)
-    assert coerced["f1"].dtype == np.float64
-    assert pd.api.types.is_datetime64_any_dtype(coerced["day"])
-    assert raw["f1"].dtype == object  # the caller's frame is untouched
     a = LabelCleaner(**FAST).fit(raw, y)
+    assert raw["f1"].dtype == object  # the caller's frame is untouched
+    kinds = {f["name"]: f["kind"] for f in a.feature_handling_}
+    assert kinds["f1"] == "numeric" and kinds["day"] != "categorical"
     b = LabelCleaner(**FAST).fit(typed, y)
     np.testing.assert_array_equal(a.decisions_, b.decisions_)
     assert isinstance(a.audit_["f1"].iloc[0], decimal.Decimal)
