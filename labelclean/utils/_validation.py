@@ -136,7 +136,8 @@ def check_labels(
         where = np.flatnonzero(missing)[:5].tolist()
         raise DataValidationError(
             f"y contains {int(missing.sum())} missing label(s) (NaN/None), first at "
-            f"row positions {where}; drop or fill those rows before fitting."
+            f"row positions {where}; drop or fill those rows before fitting "
+            "(labelclean run does: it discards them with reason missing_label)."
         )
     if values.dtype == object:
         nested = [
