@@ -95,13 +95,13 @@ def _column_kind(series: pd.Series) -> str:
     return "unsupported"
 
 
-def _all_of(values: pd.Series, kinds: tuple[type, ...]) -> bool:
-    """Whether every value of ``values`` (non-missing, at least one) is one of
-    ``kinds``."""
+def _all_of(values: pd.Series, kind: type) -> bool:
+    """Whether every value of ``values`` (non-missing, at least one) is of
+    type ``kind`` exactly (a text column is told apart by its first value)."""
     present = values.dropna()
-    return bool(len(present)) and bool(
-        present.map(lambda v: isinstance(v, kinds)).all()
-    )
+    if not len(present) or type(present.iloc[0]) is not kind:
+        return False
+    return bool(present.map(lambda v: type(v) is kind).all())
 
 
 def coerce_object_columns(X: pd.DataFrame) -> pd.DataFrame:
@@ -120,9 +120,9 @@ def coerce_object_columns(X: pd.DataFrame) -> pd.DataFrame:
         col = X[name]
         if not pd.api.types.is_object_dtype(col.dtype):
             continue
-        if _all_of(col, (decimal.Decimal,)):
+        if _all_of(col, decimal.Decimal):
             changed[name] = pd.to_numeric(col).astype(np.float64)
-        elif _all_of(col, (datetime.date,)):
+        elif _all_of(col, datetime.date):  # dates only: no time zone to mix
             changed[name] = pd.to_datetime(col)
     if not changed:
         return X
