@@ -332,12 +332,11 @@ def cohen_kappa(P, codes, n_classes, noise=0.0):
     spread = noise / max(n_classes - 1, 1)
     T = np.full((n_classes, n_classes), spread)
     np.fill_diagonal(T, 1.0 - noise)
-    if kappa <= 1e-12 or noise <= 0 or abs(np.linalg.det(T)) < 1e-9:
+    if kappa <= 1e-12 or noise <= 0:
         # No better than chance: uniform flips scale κ by a positive factor,
         # so no amount of noise makes such an evidence predictive.
         return accuracy, majority, kappa, kappa
-    corrected = _table_kappa(np.clip(N @ np.linalg.inv(T), 0, None))
-    return accuracy, majority, kappa, max(kappa, corrected)
+    return accuracy, majority, kappa, max(kappa, _corrected_kappa(N, T))
 
 
 def _table_kappa(N):
@@ -348,6 +347,15 @@ def _table_kappa(N):
     agree = np.trace(N) / total
     chance = float(N.sum(axis=1) @ N.sum(axis=0)) / total**2
     return float((agree - chance) / (1.0 - chance)) if chance < 1 else 0.0
+
+
+def _corrected_kappa(N, T):
+    """κ of the table ``N`` (predicted × observed label) with the label
+    transition ``T`` inverted, i.e. of the labels before the noise (0 when
+    ``T`` cannot be inverted)."""
+    if abs(np.linalg.det(T)) < 1e-9:
+        return 0.0
+    return _table_kappa(np.clip(N @ np.linalg.inv(T), 0, None))
 
 
 def recognised_classes(P, codes, n_classes, noise=0.0):
@@ -385,8 +393,8 @@ def recognised_classes(P, codes, n_classes, noise=0.0):
         )
         kappa = _table_kappa(N)
         corrected = kappa
-        if noise > 0 and abs(np.linalg.det(T)) > 1e-9:
-            corrected = max(kappa, _table_kappa(np.clip(N @ np.linalg.inv(T), 0, None)))
+        if noise > 0:
+            corrected = max(kappa, _corrected_kappa(N, T))
         kappas.append((kappa, corrected))
         out[label] = not (
             kappa < LOW_PREDICTABILITY_KAPPA and corrected < NOISE_CORRECTED_KAPPA
