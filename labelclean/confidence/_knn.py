@@ -202,6 +202,9 @@ class KNNConfidence(BaseConfidence):
         self.trusted_labels_ = self.classes_[self._trusted(self.soft_labels_, codes)]
         self.in_reduced_set_ = keep
         self.neighbor_algorithm_ = index.algorithm
+        # New rows search L_red with a structure of their own; the training
+        # rows' search structures are not needed any more.
+        index.release()
         self._index = index
         self._train_codes = codes
         return self

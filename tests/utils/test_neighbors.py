@@ -237,3 +237,24 @@ def test_hnsw_backend_answers_new_rows_from_l_red_after_pickling():
     np.testing.assert_array_equal(
         np.sort(nbrs, axis=1), np.sort(reference.training_neighbors(few, 3), axis=1)
     )
+
+
+@pytest.mark.parametrize("algorithm", ["exact", "hnsw"])
+def test_a_fitted_confidence_keeps_no_search_structure_of_its_training_rows(
+    algorithm,
+):
+    # The filter's rounds cache a search pool (a float64 copy of the rows and
+    # a faiss index), and the approximate backend keeps pynndescent's index:
+    # 460 MB at 1e6 rows that nothing uses once the fit is done. They are
+    # freed; new rows are answered as before (rebuilt on demand).
+    X, y = make_blobs(1500, centers=3, n_features=5, cluster_std=3.0, random_state=0)
+    y_noisy, _ = flip_labels(y, 0.2, random_state=0)
+    conf = KNNConfidence(algorithm=algorithm, random_state=0).fit(X, y_noisy)
+    index = conf._index
+    assert index._pool_cache == {} and index._index is None
+    new = np.random.default_rng(1).normal(size=(200, 5)) * 4
+    new = conf._encode_features(new, reset=False)
+    kept, k = conf.in_reduced_set_, conf.n_neighbors_
+    exact = np.flatnonzero(kept)[ExactPool(index._X[kept]).kneighbors(new, k)]
+    found = index.query(new, kept, k)
+    assert _recall(found, exact) > (0.999 if algorithm == "exact" else 0.95)
