@@ -32,7 +32,11 @@ from labelclean.io._parquet import (
     read_labelclean_metadata,
     read_parquet,
 )
-from labelclean.io._parquet_write import ParquetBatchWriter, write_parquet
+from labelclean.io._parquet_write import (
+    ParquetBatchWriter,
+    decimal_fields,
+    write_parquet,
+)
 from labelclean.io._report_file import read_report_json
 
 __all__ = [
@@ -47,6 +51,7 @@ __all__ = [
     "atomic_write_text",
     "check_output_location",
     "check_relative_name",
+    "decimal_fields",
     "dumps_json",
     "file_sha256",
     "inspect_parquet",

@@ -25,10 +25,48 @@ from labelclean.exceptions import DataValidationError, OutputError
 from labelclean.io._atomic import atomic_open
 from labelclean.io._parquet import _DEFAULT_COMPRESSION, LABELCLEAN_METADATA_KEY
 
-__all__ = ["ParquetBatchWriter", "write_parquet"]
+__all__ = ["ParquetBatchWriter", "decimal_fields", "write_parquet"]
 
 
-def _to_table(data: Any, preserve_index: bool | None, schema: Any = None) -> Any:
+def decimal_fields(schema: Any) -> dict[str, Any]:
+    """The ``decimal128``/``decimal256`` columns of an Arrow schema, by name.
+
+    pandas holds such columns as :class:`decimal.Decimal` objects, whose
+    precision pyarrow would infer again from the values when they are
+    written: pass these types as ``field_types`` to keep the input's.
+    """
+    return {f.name: f.type for f in schema if pa.types.is_decimal(f.type)}
+
+
+def _pandas_schema(
+    data: pd.DataFrame, preserve_index: bool | None, field_types: Mapping[str, Any]
+) -> Any:
+    """The schema pyarrow infers for ``data``, with ``field_types`` for the
+    columns named there.
+
+    pyarrow infers a ``decimal128`` column's precision from the values it
+    sees (the first one, on a large column), so a batch of small amounts gets
+    a narrower type than the input had, and a later, larger value cannot be
+    written. Those columns take the input's type instead.
+    """
+    given = {c: t for c, t in field_types.items() if c in data.columns}
+    inferred = pa.Schema.from_pandas(
+        data.drop(columns=list(given)), preserve_index=preserve_index
+    )
+    fields = [
+        pa.field(c, given[c]) if c in given else inferred.field(c)
+        for c in map(str, data.columns)
+    ]
+    fields += [f for f in inferred if f.name not in set(map(str, data.columns))]
+    return pa.schema(fields, metadata=inferred.metadata)
+
+
+def _to_table(
+    data: Any,
+    preserve_index: bool | None,
+    schema: Any = None,
+    field_types: Mapping[str, Any] | None = None,
+) -> Any:
 
     if isinstance(data, pa.Table):
         return data if schema is None else data.cast(schema)
@@ -43,6 +81,8 @@ def _to_table(data: Any, preserve_index: bool | None, schema: Any = None) -> Any
                 "them first."
             )
         try:
+            if schema is None and field_types:
+                schema = _pandas_schema(data, preserve_index, field_types)
             return pa.Table.from_pandas(
                 data, schema=schema, preserve_index=preserve_index
             )
@@ -78,6 +118,7 @@ def write_parquet(
     preserve_index: bool | None = None,
     compression: str | None = _DEFAULT_COMPRESSION,
     row_group_size: int | None = None,
+    field_types: Mapping[str, Any] | None = None,
 ) -> Path:
     """Write a table to a parquet file atomically.
 
@@ -102,6 +143,9 @@ def write_parquet(
     row_group_size : int, default=None
         Most rows per row group (pyarrow's default when ``None``); smaller
         groups let streaming readers use less memory.
+    field_types : dict of str to pyarrow.DataType, default=None
+        Types of the named columns of a DataFrame (as in
+        :class:`ParquetBatchWriter`); the others are inferred.
 
     Returns
     -------
@@ -117,7 +161,7 @@ def write_parquet(
         If the table cannot be represented in parquet.
     """
 
-    table = _to_table(data, preserve_index)
+    table = _to_table(data, preserve_index, field_types=field_types)
     table = table.replace_schema_metadata(
         _with_metadata(table.schema, metadata).metadata
     )
@@ -150,6 +194,11 @@ class ParquetBatchWriter:
         :func:`iter_batches`). ``True`` stores it as a column.
     compression : str or None, default='zstd'
         Parquet compression codec.
+    field_types : dict of str to pyarrow.DataType, default=None
+        Types of the named columns when the schema is taken from the first
+        batch (the input's types for columns copied from it, e.g. the
+        precision of its ``decimal128`` columns, which pyarrow would infer
+        from the first batch's values).
 
     Attributes
     ----------
@@ -177,9 +226,11 @@ class ParquetBatchWriter:
         metadata: Mapping[str, Any] | None = None,
         preserve_index: bool | None = False,
         compression: str | None = _DEFAULT_COMPRESSION,
+        field_types: Mapping[str, Any] | None = None,
     ) -> None:
         self.path = Path(path)
         self.schema = schema
+        self.field_types = dict(field_types or {})
         self.metadata = metadata
         self.preserve_index = preserve_index
         self.compression = compression
@@ -210,7 +261,9 @@ class ParquetBatchWriter:
         try:
             if self.schema is not None:
                 self._check_names(data)
-            table = _to_table(data, self.preserve_index, schema=self.schema)
+            table = _to_table(
+                data, self.preserve_index, self.schema, self.field_types
+            )
             if self._writer is None:
                 self._open(table.schema)
             self._writer.write_table(

@@ -25,9 +25,9 @@ import numpy as np
 import pandas as pd
 
 from labelclean.exceptions import DataValidationError, InputFileError
-from labelclean.io import OutputFolder, read_parquet
+from labelclean.io import OutputFolder, decimal_fields, read_parquet
 from labelclean.report import build_report, render_html, to_jsonable
-from labelclean.review._export import load_run
+from labelclean.review._export import load_run, run_audit_schema
 
 __all__ = ["apply_review", "read_verdicts"]
 
@@ -194,8 +194,10 @@ def apply_review(
     with OutputFolder(
         out, inputs=[Path(run_dir), Path(verdicts_path)], overwrite=overwrite
     ) as folder:
-        folder.write_parquet("audit.parquet", reviewed)
-        folder.write_parquet("cleaned.parquet", cleaned_rows)
+        # the run's decimal columns keep their precision
+        types = decimal_fields(run_audit_schema(run_dir))
+        folder.write_parquet("audit.parquet", reviewed, field_types=types)
+        folder.write_parquet("cleaned.parquet", cleaned_rows, field_types=types)
         folder.write_json("review.json", summary)
         folder.write_json("report.json", new_report)
         folder.write_text("report.html", render_html(new_report))

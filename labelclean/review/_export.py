@@ -24,6 +24,7 @@ import pandas as pd
 from labelclean.exceptions import DataValidationError, InputFileError, OutputError
 from labelclean.io import (
     atomic_write_text,
+    inspect_parquet,
     read_parquet,
     read_report_json,
     write_parquet,
@@ -52,14 +53,23 @@ REVIEW_COLUMNS = (
 )
 
 
-def load_run(run_dir: str | os.PathLike[str]) -> tuple[pd.DataFrame, dict[str, Any]]:
-    """The audit (``audit.parquet`` or ``audit/``) and ``report.json`` of a run."""
+def _audit_path(run_dir: str | os.PathLike[str]) -> Path:
     folder = Path(run_dir)
-    report = read_report_json(folder)
     for name in ("audit.parquet", "audit"):
         if (folder / name).exists():
-            return read_parquet(folder / name), report
+            return folder / name
     raise InputFileError(f"no audit.parquet in {str(folder)!r}.")
+
+
+def load_run(run_dir: str | os.PathLike[str]) -> tuple[pd.DataFrame, dict[str, Any]]:
+    """The audit (``audit.parquet`` or ``audit/``) and ``report.json`` of a run."""
+    report = read_report_json(Path(run_dir))
+    return read_parquet(_audit_path(run_dir)), report
+
+
+def run_audit_schema(run_dir: str | os.PathLike[str]) -> Any:
+    """The Arrow schema of a run's audit (read from the file footers)."""
+    return inspect_parquet(_audit_path(run_dir)).schema
 
 
 def _evidence_against(audit: pd.DataFrame) -> np.ndarray:

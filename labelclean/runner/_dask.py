@@ -39,7 +39,12 @@ import pyarrow.parquet as pq
 
 from labelclean.io import ParquetSource, inspect_parquet, write_parquet
 from labelclean.report import AuditSummary
-from labelclean.runner._stream import StreamOutcome, decide_frame, decide_rows
+from labelclean.runner._stream import (
+    StreamOutcome,
+    decide_frame,
+    decide_rows,
+    input_field_types,
+)
 from labelclean.validation import InputChecks
 
 __all__ = [
@@ -195,6 +200,7 @@ def _process(
     metadata: dict[str, Any] | None,
     fit_positions: Any,
     fit_audit: Any,
+    field_types: tuple[dict[str, Any], dict[str, Any]] = ({}, {}),
 ) -> tuple[AuditSummary, InputChecks | None]:
     """One task: read, check and decide a partition, write its two parts."""
     frame = _read_part(part)
@@ -215,9 +221,9 @@ def _process(
     )
     # A materialised index (never a RangeIndex, which parquet stores as
     # metadata only) gives every part the same schema.
-    for frame_out, path in ((audit, paths[0]), (cleaned, paths[1])):
+    for frame_out, path, types in zip((audit, cleaned), paths, field_types, strict=True):
         frame_out.index = pd.Index(np.asarray(frame_out.index, dtype=np.int64))
-        write_parquet(frame_out, path, metadata=metadata)
+        write_parquet(frame_out, path, metadata=metadata, field_types=types)
     summary = AuditSummary(id_column=id_column)
     summary.add(audit, positions=np.asarray(audit.index, dtype=np.int64))
     return summary, checks
@@ -265,6 +271,8 @@ def decide_dask(
         for p in parts
     ]
 
+    field_types = input_field_types(source.schema)
+
     def run(cl: Any) -> list[Any]:
         shipped = cl.scatter(cleaner, broadcast=True)
         fitted = positions = None
@@ -283,6 +291,7 @@ def decide_dask(
                 metadata,
                 positions,
                 fitted,
+                field_types,
             )
             for part, path in zip(parts, paths, strict=True)
         ]

@@ -18,6 +18,7 @@ import pandas as pd
 from labelclean.confidence import BayesConfidence, KNNConfidence
 from labelclean.exceptions import DataValidationError, OutputError
 from labelclean.io import inspect_parquet, read_parquet, write_parquet
+from labelclean.runner._stream import input_field_types
 from labelclean.utils._audit import renamed_user_columns
 from labelclean.utils._features import select_features
 from labelclean.utils._suggest import did_you_mean
@@ -216,6 +217,7 @@ def score_file(
         scored,
         out,
         metadata={"command": "score", "method": method, "label": label},
+        field_types=input_field_types(source.schema)[0],
     )
     n_differs = int((scored["trusted_label"] != scored[label]).sum())
     logger.info("scored %d rows into %s", len(scored), out)

@@ -25,7 +25,7 @@ import numpy as np
 import pandas as pd
 from joblib import effective_n_jobs
 
-from labelclean.io import iter_batches
+from labelclean.io import decimal_fields, iter_batches
 from labelclean.report import AuditSummary
 from labelclean.utils._audit import renamed_user_columns
 from labelclean.utils._threads import one_openmp_thread
@@ -64,6 +64,25 @@ def _with_audit_columns(frame: pd.DataFrame, audit_cols: pd.DataFrame) -> pd.Dat
 def _missing_value_dtype(dtype: Any) -> Any:
     """The dtype a column of ``dtype`` takes once it holds a missing value."""
     return pd.Series([], dtype=dtype).reindex([0]).dtype
+
+
+def input_field_types(schema: Any) -> tuple[dict[str, Any], dict[str, Any]]:
+    """Types the audit and the cleaned data keep from the input's schema.
+
+    A ``decimal128`` column (as databases write amounts) reaches pandas as
+    :class:`decimal.Decimal` objects, whose precision pyarrow would infer
+    again from the first batch's values: the outputs would narrow the type,
+    and a later batch with a larger value could not be written. The input's
+    types are kept instead, under the names each output gives the columns
+    (:func:`~labelclean.utils._audit.renamed_user_columns` in the audit).
+
+    Returns
+    -------
+    audit, cleaned : dict of str to pyarrow.DataType
+    """
+    decimals = decimal_fields(schema)
+    renamed = renamed_user_columns(list(schema.names))
+    return {renamed.get(k, k): t for k, t in decimals.items()}, decimals
 
 
 def decide_frame(
@@ -237,12 +256,19 @@ def stream_decide(
                 fit_audit=fit_audit,
             )
 
+    audit_types, cleaned_types = input_field_types(source.schema)
     with (
         folder.parquet_writer(
-            names["audit"], metadata=metadata, preserve_index=True
+            names["audit"],
+            metadata=metadata,
+            preserve_index=True,
+            field_types=audit_types,
         ) as audit_writer,
         folder.parquet_writer(
-            names["cleaned"], metadata=metadata, preserve_index=True
+            names["cleaned"],
+            metadata=metadata,
+            preserve_index=True,
+            field_types=cleaned_types,
         ) as cleaned_writer,
     ):
 

@@ -382,9 +382,12 @@ def _feature_checks(
     n = len(frame)
     constant = []
     for name in feature_list:
+        # Decimals and calendar dates are judged as the fit uses them:
+        # numbers and dates, not text.
+        typed = coerce_object_columns(frame[[name]])
         try:
             _check_not_nested(frame[name], name)
-            check_feature_frame(coerce_object_columns(frame[[name]]))
+            check_feature_frame(typed)
         except DataValidationError as exc:
             col = indexed[name]
             bad = np.zeros(len(col), dtype=bool)  # missing values are fine
@@ -409,7 +412,7 @@ def _feature_checks(
                 )
             )
             continue
-        checks += feature_warnings(frame, name)
+        checks += feature_warnings(typed, name)
         if n > 1 and _is_constant(frame[name]):
             constant.append(name)
             checks.append(

@@ -587,12 +587,13 @@ ACCEPTED = [
     ("fewer-rows-than-neighbours", lambda t: _base(t, make_frame(n=5)),
      "fewer than n_neighbors=5"),
     # Databases write exact numbers and calendar dates (decimal128, date32):
-    # used as numbers and dates, kept as they came in the outputs.
+    # used as numbers and dates (and judged so: the date is a timestamp, the
+    # amounts are not an id), kept as they came in the outputs.
     ("decimal-and-date32-features",
      lambda t: _base(t, make_frame().assign(
          price=lambda f: [decimal.Decimal(i) / 4 for i in range(len(f))],
          day=lambda f: pd.date_range("2024", periods=len(f)).date)),
-     "column 'price' has a different value in every row"),
+     "feature column 'day' holds timestamps"),
     # A row without a label is discarded (reason missing_label), not fitted on.
     ("labels-some-null",
      _with("label", lambda n: [None, *(["a", "b"] * n)[: n - 1]]),
