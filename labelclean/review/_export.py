@@ -24,6 +24,7 @@ import pandas as pd
 from labelclean.exceptions import DataValidationError, InputFileError, OutputError
 from labelclean.io import (
     atomic_write_text,
+    decimal_fields,
     inspect_parquet,
     read_parquet,
     read_report_json,
@@ -242,7 +243,8 @@ def export_review(
     rows = review_rows(audit, report, max_rows=max_rows)
     suffix = out.suffix.lower()
     if suffix == ".parquet":
-        write_parquet(rows, out, preserve_index=False)
+        types = decimal_fields(run_audit_schema(run_dir))  # the run's precision
+        write_parquet(rows, out, preserve_index=False, field_types=types)
     elif suffix == ".csv":
         atomic_write_text(out, rows.to_csv(index=False))
     elif suffix == ".json":

@@ -74,6 +74,20 @@ def test_run_apply_and_score_keep_the_input_types(table, tmp_path):
     scored = tmp_path / "scored.parquet"
     _cli("score", table, "--label", "label", "--out", scored)
     assert _types(scored) == (PRICE, pa.date32())
+
+    # the review round trip: exported rows and the reviewed run
+    review = tmp_path / "review.parquet"
+    _cli("review", "export", run, "--out", review, "--max-rows", "20")
+    assert _types(review) == (PRICE, pa.date32())
+    rows = read_parquet(review)
+    verdicts = tmp_path / "verdicts.csv"
+    rows.assign(verdict=rows["observed_label"])[["row_id", "verdict"]].to_csv(
+        verdicts, index=False
+    )
+    reviewed = tmp_path / "reviewed"
+    _cli("review", "apply", run, verdicts, "--out", reviewed)
+    for name in ("audit.parquet", "cleaned.parquet"):
+        assert _types(reviewed / name) == (PRICE, pa.date32())
     assert table.read_bytes() == before
 
 
