@@ -69,7 +69,7 @@ class KNNConfidence(BaseConfidence):
           candidates ranked in float64; recall about 0.98.
         - 'approximate': pynndescent's graph search; near-linear, for large
           data (pays about 25 s of compilation once per process).
-        - 'auto': 'exact' below 75,000 rows, 'hnsw' below 200,000,
+        - 'auto': 'exact' below 75,000 rows, 'hnsw' below 350,000,
           'approximate' from then on.
     max_categories : int, default=32
         Most one-hot columns per categorical feature.

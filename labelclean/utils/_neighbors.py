@@ -69,11 +69,13 @@ __all__ = [
 HNSW_MIN_SAMPLES = 75_000
 
 #: From this many rows on, ``algorithm='auto'`` uses the approximate backend.
-#: Measured (benchmarks/RESULTS.md, section ``confidence-speed``): at 1e5 rows
-#: x 20 features the exact search takes 13 s and the approximate one 29 s in a
-#: fresh process (compilation included); the exact one grows faster than
-#: linearly, so the crossover lies near 2e5 rows.
-APPROXIMATE_MIN_SAMPLES = 200_000
+#: Measured (benchmarks/RESULTS.md, section ``confidence-speed-crossover``;
+#: the whole confidence stage, 20 features, fresh processes, pynndescent's
+#: compilation included): HNSW 14.6 s and approximate 25.6 s at 2e5 rows,
+#: 22.4 s and 28.7 s at 3e5, 33 s and 31 s at 4e5; the crossover lies near
+#: 3.7e5 rows. Below it the HNSW backend also uses less memory, and its
+#: outputs do not depend on the number of threads (pynndescent's do).
+APPROXIMATE_MIN_SAMPLES = 350_000
 
 #: Up to this many training rows short of candidates are searched exactly
 #: (new rows always take the backend's path, whatever their number).
