@@ -261,9 +261,7 @@ class ParquetBatchWriter:
         try:
             if self.schema is not None:
                 self._check_names(data)
-            table = _to_table(
-                data, self.preserve_index, self.schema, self.field_types
-            )
+            table = _to_table(data, self.preserve_index, self.schema, self.field_types)
             if self._writer is None:
                 self._open(table.schema)
             self._writer.write_table(

@@ -221,7 +221,9 @@ def _process(
     )
     # A materialised index (never a RangeIndex, which parquet stores as
     # metadata only) gives every part the same schema.
-    for frame_out, path, types in zip((audit, cleaned), paths, field_types, strict=True):
+    for frame_out, path, types in zip(
+        (audit, cleaned), paths, field_types, strict=True
+    ):
         frame_out.index = pd.Index(np.asarray(frame_out.index, dtype=np.int64))
         write_parquet(frame_out, path, metadata=metadata, field_types=types)
     summary = AuditSummary(id_column=id_column)
