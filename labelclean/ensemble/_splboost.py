@@ -16,6 +16,7 @@ from typing import ClassVar
 import numpy as np
 from sklearn.base import clone
 from sklearn.model_selection import StratifiedKFold, check_cv
+from sklearn.utils.parallel import Parallel, delayed
 from sklearn.utils.validation import column_or_1d
 
 from labelclean.ensemble._base import (
@@ -80,6 +81,11 @@ class SPLBoostClassifier(BaseWeightBoosting):
         Parameter of the mixture regularizers; None means ``age / 2``.
     n_warmup_rounds : int, default=3
         Rounds run with ``age = 1e6`` before the chosen age applies (Remark 3).
+    n_jobs : int, default=None
+        Threads for the age search's fits (every fold and age is an
+        independent fit; the histogram kernels release the GIL). joblib's
+        convention: None is 1, -1 every processor. The age chosen and the
+        fitted model do not depend on it.
     n_inner_iter : int, default=1
         Inner (alternating) iterations per round between the weak learner and
         ``v`` (Remark 1); the inner loop also stops when ``v`` no longer
@@ -184,6 +190,7 @@ class SPLBoostClassifier(BaseWeightBoosting):
         "zeta": [Interval(Real, 0, None, closed="neither"), None],
         "n_warmup_rounds": [Interval(Integral, 0, None, closed="left")],
         "n_inner_iter": [Interval(Integral, 1, MAX_ITERATIONS, closed="both")],
+        "n_jobs": [Integral, None],
     }
 
     def __init__(
@@ -202,6 +209,7 @@ class SPLBoostClassifier(BaseWeightBoosting):
         n_warmup_rounds=3,
         n_inner_iter=1,
         random_state=None,
+        n_jobs=None,
     ):
         super().__init__(
             estimator,
@@ -218,6 +226,7 @@ class SPLBoostClassifier(BaseWeightBoosting):
         self.zeta = zeta
         self.n_warmup_rounds = n_warmup_rounds
         self.n_inner_iter = n_inner_iter
+        self.n_jobs = n_jobs
 
     @fit_context(prefer_skip_nested_validation=False)
     def fit(self, X, y, sample_weight=None):
@@ -372,13 +381,22 @@ class SPLBoostClassifier(BaseWeightBoosting):
         if rows is not None:
             X, codes, weight = X[rows], codes[rows], weight[rows]
         splits = list(folds.split(X, codes))
-        errors = np.zeros((grid.shape[0], len(splits)))
-        for f, (train, test) in enumerate(splits):
-            for g, age in enumerate(grid):
-                model = clone(self).set_params(age=float(age), random_state=f)
-                model.fit(X[train], codes[train], sample_weight=weight[train])
-                wrong = model.predict(X[test]) != codes[test]
-                errors[g, f] = np.average(wrong, weights=weight[test] + 1e-300)
+
+        def error(age, f):
+            train, test = splits[f]
+            model = clone(self).set_params(age=float(age), random_state=f, n_jobs=None)
+            model.fit(X[train], codes[train], sample_weight=weight[train])
+            wrong = model.predict(X[test]) != codes[test]
+            return np.average(wrong, weights=weight[test] + 1e-300)
+
+        # Every (age, fold) fit is independent and seeded by its fold: the
+        # errors, and so the age, are the same on any number of threads.
+        tasks = [(age, f) for age in grid for f in range(len(splits))]
+        errors = np.asarray(
+            Parallel(n_jobs=self.n_jobs, prefer="threads")(
+                delayed(error)(age, f) for age, f in tasks
+            )
+        ).reshape(grid.shape[0], len(splits))
         mean = errors.mean(axis=1)
         best = int(np.flatnonzero(mean <= mean.min() + 1e-12).max())
         results = {

@@ -325,7 +325,13 @@ classifier, default='auto'
         return est
 
     def _make_suspects(self, seed: int):
-        return None if self.suspects is None else make_stage(self.suspects, seed)
+        if self.suspects is None:
+            return None
+        est = make_stage(self.suspects, seed)
+        # SPLBoost's age search may use the threads (its own n_jobs wins).
+        if "n_jobs" in est.get_params() and est.n_jobs is None:
+            est.set_params(n_jobs=self.n_jobs)
+        return est
 
     def _check_X(self, X, *, reset: bool):
         """Validate ``X`` and return (frame-or-array for confidence, Z).

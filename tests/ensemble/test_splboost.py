@@ -150,6 +150,35 @@ def test_age_is_chosen_on_the_grid(global_random_seed):
     np.testing.assert_array_equal(again.predict(X), clf.predict(X))
 
 
+def test_age_search_on_threads_gives_the_same_fit(global_random_seed):
+    # Every (age, fold) fit of the search is independent and seeded by its
+    # fold, so threads change only the time: the same errors per age and
+    # fold, the same age, the same weights.
+    X, y = make_classification(
+        600, n_features=8, n_informative=4, n_classes=3, random_state=global_random_seed
+    )
+    y, _ = flip_labels(y, 0.2, random_state=global_random_seed)
+    fits = [
+        SPLBoostClassifier(
+            n_estimators=25, age_grid=[1.0, 2.0, 4.0, 1e6], cv=3, n_jobs=n_jobs,
+            random_state=global_random_seed,
+        ).fit(X, y)
+        for n_jobs in (None, 2, -1)
+    ]  # fmt: skip
+    first = fits[0]
+    for other in fits[1:]:
+        np.testing.assert_array_equal(
+            other.cv_results_["mean_error"], first.cv_results_["mean_error"]
+        )
+        np.testing.assert_array_equal(
+            other.cv_results_["std_error"], first.cv_results_["std_error"]
+        )
+        assert other.age_ == first.age_
+        np.testing.assert_array_equal(other.spl_weights_, first.spl_weights_)
+    # the errors differ between ages: the grid is not a constant
+    assert np.ptp(first.cv_results_["mean_error"]) > 0
+
+
 def test_three_classes_and_staged_outputs(global_random_seed):
     X, y = make_classification(
         n_samples=400, n_classes=3, n_informative=4, random_state=global_random_seed
