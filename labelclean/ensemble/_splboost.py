@@ -81,17 +81,17 @@ class SPLBoostClassifier(BaseWeightBoosting):
         Parameter of the mixture regularizers; None means ``age / 2``.
     n_warmup_rounds : int, default=3
         Rounds run with ``age = 1e6`` before the chosen age applies (Remark 3).
-    n_jobs : int, default=None
-        Threads for the age search's fits (every fold and age is an
-        independent fit; the histogram kernels release the GIL). joblib's
-        convention: None is 1, -1 every processor. The age chosen and the
-        fitted model do not depend on it.
     n_inner_iter : int, default=1
         Inner (alternating) iterations per round between the weak learner and
         ``v`` (Remark 1); the inner loop also stops when ``v`` no longer
         changes.
     random_state : int, RandomState instance or None, default=None
         Seeds the weak learners, the quantisation subsample and the folds.
+    n_jobs : int, default=None
+        Threads for the age search's fits (every fold and age is an
+        independent fit; the histogram kernels release the GIL). joblib's
+        convention: None is 1, -1 every processor. The age chosen and the
+        fitted model do not depend on it.
 
     Attributes
     ----------
