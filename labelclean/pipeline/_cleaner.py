@@ -316,22 +316,21 @@ classifier, default='auto'
 
     # ------------------------------------------------------------------
     # stage construction
-    def _make_confidence(self, seed: int):
-        est = make_stage(self.confidence, seed)
-        # The neighbour search may use the threads too (an estimator's own
-        # n_jobs wins).
+    def _threaded_stage(self, spec, seed: int):
+        """A stage that may use the cleaner's threads (the neighbour search,
+        SPLBoost's age search); an estimator's own ``n_jobs`` wins."""
+        est = make_stage(spec, seed)
         if "n_jobs" in est.get_params() and est.n_jobs is None:
             est.set_params(n_jobs=self.n_jobs)
         return est
 
+    def _make_confidence(self, seed: int):
+        return self._threaded_stage(self.confidence, seed)
+
     def _make_suspects(self, seed: int):
         if self.suspects is None:
             return None
-        est = make_stage(self.suspects, seed)
-        # SPLBoost's age search may use the threads (its own n_jobs wins).
-        if "n_jobs" in est.get_params() and est.n_jobs is None:
-            est.set_params(n_jobs=self.n_jobs)
-        return est
+        return self._threaded_stage(self.suspects, seed)
 
     def _check_X(self, X, *, reset: bool):
         """Validate ``X`` and return (frame-or-array for confidence, Z).

@@ -72,9 +72,10 @@ HNSW_MIN_SAMPLES = 75_000
 #: Measured (benchmarks/RESULTS.md, section ``confidence-speed-crossover``;
 #: the whole confidence stage, 20 features, fresh processes, pynndescent's
 #: compilation included): HNSW 14.6 s and approximate 25.6 s at 2e5 rows,
-#: 22.4 s and 28.7 s at 3e5, 33 s and 31 s at 4e5; the crossover lies near
+#: 22.4 s and 28.7 s at 3e5, 37.3 s and 34.5 s at 4e5; the crossover lies near
 #: 3.7e5 rows. Below it the HNSW backend also uses less memory, and its
 #: outputs do not depend on the number of threads (pynndescent's do).
+#: Measured on 20 encoded columns only: with many more the crossover moves.
 APPROXIMATE_MIN_SAMPLES = 350_000
 
 #: Up to this many training rows short of candidates are searched exactly

@@ -382,11 +382,11 @@ def _feature_checks(
     n = len(frame)
     constant = []
     for name in feature_list:
-        # Decimals and calendar dates are judged as the fit uses them:
-        # numbers and dates, not text.
-        typed = coerce_object_columns(frame[[name]])
         try:
             _check_not_nested(frame[name], name)
+            # Decimals and calendar dates are judged as the fit uses them:
+            # numbers and dates, not text.
+            typed = coerce_object_columns(frame[[name]])
             check_feature_frame(typed)
         except DataValidationError as exc:
             col = indexed[name]
