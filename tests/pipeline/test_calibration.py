@@ -323,6 +323,41 @@ def test_heavy_noise_on_separable_classes_is_flagged_under_the_cautious_reading(
     assert (cleaner.decisions_ == "corrected").sum() == 0
 
 
+
+def test_corrections_need_moderate_agreement_before_the_noise_correction():
+    # Half of breast_cancer with 30 % of its labels flipped: the evidence
+    # agrees with the observed labels only fairly (κ 0.35); taking out the
+    # noise the surest rows suggest reads the data as predictable (κ* 0.78),
+    # and the flags hold. But that noise could be overlap (on a public
+    # migration table it took κ 0.22 to 0.90 and two thirds of the
+    # corrections were wrong), so no label is rewritten: flagged rows are
+    # discarded, here and on new rows, and the report says why.
+    X, y = load_breast_cancer(return_X_y=True)
+    X_tr, X_new, y_tr, y_new = train_test_split(
+        X, y, test_size=0.5, stratify=y, random_state=0
+    )
+    y_noisy, flipped = flip_labels(y_tr, 0.3, random_state=0)
+    new_noisy, new_flipped = flip_labels(y_new, 0.3, random_state=1)
+    cleaner = LabelCleaner(random_state=0).fit(X_tr, y_noisy)
+    calibration = cleaner.calibration_
+    predictability = calibration["predictability"]
+    assert predictability["kappa"] < 0.4 <= predictability["kappa_noise_corrected"]
+    assert not predictability["low"]
+    assert not calibration["corrections_allowed"]
+    assert calibration["corrections"] == 0
+    assert all(pair["corrected"] == 0 for pair in calibration["correction_pairs"])
+    flagged = cleaner.decisions_ != "kept"
+    assert (cleaner.decisions_ == "corrected").sum() == 0
+    precision, recall = _precision_recall(flagged, flipped)
+    assert precision >= 0.85 and recall >= 0.85
+    new_decisions = cleaner.audit(X_new, new_noisy)["decision"].to_numpy()
+    assert (new_decisions[new_flipped] != "kept").mean() >= 0.8
+    assert not (new_decisions == "corrected").any()
+    report = cleaner.report(run={"calibration": calibration})
+    html = unescape(render_html(report))
+    assert "no label was corrected: the evidence agrees with the observed" in html
+    assert f"Cohen's κ {predictability['kappa']:.2f}" in html
+
 def test_anchor_disagreement_measures_noise_on_the_surest_rows():
     rng = np.random.RandomState(0)
     n = 5000
