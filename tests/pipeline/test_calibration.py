@@ -323,7 +323,6 @@ def test_heavy_noise_on_separable_classes_is_flagged_under_the_cautious_reading(
     assert (cleaner.decisions_ == "corrected").sum() == 0
 
 
-
 def test_corrections_need_moderate_agreement_before_the_noise_correction():
     # Half of breast_cancer with 30 % of its labels flipped: the evidence
     # agrees with the observed labels only fairly (κ 0.35); taking out the
@@ -357,6 +356,7 @@ def test_corrections_need_moderate_agreement_before_the_noise_correction():
     html = unescape(render_html(report))
     assert "no label was corrected: the evidence agrees with the observed" in html
     assert f"Cohen's κ {predictability['kappa']:.2f}" in html
+
 
 def test_anchor_disagreement_measures_noise_on_the_surest_rows():
     rng = np.random.RandomState(0)
