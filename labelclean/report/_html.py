@@ -231,7 +231,7 @@ def _no_corrections_text(pred: Mapping[str, Any]) -> str:
         )
     return (
         "; no label was corrected: the evidence agrees with the observed labels "
-        f"only fairly (Cohen's κ {pred['kappa']:.2f}); it reads as predictive "
+        f"less than moderately (Cohen's κ {pred['kappa']:.2f}); it reads as predictive "
         "only once the noise the surest rows suggest is taken out, and that "
         "noise may be overlap, so which other label is right is not settled."
     )
