@@ -17,8 +17,9 @@ a row number, left out): tables none of the decisions was developed on.
 
 ``--peers`` adds cleanlab's ``find_label_issues`` on 5-fold cross-validated
 probabilities of logistic regression and of histogram gradient boosting
-(``real_data.py``'s preprocessing) on the same labels: its share of rows
-flagged on the own labels and its flag F1 and precision with the flips.
+(``real_data.py``'s preprocessing, with at most 100 levels per text column,
+the rarer pooled) on the same labels: its share of rows flagged on the own
+labels and its flag F1 and precision with the flips.
 
 Each table is cleaned twice by the shipped pipeline ``labelclean run`` would
 use (``binary-cbadaboost`` for two classes, ``multiclass-rosr`` otherwise),
@@ -156,6 +157,7 @@ def clean_once(X, y, seed: int = 0):
 def _cleanlab(X, labels, flipped=None) -> dict:
     """cleanlab's flags with logistic regression and gradient boosting."""
     from cleanlab.filter import find_label_issues
+    from sklearn.base import clone
     from sklearn.ensemble import HistGradientBoostingClassifier
     from sklearn.linear_model import LogisticRegression
     from sklearn.model_selection import cross_val_predict
@@ -165,13 +167,18 @@ def _cleanlab(X, labels, flipped=None) -> dict:
 
     X = _as_object(X)
     codes = pd.Series(labels).astype("category").cat.codes.to_numpy()
+    prep = preprocessor()
+    # At most 100 levels per text column, the rarer pooled: a column of
+    # case ids one-hot encoded would take gigabytes (labelclean pools
+    # beyond 31 levels).
+    prep.set_params(**{"pipeline-2__onehotencoder__max_categories": 100})
     out = {}
     for name, model in (
         ("lr", LogisticRegression(max_iter=2000)),
         ("hgb", HistGradientBoostingClassifier(random_state=0)),
     ):
         probs = cross_val_predict(
-            make_pipeline(preprocessor(), model), X, codes, cv=5, method="predict_proba"
+            make_pipeline(clone(prep), model), X, codes, cv=5, method="predict_proba"
         )
         issues = find_label_issues(codes, probs)
         out[f"{name}_flagged"] = float(issues.mean())
