@@ -54,9 +54,8 @@ fit's own evidence (``docs/decisions.md``, "Calibrated decisions"):
    ``W`` is recomputed for this on the evidence shrunk toward the class
    shares as far as the observed labels show it overstates its certainty
    (:func:`evidence_shrinkage`, forward correction with a likelihood-ratio
-   test). Where the evidence agrees with the observed labels less than
-   moderately (Cohen's κ under 0.4 before any noise correction), nothing is
-   corrected.
+   test). Nothing is corrected where κ is under 0.4 before the noise
+   correction (the evidence agrees with the labels less than moderately).
 
 The uncertainty comes from a bootstrap over rows (the noise estimate and the
 known-flip measurement are redone on each resample)."""
@@ -354,7 +353,8 @@ def calibrate(
     P = combine_evidence(evidence.confidence_proba, evidence.model_proba)
     anchor = anchor_disagreement(P, codes)
     beyond = anchor["beyond_evidence"]
-    accuracy, majority, kappa, kappa_star = cohen_kappa(P, codes, n_classes, beyond)
+    kappas = cohen_kappa(P, codes, n_classes, beyond)
+    kappa, kappa_star = kappas[2:]
     low = kappa < LOW_PREDICTABILITY_KAPPA and kappa_star < NOISE_CORRECTED_KAPPA
     slight = kappa_star < SLIGHT_AGREEMENT_KAPPA  # hardly better than chance
     recognised, class_kappas = recognised_classes(P, codes, n_classes, beyond)
@@ -369,18 +369,9 @@ def calibrate(
     correction_target = target_precision or DEFAULT_CORRECTION_PRECISION
     candidate = flagged & _agreement(evidence, alternative, require_agreement)
     candidate &= _told_apart(P, codes, alternative, correction_target)
-    # A correction rewrites a label, so it needs an evidence that agrees with
-    # the observed labels at least moderately as they are: the noise
-    # correction of κ rests on the surest rows' disagreement, which can be
-    # overlap rather than noise (docs/decisions.md, *Corrections need
-    # moderate agreement before the noise correction*).
-    correctable = kappa >= LOW_PREDICTABILITY_KAPPA
+    withheld = kappa < LOW_PREDICTABILITY_KAPPA  # before the noise correction
     corr_thresholds, pairs, corrected = _corrections(
-        (codes, alternative, strength),
-        candidate,
-        flagged,
-        correction_target,
-        not correctable,
+        (codes, alternative, strength), candidate, flagged, correction_target, withheld
     )
     precision, recall, _ = _estimates_at(threshold, P, codes, Q, r)
     reading = (low, anchor, evidence.review)
@@ -414,22 +405,16 @@ def calibrate(
             recall, boot["recall"], [o[1] for o in others]
         ),
         "correction_target": correction_target,
-        "corrections_allowed": bool(correctable),
+        "corrections_allowed": not withheld,
         "corrections": int(corrected.sum()),
         "correction_precision": (
             float(strength[corrected].mean()) if corrected.any() else None
         ),
         "correction_pairs": pairs,
         "evidence_shrinkage": shrinkage,
-        "predictability": {
-            "out_of_fold_accuracy": accuracy,
-            "majority_share": majority,
-            "kappa": kappa,
-            "kappa_noise_corrected": kappa_star,
-            "low": bool(low),
-            "slight": bool(slight),
-            "per_class": _per_class_predictability(class_kappas, recognised),
-        },
+        "predictability": _predictability(
+            kappas, low, slight, class_kappas, recognised
+        ),
     }
     return Calibration(Q, threshold, corr_thresholds, summary)
 
@@ -482,12 +467,9 @@ def _joint(P, codes, review, **kwargs):
 def _corrections(posterior, candidate, flagged, target, withheld):
     """Per-pair correction thresholds, their summaries, and the rows corrected.
 
-    Where the evidence agrees with the observed labels less than moderately
-    (``withheld``: Cohen's κ under :data:`LOW_PREDICTABILITY_KAPPA`, whatever
-    the noise-corrected κ), the posterior of the other class rests on the
-    weakest part of the evidence or on a noise estimate that overlap can
-    inflate: relabelling could corrupt a class, so suspect rows are
-    discarded, not corrected.
+    ``withheld`` (κ under :data:`LOW_PREDICTABILITY_KAPPA` before the noise
+    correction, which overlap can inflate): relabelling could corrupt a class,
+    so suspect rows are discarded, not corrected (docs/decisions.md).
     """
     codes, alternative, strength = posterior
     n_classes = int(max(codes.max(), alternative.max())) + 1  # codes hold every class
@@ -522,15 +504,22 @@ def _other_noise_levels(P, codes, Q, r, threshold, reading):
     return others, noise_ends
 
 
-def _per_class_predictability(class_kappas, recognised) -> list[dict]:
-    return [
-        {
-            "kappa": float(k),
-            "kappa_noise_corrected": float(kc),
-            "recognised": bool(ok),
-        }
-        for (k, kc), ok in zip(class_kappas, recognised, strict=True)
-    ]
+def _predictability(kappas, low, slight, class_kappas, recognised) -> dict:
+    """``calibration_['predictability']``: agreement, reading, and per class."""
+    accuracy, majority, kappa, kappa_star = kappas
+    per_class = np.asarray(class_kappas, dtype=float).reshape(-1, 2).tolist()
+    return {
+        "out_of_fold_accuracy": accuracy,
+        "majority_share": majority,
+        "kappa": kappa,
+        "kappa_noise_corrected": kappa_star,
+        "low": bool(low),
+        "slight": bool(slight),
+        "per_class": [
+            {"kappa": k, "kappa_noise_corrected": c, "recognised": bool(ok)}
+            for (k, c), ok in zip(per_class, recognised, strict=True)
+        ],
+    }
 
 
 def _bootstrap(
