@@ -156,31 +156,25 @@ def clean_once(X, y, seed: int = 0):
 
 def _cleanlab(X, labels, flipped=None) -> dict:
     """cleanlab's flags with logistic regression and gradient boosting."""
-    from cleanlab.filter import find_label_issues
-    from sklearn.base import clone
-    from sklearn.ensemble import HistGradientBoostingClassifier
-    from sklearn.linear_model import LogisticRegression
-    from sklearn.model_selection import cross_val_predict
     from sklearn.pipeline import make_pipeline
 
-    from benchmarks.real_data import _as_object, preprocessor, scores
+    from benchmarks.real_data import (
+        _as_object,
+        cleanlab_flags,
+        peer_models,
+        preprocessor,
+        scores,
+    )
 
     X = _as_object(X)
     codes = pd.Series(labels).astype("category").cat.codes.to_numpy()
-    prep = preprocessor()
-    # At most 100 levels per text column, the rarer pooled: a column of
-    # case ids one-hot encoded would take gigabytes (labelclean pools
-    # beyond 31 levels).
-    prep.set_params(**{"pipeline-2__onehotencoder__max_categories": 100})
     out = {}
-    for name, model in (
-        ("lr", LogisticRegression(max_iter=2000)),
-        ("hgb", HistGradientBoostingClassifier(random_state=0)),
-    ):
-        probs = cross_val_predict(
-            make_pipeline(clone(prep), model), X, codes, cv=5, method="predict_proba"
-        )
-        issues = find_label_issues(codes, probs)
+    for name, model in peer_models(0):
+        # At most 100 levels per text column, the rarer pooled: a column of
+        # case ids one-hot encoded would take gigabytes (labelclean pools
+        # beyond 31 levels).
+        make = lambda m=model: make_pipeline(preprocessor(100), m())  # noqa: E731
+        _, issues = cleanlab_flags(make, X, codes, codes)
         out[f"{name}_flagged"] = float(issues.mean())
         if flipped is not None:
             out[f"{name}_precision"], _, out[f"{name}_f1"] = scores(flipped, issues)

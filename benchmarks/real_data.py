@@ -153,13 +153,19 @@ def class_conditional(y, rate, seed):
     return out, flipped
 
 
-def preprocessor():
+def preprocessor(max_categories=None):
+    """The peers' preprocessing: median imputation with indicators and scaling
+    for numbers, one-hot text (at most ``max_categories`` levels a column)."""
     numeric = make_pipeline(
         SimpleImputer(strategy="median", add_indicator=True), StandardScaler()
     )
     categorical = make_pipeline(
         SimpleImputer(strategy="constant", fill_value="<missing>"),
-        OneHotEncoder(handle_unknown="ignore", sparse_output=False),
+        OneHotEncoder(
+            handle_unknown="ignore",
+            sparse_output=False,
+            max_categories=max_categories,
+        ),
     )
     return make_column_transformer(
         (numeric, make_column_selector(dtype_include="number")),
@@ -175,6 +181,22 @@ def _as_object(X):
         ):
             X[col] = X[col].astype(object).where(X[col].notna(), np.nan).astype(str)
     return X
+
+
+def peer_models(seed):
+    """cleanlab's two models, by name: factories of unfitted estimators."""
+    return (
+        ("lr", lambda: LogisticRegression(max_iter=2000)),
+        ("hgb", lambda: HistGradientBoostingClassifier(random_state=seed)),
+    )
+
+
+def cleanlab_flags(make, X, y, codes):
+    """5-fold out-of-fold probabilities of ``make()`` and cleanlab's flags."""
+    from cleanlab.filter import find_label_issues
+
+    probs = cross_val_predict(make(), X, y, cv=5, method="predict_proba")
+    return probs, find_label_issues(codes, probs)
 
 
 def scores(flipped, flagged):
@@ -201,7 +223,6 @@ def ceiling_f1(flipped, score, floor=0.5):
 
 def run_cell(X_tr, y_noisy, y_true, flipped, X_te, y_te, seed, out):
     from cleanlab.classification import CleanLearning
-    from cleanlab.filter import find_label_issues
 
     with Timer() as t:
         cleaner = LabelCleaner(random_state=seed, n_jobs=-1).fit(X_tr, y_noisy)
@@ -234,16 +255,10 @@ def run_cell(X_tr, y_noisy, y_true, flipped, X_te, y_te, seed, out):
 
     Xo_tr, Xo_te = _as_object(X_tr), _as_object(X_te)
     codes = pd.Series(y_noisy).astype("category").cat.codes.to_numpy()
-    for name, model in (
-        ("lr", lambda: LogisticRegression(max_iter=2000)),
-        ("hgb", lambda: HistGradientBoostingClassifier(random_state=seed)),
-    ):
+    for name, model in peer_models(seed):
         make = lambda m=model: make_pipeline(preprocessor(), m())  # noqa: E731
         with Timer() as t:
-            probs = cross_val_predict(
-                make(), Xo_tr, y_noisy, cv=5, method="predict_proba"
-            )
-            issues = find_label_issues(codes, probs)
+            probs, issues = cleanlab_flags(make, Xo_tr, y_noisy, codes)
             cl = CleanLearning(make(), seed=seed).fit(Xo_tr, codes)
         out[f"time_{name}"].append(t.seconds)
         p, r, f1 = scores(flipped, issues)
