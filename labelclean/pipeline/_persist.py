@@ -41,6 +41,7 @@ def allowed_types() -> list[str]:
     names.add(f"{_neighbors.NeighborIndex.__module__}.NeighborIndex")
     names.add(f"{_features.__name__}._as_string")
     names.add(f"{_features.__name__}._to_seconds")
+    names.add(f"{_features.__name__}._median")
     # SimpleImputer (missing values) keeps the dtype it was fitted on; a dtype
     # is data, it cannot run code.
     names.add("numpy.dtype")
