@@ -289,7 +289,11 @@ def main() -> None:
                 )
                 err = res["stderr"]
                 stages = {**_times(err, "run"), **_times(err, "stage")}
-                stage_text = ", ".join(f"{k} {v:.1f}" for k, v in stages.items())
+                # each stage's seconds and its share of the process's wall time
+                stage_text = ", ".join(
+                    f"{k} {v:.1f} ({100 * v / res['wall']:.0f} %)"
+                    for k, v in stages.items()
+                )
                 times.append(res["wall"])
                 models[(pipeline, n)] = out / "model.skops"
                 peer = _cleanlab(data)
@@ -312,7 +316,9 @@ def main() -> None:
             "",
             "Stages: `read`, `validate_input`, `fit` (itself `features`, "
             "`confidence`, `suspects`, `model_out_of_fold`, `decisions`, "
-            "`final_model`), `outputs` (audit, cleaned data, report, model file).",
+            "`final_model`), `outputs` (audit, cleaned data, report, model file); "
+            "each with its share of the process's wall time, which also holds "
+            "start-up and imports (the stages of `fit` are inside `fit`).",
             "",
             *run_rows,
             "",
