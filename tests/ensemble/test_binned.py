@@ -33,6 +33,29 @@ def test_histograms_match_numpy_reference(n, d, n_classes, n_nodes, seed):
     np.testing.assert_allclose(fast.sum(), w[node >= 0].sum() * d)
 
 
+@settings(max_examples=60, deadline=None)
+@given(
+    n=st.integers(1, 400),
+    max_bins=st.sampled_from([2, 3, 16, 254, 255]),
+    distinct=st.integers(1, 600),
+    seed=st.integers(0, 2**31 - 1),
+)
+def test_bin_codes_are_the_number_of_edges_below(n, max_bins, distinct, seed):
+    rng = np.random.RandomState(seed)
+    X = rng.randint(0, distinct, size=(n, 3)) / 7.0
+    X[:, 1] = rng.normal(size=n)
+    X[rng.rand(n, 3) < 0.1] = np.nan
+    mapper = _BinMapper(max_bins, seed).fit(X)
+    queries = np.vstack([X, rng.normal(scale=50, size=(50, 3))])
+    for j, edges in enumerate(mapper.edges_):  # values on the edges themselves too
+        queries[: min(edges.size, queries.shape[0]), j] = edges[: queries.shape[0]]
+    codes = mapper.transform(queries)
+    for j, edges in enumerate(mapper.edges_):
+        expected = np.searchsorted(edges, queries[:, j], side="left")
+        expected[np.isnan(queries[:, j])] = mapper.n_bins_[j]
+        np.testing.assert_array_equal(codes[:, j], expected)
+
+
 def test_bin_mapper_thresholds_agree_with_bins(global_random_seed):
     rng = np.random.RandomState(global_random_seed)
     X = np.c_[rng.normal(size=1000), rng.randint(0, 5, size=1000)]
