@@ -73,6 +73,7 @@ from labelclean.pipeline._noise_estimate import (
     combine_evidence,
     conditional_rows,
     confident_joint,
+    estimate_interval,
     estimate_joint,
     evidence_shrinkage,
     noise_posterior,
@@ -385,7 +386,7 @@ def calibrate(
         "flips of the fit's own rows",
         "anchor_disagreement": anchor,
         "noise_rate": float(1.0 - np.trace(Q)),
-        "noise_rate_interval": _interval(
+        "noise_rate_interval": estimate_interval(
             1.0 - np.trace(Q), boot["noise_rate"], noise_ends
         ),
         "noise_rate_per_class": [float(v) for v in per_class],
@@ -397,12 +398,12 @@ def calibrate(
         "target_precision": target_precision,
         "flagged": int(flagged.sum()),
         "flag_precision": precision,
-        "flag_precision_interval": _interval(
-            precision, boot["precision"], [o[0] for o in others]
+        "flag_precision_interval": estimate_interval(
+            precision, boot["precision"], [o[0] for o in others], flagged.sum()
         ),
         "flag_recall": recall,
-        "flag_recall_interval": _interval(
-            recall, boot["recall"], [o[1] for o in others]
+        "flag_recall_interval": estimate_interval(
+            recall, boot["recall"], [o[1] for o in others], (1 - np.trace(Q)) * n
         ),
         "correction_target": correction_target,
         "corrections_allowed": not withheld,
@@ -553,17 +554,6 @@ def _bootstrap(
         finite = np.asarray([v for v in vals if np.isfinite(v)])
         out[key] = float(finite.std(ddof=1)) if finite.size > 1 else None
     return out
-
-
-def _interval(value, sd, others=()):
-    """value ± 1.645 sd, widened to include ``others`` (other estimators)."""
-    if sd is None or not np.isfinite(value):
-        return None
-    low, high = value - 1.645 * sd, value + 1.645 * sd
-    for other in others:
-        if other is not None and np.isfinite(other):
-            low, high = min(low, other), max(high, other)
-    return [float(max(0.0, low)), float(min(1.0, high))]
 
 
 def decide_calibrated(evidence, calibration: Calibration, *, require_agreement=True):

@@ -22,6 +22,7 @@ __all__ = [
     "combine_evidence",
     "conditional_rows",
     "confident_joint",
+    "estimate_interval",
     "estimate_joint",
     "evidence_shrinkage",
     "noise_posterior",
@@ -402,3 +403,27 @@ def recognised_classes(P, codes, n_classes, noise=0.0):
     if n_classes == 2:
         out[:] = True
     return out, kappas
+
+
+def estimate_interval(value, sd, others=(), count=None):
+    """Where the measured share should fall: value ± 1.645 sd, widened to
+    include ``others`` (other estimators).
+
+    ``sd`` (the bootstrap's) is the uncertainty of the *expected* share; the
+    share measured on the fit's rows is a count out of ``count`` (the flags,
+    or the wrong labels), which varies around its expectation even when that
+    is known: the binomial variance ``p (1 - p) / count`` is added to the
+    variance (an upper bound for rows of unequal probabilities), with ``p``
+    the value given half a success and half a failure (Jeffreys' prior), so
+    that an estimate of 0 or 1 still leaves room for a count that falls short.
+    """
+    if sd is None or not np.isfinite(value):
+        return None
+    if count is not None and count >= 1:
+        p = (value * count + 0.5) / (count + 1.0)
+        sd = float(np.sqrt(sd**2 + p * (1.0 - p) / count))
+    low, high = value - 1.645 * sd, value + 1.645 * sd
+    for other in others:
+        if other is not None and np.isfinite(other):
+            low, high = min(low, other), max(high, other)
+    return [float(max(0.0, low)), float(min(1.0, high))]

@@ -30,7 +30,10 @@ from labelclean.pipeline._calibration import (
     recognised_classes,
 )
 from labelclean.pipeline._decisions import Evidence
-from labelclean.pipeline._noise_estimate import SLIGHT_AGREEMENT_KAPPA
+from labelclean.pipeline._noise_estimate import (
+    SLIGHT_AGREEMENT_KAPPA,
+    estimate_interval,
+)
 from labelclean.report import render_html
 from labelclean.validation import validate_output
 
@@ -70,6 +73,38 @@ def test_calibrated_flags_are_precise_and_the_estimates_honest(noisy_cancer):
     noise = cleaner.audit_["noise_probability"].to_numpy()
     assert noise[flagged].min() >= cal["flag_threshold"] > noise[~flagged].max()
     json.dumps(cal, allow_nan=False)
+
+
+def test_the_precision_interval_allows_for_the_count_of_flags():
+    # The measured precision of m flags is a count out of m: even a known
+    # expected precision p leaves it anywhere in p ± 1.645 sqrt(p (1 - p) / m),
+    # which the bootstrap of the expectation alone does not cover.
+    X, y = load_wine(return_X_y=True)
+    y_noisy, _ = flip_labels(y, 0.2, random_state=0)
+    cal = LabelCleaner(random_state=0).fit(X, y_noisy).calibration_
+    p, m = cal["flag_precision"], cal["flagged"]
+    assert 0 < m < 60 and 0.5 < p < 1
+    half = 1.645 * np.sqrt(p * (1 - p) / m)
+    low, high = cal["flag_precision_interval"]
+    assert low <= max(p - half, 0.0) + 1e-9 and high >= min(p + half, 1.0) - 1e-9
+    r = cal["flag_recall"]
+    n_wrong = cal["noise_rate"] * len(y)
+    low, high = cal["flag_recall_interval"]
+    assert low <= r - 1.645 * np.sqrt(r * (1 - r) / n_wrong) + 1e-9
+
+
+def test_an_interval_is_for_the_count_measured_not_only_its_expectation():
+    # no bootstrap spread and no other reading: the count's own spread is left
+    low, high = estimate_interval(0.8, 0.0, count=100)
+    p = (80 + 0.5) / 101
+    half = 1.645 * np.sqrt(p * (1 - p) / 100)
+    assert (low, high) == pytest.approx((0.8 - half, 0.8 + half))
+    # an estimate of 1 out of a few flags is not certain either
+    assert estimate_interval(1.0, 0.0, count=20)[0] < 0.97
+    assert estimate_interval(1.0, 0.0, count=20_000)[0] > 0.999
+    # other readings still widen it, the bootstrap still adds to it
+    assert estimate_interval(0.8, 0.0, [0.5], count=100)[0] == 0.5
+    assert estimate_interval(0.8, 0.1, count=100)[0] < low - 0.05
 
 
 def test_clean_data_is_left_alone():
