@@ -1,118 +1,127 @@
-"""Speed of the two encodings every large fit repeats, against what they replaced.
+"""Speed of the binned learners' quantisation, against another checkout.
 
-* **Median imputation** of the feature encoder (fitted by the pipeline and
-  again by the confidence stage): labelclean's imputer (numpy's median per
-  column, ``labelclean.utils._features._imputer``) against scikit-learn's
-  ``SimpleImputer(strategy='median')`` (a sort of a masked copy of the
-  matrix), with the statistics compared.
-* **Quantisation** of the binned learners (every out-of-fold model, the final
-  model and SPLBoost quantise their rows): ``_BinMapper.transform`` (a
-  fixed-length binary search without branches) against the branching binary
-  search it replaced (kept below as the reference), with the codes compared.
+Every out-of-fold model, the final model and SPLBoost quantise their rows
+into bins before boosting, and ``predict`` quantises the rows it is given.
+This times a public boosted learner on binned stumps with a single round,
+``SPLBoostClassifier(n_estimators=1, age=3.0)``, on rows of 20 standard
+normal features (1 % of the values missing, one column of 7 distinct
+values): its ``fit`` (bin edges, bin codes, one stump) and its ``predict``
+(bin codes, one stump per row), best of 3, in a fresh process per checkout
+(numba compiled first).
 
-Rows of 20 standard normal features, 1 % of the values missing, one column
-of 7 distinct values; the best of 3 timings of each, in one process (numba
-compiled first).
+``--repo`` runs the same process in another checkout, e.g. the commit before
+a change (``git worktree add /tmp/before <commit>``), so that both are
+measured in one run on the same rows; the predictions of both are hashed
+and compared.
 
-    python benchmarks/encoding_speed.py [--rows 1000000]
+    python benchmarks/encoding_speed.py --repo /tmp/before
 """
 
 import argparse
+import hashlib
+import json
+import subprocess
 import sys
 import time
 from pathlib import Path
 
 import numpy as np
-from numba import njit
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
 
 from benchmarks._common import command, machine, write_section
 
 
-@njit(cache=True, nogil=True)
-def branching_transform(X, edges, n_edges):  # pragma: no cover - compiled
-    """The search ``_BinMapper.transform`` used before: first edge >= x."""
-    n_samples, n_features = X.shape
-    out = np.empty((n_samples, n_features), dtype=np.uint8)
-    for i in range(n_samples):
-        for j in range(n_features):
-            x = X[i, j]
-            if np.isnan(x):
-                out[i, j] = n_edges[j] + 1
-                continue
-            lo, hi = 0, n_edges[j]
-            while lo < hi:
-                mid = (lo + hi) >> 1
-                if edges[j, mid] < x:
-                    lo = mid + 1
-                else:
-                    hi = mid
-            out[i, j] = lo
+def _rows(n_rows: int) -> tuple[np.ndarray, np.ndarray]:
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(n_rows, 20))
+    X[:, 3] = rng.integers(0, 7, size=n_rows)
+    y = (X[:, 0] + X[:, 1] > 0).astype(int)
+    X[rng.random(X.shape) < 0.01] = np.nan
+    return X, y
+
+
+def child(n_rows: int) -> dict:
+    """Times of one checkout (run in a fresh process with that checkout first
+    on the path)."""
+    import labelclean
+    from labelclean.ensemble import SPLBoostClassifier
+
+    X, y = _rows(n_rows)
+
+    def make():
+        return SPLBoostClassifier(n_estimators=1, age=3.0, random_state=0)
+
+    make().fit(X[:100], y[:100]).predict(X[:10])
+    out = {"fit": [], "predict": []}
+    for _ in range(3):
+        start = time.perf_counter()
+        tree = make().fit(X, y)
+        out["fit"].append(time.perf_counter() - start)
+        start = time.perf_counter()
+        predicted = tree.predict(X)
+        out["predict"].append(time.perf_counter() - start)
+    out = {k: min(v) for k, v in out.items()}
+    out["labelclean"] = str(Path(labelclean.__file__).parent.parent)
+    out["sha256"] = hashlib.sha256(predicted.tobytes()).hexdigest()
     return out
 
 
-def best_of(fn, repeats=3):
-    times = []
-    for _ in range(repeats):
-        start = time.perf_counter()
-        result = fn()
-        times.append(time.perf_counter() - start)
-    return min(times), result
+def _measure(repo: Path, n_rows: int) -> dict:
+    # labelclean from ``repo`` (imported first), this script from here
+    code = (
+        f"import sys, json; sys.path.insert(0, {str(repo)!r}); import labelclean; "
+        "import importlib.util as u; "
+        f"s = u.spec_from_file_location('encoding_speed', {__file__!r}); "
+        "m = u.module_from_spec(s); s.loader.exec_module(m); "
+        f"print(json.dumps(m.child({n_rows})))"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=True
+    )
+    return json.loads(done.stdout.strip().splitlines()[-1])
 
 
 def main() -> None:
-    from sklearn.impute import SimpleImputer
-
-    from labelclean.ensemble._binned import _BinMapper
-    from labelclean.utils._features import _imputer
-
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--rows", type=int, default=1_000_000)
+    parser.add_argument("--repo", type=Path, help="another checkout to compare")
     parser.add_argument("--section", default="encoding-speed")
     args = parser.parse_args()
 
-    rng = np.random.default_rng(0)
-    X = rng.normal(size=(args.rows, 20))
-    X[:, 3] = rng.integers(0, 7, size=args.rows)
-    X[rng.random(X.shape) < 0.01] = np.nan
-
-    ours, fitted = best_of(lambda: _imputer().fit(X))
-    sklearn_median = SimpleImputer(
-        strategy="median", add_indicator=True, keep_empty_features=True
-    )
-    theirs, reference = best_of(lambda: sklearn_median.fit(X))
-    same_stats = np.array_equal(fitted.statistics_, reference.statistics_)
-
-    mapper = _BinMapper(255, 0).fit(X)
-    flat = np.full((X.shape[1], max(int(mapper.n_bins_.max()) - 1, 1)), np.inf)
-    for j, edges in enumerate(mapper.edges_):
-        flat[j, : edges.shape[0]] = edges
-    mapper.transform(X[:10])
-    branching_transform(X[:10], flat, mapper.n_bins_ - 1)
-    new, codes = best_of(lambda: mapper.transform(X))
-    old, old_codes = best_of(lambda: branching_transform(X, flat, mapper.n_bins_ - 1))
-    same_codes = np.array_equal(codes, old_codes)
-
+    checkouts = {"this checkout": ROOT}
+    if args.repo is not None:
+        checkouts[str(args.repo)] = args.repo.resolve()
+    results = {name: _measure(path, args.rows) for name, path in checkouts.items()}
+    same = len({r["sha256"] for r in results.values()}) == 1
+    rows = [
+        "| checkout | fit (s) | predict (s) |",
+        "|---|---|---|",
+        *(
+            f"| {name} ({r['labelclean']}) | {r['fit']:.3f} | {r['predict']:.3f} |"
+            for name, r in results.items()
+        ),
+    ]
     lines = [
-        "## Encoding speed: median imputation and quantisation (encoding_speed.py)",
+        "## Quantisation of the binned learners (encoding_speed.py)",
         "",
         f"Machine: {machine()}",
         "",
         f"Command: `{command()}`",
         "",
-        f"{args.rows:,} rows of 20 features (1 % missing, one column of 7 "
-        "values); best of 3, one process.",
+        "`SPLBoostClassifier(n_estimators=1, age=3.0)` (binned stumps, one "
+        f"round) on {args.rows:,} rows of 20 features (1 % missing, one column "
+        "of 7 values): `fit` (bin edges, bin codes, one stump) and `predict` "
+        "(bin codes, one stump per row); best of 3 in a fresh process per "
+        "checkout.",
         "",
-        "| step | labelclean (s) | before (s) | before / labelclean | same result |",
-        "|---|---|---|---|---|",
-        f"| median imputation (fit) | {ours:.3f} | {theirs:.3f} (SimpleImputer "
-        f"median) | {theirs / ours:.1f} | {'yes' if same_stats else 'NO'} |",
-        f"| quantisation (transform) | {new:.3f} | {old:.3f} (branching search) "
-        f"| {old / new:.1f} | {'yes' if same_codes else 'NO'} |",
+        *rows,
+        "",
+        f"Same predictions in every checkout: {'yes' if same else 'NO'}.",
         "",
     ]
-    print("\n".join(lines[-4:]))
+    print("\n".join([*rows, lines[-2]]))
     write_section(args.section, "\n".join(lines))
 
 

@@ -277,10 +277,12 @@ def _median(values: np.ndarray) -> float:
     """The median of one column's present values; 0 for a column with none.
 
     ``SimpleImputer(strategy='median')`` sorts a masked copy of the whole
-    matrix: 2.9 s at 1e6 rows of 20 columns on a 2-core machine, paid by the
-    pipeline's encoder and again by the confidence stage's. numpy's median
-    (a partition per column) gives the same statistics, to the bit, in 0.45 s
-    (benchmarks/RESULTS.md, section ``encoding-speed``).
+    matrix: about 3 s at 1e6 rows of 20 columns on a 2-core machine, paid by
+    the pipeline's encoder and again by the confidence stage's. numpy's
+    median (a partition per column) gives the same statistics, to the bit, in
+    a sixth of the time: the ``features`` stage of ``run`` at 1e6 rows took
+    4.3 s before (benchmarks/RESULTS.md, section ``scale``) and 1.2 s since
+    (section ``stage-budget``).
     """
     return float(np.median(values)) if values.size else 0.0
 
