@@ -361,3 +361,54 @@ def test_model_choice_on_a_sample_of_a_large_input(monkeypatch):
     assert not np.isnan(fitted.evidence_.model_proba).any()
     threaded = LabelCleaner(**params, n_jobs=2).fit(X, y_noisy)
     pd.testing.assert_frame_equal(fitted.audit_, threaded.audit_)
+
+
+def _wide_three_classes(seed):
+    """200 training rows of 100 features, 4 of them informative, 10 % flips:
+    a stronger penalty than RoSR-L's default pays here."""
+    X, y = make_classification(
+        n_samples=2200, n_features=100, n_informative=4, n_redundant=0,
+        n_classes=3, n_clusters_per_class=1, class_sep=1.2, random_state=seed,
+    )  # fmt: skip
+    y_noisy, _ = flip_labels(y[:200], 0.1, random_state=seed)
+    return X[:200], y_noisy, X[200:], y[200:]
+
+
+def test_rosr_penalty_is_chosen_out_of_fold_per_data_set():
+    X, y, X_test, y_test = _wide_three_classes(1)
+    chosen = LabelCleaner(suspects="splboost", model="rosr", random_state=1).fit(X, y)
+    selection = chosen.model_selection_["rosr_mu"]
+    errors = {float(mu): e for mu, e in selection["error_rate"].items()}
+    assert sorted(errors) == [1e-3, 1e-2, 1e-1, 1.0]
+    assert selection["rows"] == 200
+    # the lowest out-of-fold error wins, clearly below the paper's 1e-3
+    assert errors[selection["chosen"]] == min(errors.values()) < errors[1e-3] - 0.03
+    assert chosen.model_.mu == selection["chosen"] != 1e-3
+    assert (
+        chosen.model_selection_["candidates"]["rosr"]["error_rate"]
+        == (errors[selection["chosen"]])
+    )
+    # a RoSR-L the user configured keeps its own penalty and is not tuned
+    fixed = LabelCleaner(
+        suspects="splboost", model=RoSRClassifier(mu=1e-3), random_state=1
+    ).fit(X, y)
+    assert fixed.model_.mu == 1e-3
+    assert "rosr_mu" not in fixed.model_selection_
+    # the chosen penalty predicts new rows better than the paper's fixed 1e-3
+    accuracy = [np.mean(c.predict(X_test) == y_test) for c in (chosen, fixed)]
+    assert accuracy[0] > accuracy[1] + 0.02
+
+
+def test_rosr_penalty_choice_follows_the_candidates_order_and_the_sample(monkeypatch):
+    import labelclean.pipeline._model_selection as selection_module
+
+    monkeypatch.setattr(selection_module, "MODEL_SELECTION_MAX_SAMPLES", 150)
+    X, y = make_blobs(400, centers=3, cluster_std=2.5, random_state=0)
+    y_noisy, _ = flip_labels(y, 0.2, random_state=0)
+    fitted = LabelCleaner(suspects=FAST["suspects"], random_state=0).fit(X, y_noisy)
+    selection = fitted.model_selection_
+    # RoSR-L stays the first candidate, the one the rule leans to
+    assert list(selection["candidates"]) == ["rosr", "cb_adaboost_trees"]
+    assert selection["rosr_mu"]["rows"] == selection["sampled_rows"]
+    assert fitted.model_name_ == "rosr"  # blobs: a linear boundary
+    assert fitted.model_.mu == selection["rosr_mu"]["chosen"]

@@ -1,0 +1,125 @@
+"""Wall time of a default ``LabelCleaner`` fit, against another checkout.
+
+A change to what ``model='auto'`` compares out of fold (more candidates,
+more penalties) costs fit time. This fits ``LabelCleaner(random_state=0,
+n_jobs=-1)`` with its defaults on ``make_classification`` rows (20 features,
+10 informative, 20 % of the labels flipped uniformly) with 2 and with 5
+classes, at each ``--rows``, in a fresh process per checkout and size, the
+checkouts alternating, ``--reps`` times; it reports the median fit time of
+each checkout, their ratio (this one over the other), and the final model
+each chose.
+
+``--repo`` is the other checkout, e.g. the commit before a change
+(``git worktree add /tmp/before <commit>``).
+
+    python benchmarks/fit_cost.py --repo /tmp/before
+"""
+
+import argparse
+import json
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+from benchmarks._common import command, machine, write_section
+
+
+def child(n_rows: int, n_classes: int) -> dict:
+    """One fit in this process (the checkout first on the path)."""
+    import warnings
+
+    from sklearn.datasets import make_classification
+
+    import labelclean
+    from labelclean.noise import flip_labels
+    from labelclean.pipeline import LabelCleaner
+
+    X, y = make_classification(
+        n_samples=n_rows, n_features=20, n_informative=10,
+        n_classes=n_classes, random_state=0,
+    )  # fmt: skip
+    y_noisy, _ = flip_labels(y, 0.2, random_state=0)
+    LabelCleaner(random_state=0).fit(X[:300], y_noisy[:300])  # compile first
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        start = time.perf_counter()
+        cleaner = LabelCleaner(random_state=0, n_jobs=-1).fit(X, y_noisy)
+        seconds = time.perf_counter() - start
+    return {
+        "seconds": seconds,
+        "model": cleaner.model_name_,
+        "labelclean": str(Path(labelclean.__file__).parent.parent),
+    }
+
+
+def _measure(repo: Path, n_rows: int, n_classes: int) -> dict:
+    # labelclean from ``repo`` (imported first), this script from here
+    code = (
+        f"import sys, json; sys.path.insert(0, {str(repo)!r}); import labelclean; "
+        "import importlib.util as u; "
+        f"s = u.spec_from_file_location('fit_cost', {__file__!r}); "
+        "m = u.module_from_spec(s); s.loader.exec_module(m); "
+        f"print(json.dumps(m.child({n_rows}, {n_classes})))"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=True
+    )
+    return json.loads(done.stdout.strip().splitlines()[-1])
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--rows", type=int, nargs="+", default=[10_000, 100_000])
+    parser.add_argument("--classes", type=int, nargs="+", default=[2, 5])
+    parser.add_argument("--reps", type=int, default=2)
+    parser.add_argument("--repo", type=Path, required=True)
+    parser.add_argument("--section", default="fit-cost")
+    args = parser.parse_args()
+
+    checkouts = {"this": ROOT, "other": args.repo.resolve()}
+    rows = [
+        "| rows | classes | this checkout (s) | other (s) | ratio "
+        "| model: this / other |",
+        "|---|---|---|---|---|---|",
+    ]
+    for n_rows in args.rows:
+        for n_classes in args.classes:
+            runs: dict[str, list] = {name: [] for name in checkouts}
+            for _ in range(args.reps):
+                for name, path in checkouts.items():
+                    runs[name].append(_measure(path, n_rows, n_classes))
+            med = {
+                k: float(np.median([r["seconds"] for r in v])) for k, v in runs.items()
+            }
+            models = " / ".join(runs[k][0]["model"] for k in checkouts)
+            rows.append(
+                f"| {n_rows:,} | {n_classes} | {med['this']:.1f} | "
+                f"{med['other']:.1f} | {med['this'] / med['other']:.2f} | {models} |"
+            )
+            print(rows[-1], flush=True)
+    lines = [
+        "## Fit time of the defaults against another checkout (fit_cost.py)",
+        "",
+        f"Machine: {machine()}",
+        "",
+        f"Command: `{command()}`",
+        "",
+        f"This checkout: {ROOT}; other: {args.repo.resolve()}. "
+        "`LabelCleaner(random_state=0, n_jobs=-1).fit` on `make_classification` "
+        "(20 features, 10 informative, 20 % uniform flips); median of "
+        f"{args.reps} fresh processes per checkout, alternating.",
+        "",
+        *rows,
+        "",
+    ]
+    write_section(args.section, "\n".join(lines))
+
+
+if __name__ == "__main__":
+    main()
