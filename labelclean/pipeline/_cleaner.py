@@ -195,13 +195,7 @@ classifier, default='auto'
         ``difference`` (RoSR-L's error rate minus CB-AdaBoost's) and its
         ``standard_error``; ``sampled_rows`` when the comparison ran on a
         stratified sample (more than :data:`MODEL_SELECTION_MAX_SAMPLES`
-        rows). When the built-in RoSR-L is a candidate (``model='auto'`` or
-        ``'rosr'``), ``rosr_mu``: its penalty, chosen out of fold by the
-        same rule from :data:`ROSR_MU_GRID` (``rule``, ``error_rate`` per
-        penalty, ``rows``, ``chosen``).
-    model_params_ : dict
-        The parameters chosen out of fold for a built-in final model
-        (``{'rosr': {'mu': ...}}``), empty when none was chosen.
+        rows).
     feature_encoder_ : object
         Fitted feature preparation for the suspect stage and final model.
     audit_ : DataFrame

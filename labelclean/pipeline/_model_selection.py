@@ -25,7 +25,7 @@ from labelclean.utils._sampling import stratified_rows
 from labelclean.utils._sklearn import fit_context
 from labelclean.utils._threads import one_blas_thread
 
-__all__ = ["AUTO_RULE", "ROSR_MU_GRID", "ModelSelectionMixin", "make_stage"]
+__all__ = ["AUTO_RULE", "ModelSelectionMixin", "make_stage"]
 
 #: Above this many rows, ``model='auto'`` compares its candidates on a
 #: stratified sample of this many rows (then evaluates only the chosen one on
@@ -39,20 +39,6 @@ AUTO_CANDIDATES = ("rosr", "cb_adaboost", "cb_adaboost_trees")
 #: The candidates for more than two classes (boosted stumps are weak
 #: multi-class learners; depth-3 trees capture interactions).
 AUTO_CANDIDATES_MULTICLASS = ("rosr", "cb_adaboost_trees")
-
-#: RoSR-L's penalty ``mu`` is chosen per fit, out of fold, from these decades
-#: of the paper's grid (rosr.md §5.1 tunes it per data set on 1e-5 ... 1; the
-#: fixed 1e-3 is its toy example's value). Below 1e-3 the penalty changes
-#: little once there are more than a few thousand rows.
-ROSR_MU_GRID = (1e-3, 1e-2, 1e-1, 1.0)
-
-#: The rule of the penalty's choice (``model_selection_['rosr_mu']['rule']``).
-ROSR_MU_RULE = (
-    "out-of-fold error rate against the observed labels over every row decided "
-    "out of fold; another penalty replaces the paper's 1e-3 only if its error "
-    "rate is lower by more than one standard error of the paired per-row "
-    "difference (the lowest error rate among those that are)"
-)
 
 #: The rule of :func:`_choose_model`, in words (``model_selection_['rule']``).
 AUTO_RULE = (
@@ -127,12 +113,6 @@ def _choose_model(
     return chosen, selection
 
 
-def _with_penalty(selection: dict, penalty: dict | None) -> dict:
-    if penalty is not None:
-        selection["rosr_mu"] = penalty
-    return selection
-
-
 def make_stage(spec: Any, seed: int) -> Any:
     """A fresh stage: a built-in kind's name (:data:`STAGE_KINDS`) or a clone
     of an estimator, seeded with ``seed`` unless it has a seed of its own."""
@@ -168,62 +148,8 @@ class ModelSelectionMixin:
         return [self.model]
 
     def _make_model(self, name: str, seed: int):
-        """A fresh final model: ``name`` from :meth:`_model_candidates`, or
-        ``'rosr@<mu>'`` for RoSR-L with that penalty; the penalty chosen for
-        RoSR-L (``model_params_``) applies to ``'rosr'``."""
-        kind, _, mu = name.partition("@")
-        est = make_stage(kind if isinstance(self.model, str) else self.model, seed)
-        params = (
-            {"mu": float(mu)} if mu else getattr(self, "model_params_", {}).get(kind)
-        )
-        if params:
-            est.set_params(**params)
-        return est
-
-    def _penalty_candidates(self, names: list[str]) -> list[str]:
-        """``names`` with the built-in RoSR-L as one candidate per penalty of
-        :data:`ROSR_MU_GRID` (an estimator the user passed keeps its own)."""
-        if not isinstance(self.model, str) or "rosr" not in names:
-            return names
-        out: list[str] = []
-        for name in names:
-            out += [f"rosr@{mu:g}" for mu in ROSR_MU_GRID] if name == "rosr" else [name]
-        return out
-
-    def _choose_penalty(self, oofs: dict, codes: np.ndarray) -> dict | None:
-        """Choose RoSR-L's penalty by the rule of :func:`_choose_model`.
-
-        The paper's 1e-3 (the first of :data:`ROSR_MU_GRID`) is kept unless
-        another penalty's out-of-fold error rate is lower by more than one
-        standard error of the paired difference. Replaces the
-        ``'rosr@<mu>'`` entries of ``oofs`` by one ``'rosr'``, records the
-        penalty in ``model_params_`` and returns what
-        ``model_selection_['rosr_mu']`` reports (None without a choice).
-        """
-        variants = {name: p for name, p in oofs.items() if name.startswith("rosr@")}
-        if not variants:
-            return None
-        best, compared = _choose_model(variants, codes)
-        kept = {}  # the candidates' order is the rule's order of preference
-        for name, proba in oofs.items():
-            if name == best:
-                kept["rosr"] = proba
-            elif name not in variants:
-                kept[name] = proba
-        oofs.clear()
-        oofs.update(kept)
-        mu = float(best.partition("@")[2])
-        self.model_params_ = {"rosr": {"mu": mu}}
-        candidates = compared["candidates"]
-        return {
-            "rule": ROSR_MU_RULE,
-            "error_rate": {
-                name.partition("@")[2]: c["error_rate"]
-                for name, c in candidates.items()
-            },
-            "rows": next(iter(candidates.values()))["rows"],
-            "chosen": mu,
-        }
+        """A fresh final model: ``name`` from :meth:`_model_candidates`."""
+        return make_stage(name if isinstance(self.model, str) else self.model, seed)
 
     # ------------------------------------------------------------------
     def _model_input(self, model, Z: np.ndarray) -> np.ndarray:
@@ -360,8 +286,6 @@ class ModelSelectionMixin:
         stratified, seeded sample of that many rows (with its own folds), and
         only the chosen model is then evaluated out of fold on every row.
         """
-        self.model_params_ = {}
-        names = self._penalty_candidates(list(names))
         rows = None
         if len(names) > 1 and folds is not None:
             rows = stratified_rows(
@@ -371,8 +295,7 @@ class ModelSelectionMixin:
             oofs = self._out_of_fold(
                 names, seed, Z, codes, soft, folds, in_train, weight
             )
-            penalty = self._choose_penalty(oofs, codes)
-            return oofs, _with_penalty(_choose_model(oofs, codes)[1], penalty)
+            return oofs, _choose_model(oofs, codes)[1]
         splitter = StratifiedKFold(len(folds), shuffle=True, random_state=seed)
         sub_folds = list(splitter.split(rows, codes[rows]))
         sub_oofs = self._out_of_fold(
@@ -385,9 +308,7 @@ class ModelSelectionMixin:
             in_train[rows],
             None if weight is None else weight[rows],
         )
-        penalty = self._choose_penalty(sub_oofs, codes[rows])
         chosen, selection = _choose_model(sub_oofs, codes[rows])
-        selection = _with_penalty(selection, penalty)
         selection["sampled_rows"] = int(rows.shape[0])
         oofs = self._out_of_fold(
             [chosen], seed, Z, codes, soft, folds, in_train, weight

@@ -197,22 +197,7 @@ def _final_model_text(final: Mapping[str, Any]) -> str:
             f", chosen by out-of-fold error rate against the observed labels "
             f"({', '.join(rates)})"
         )
-    return text + "." + _penalty_text(name, selection.get("rosr_mu"))
-
-
-def _penalty_text(name: str, penalty: Any) -> str:
-    """RoSR-L's penalty, when the fit chose it out of fold."""
-    if name != "rosr" or not isinstance(penalty, Mapping):
-        return ""
-    rates = [
-        f"μ = {mu}: {_pct(rate)}"
-        for mu, rate in (penalty.get("error_rate") or {}).items()
-        if rate is not None
-    ]
-    return (
-        f" Its penalty μ = {penalty['chosen']:g} was chosen the same way "
-        f"({', '.join(rates)})."
-    )
+    return text + "."
 
 
 def _interval_text(interval: Any) -> str:

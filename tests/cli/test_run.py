@@ -135,16 +135,10 @@ def test_report_names_the_final_model_auto_choice(noisy_data, tmp_path):
         "cb_adaboost_trees",
     }
     assert final["selection"]["difference"] <= final["selection"]["standard_error"]
-    html = (out / "report.html").read_text()
-    assert "The final model was RoSR-L, chosen by out-of-fold error rate" in html
-    # RoSR-L's penalty was chosen out of fold too, and the report says which
-    penalty = final["selection"]["rosr_mu"]
-    assert set(penalty["error_rate"]) == {"0.001", "0.01", "0.1", "1"}
-    rates = penalty["error_rate"]
-    assert penalty["chosen"] == 1e-3 or rates[f"{penalty['chosen']:g}"] == min(
-        rates.values()
+    assert (
+        "The final model was RoSR-L, chosen by out-of-fold error rate"
+        in (out / "report.html").read_text()
     )
-    assert f"Its penalty μ = {penalty['chosen']:g} was chosen the same way" in html
     res = _run(noisy_data, tmp_path / "fixed")
     assert res.exit_code == 0, res.output
     run_info = json.loads((tmp_path / "fixed" / "report.json").read_text())["run"]
