@@ -209,6 +209,52 @@ class KNNConfidence(BaseConfidence):
         self._train_codes = codes
         return self
 
+    def soft_labels_without(self, excluded: np.ndarray, rows: np.ndarray) -> np.ndarray:
+        """Soft labels of training ``rows`` from neighbours outside ``excluded``.
+
+        What ``soft_labels_`` would hold for these rows had the rows in
+        ``excluded`` carried no label: the label shares among each row's
+        nearest rows of L_red that are not excluded, self excluded, at most
+        ``n_neighbors_`` of them, taken from the candidates the fit's search
+        found (no new search: a row whose candidates hold fewer keeps those;
+        one with none is searched among the allowed rows). A model fitted on
+        the other rows' soft labels then never sees the excluded rows' labels
+        (the out-of-fold models of :class:`~labelclean.pipeline.LabelCleaner`).
+
+        Parameters
+        ----------
+        excluded : ndarray of shape (n_samples,), dtype=bool
+            Training rows whose labels may not be used.
+        rows : ndarray of int
+            Training rows to answer for.
+
+        Returns
+        -------
+        soft : ndarray of shape (len(rows), n_classes)
+        """
+        check_is_fitted(self)
+        n_classes = self.classes_.shape[0]
+        allowed = self.in_reduced_set_ & ~np.asarray(excluded, dtype=bool)
+        cand = np.asarray(self._index.candidates[rows], dtype=np.intp)
+        valid = (cand >= 0) & (cand != rows[:, None])
+        valid &= allowed[np.maximum(cand, 0)]
+        take = valid & (np.cumsum(valid, axis=1) <= self.n_neighbors_)
+        labels = self._train_codes[np.maximum(cand, 0)]
+        at = (np.arange(rows.shape[0])[:, None] * n_classes + labels)[take]
+        counts = np.bincount(at, minlength=rows.shape[0] * n_classes)
+        counts = counts.reshape(rows.shape[0], n_classes).astype(np.float64)
+        used = take.sum(axis=1)
+        alone = np.flatnonzero(used == 0)
+        if alone.size and allowed.sum() > 1:
+            k = min(self.n_neighbors_, int(allowed.sum()) - 1)
+            found = self._index.training_neighbors(allowed, k, rows[alone])
+            counts[alone] = _label_counts(found, self._train_codes, n_classes)
+            used[alone] = k
+        soft = counts / np.maximum(used, 1)[:, None]
+        # no allowed row at all: the fit's own soft labels
+        soft[used == 0] = self.soft_labels_[rows[used == 0]]
+        return soft
+
     def neighbor_counts(self, X: ArrayLike) -> np.ndarray:
         """Label counts among the nearest L_red rows of new rows.
 

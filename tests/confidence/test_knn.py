@@ -231,3 +231,33 @@ def test_property_scores_in_range_and_permutation_equivariant(seed, n, n_classes
     assert np.all((a.confidence_ >= 0) & (a.confidence_ <= 1))
     assert a.in_reduced_set_.sum() >= 1
     np.testing.assert_allclose(a.confidence_[perm], b.confidence_)
+
+
+def test_soft_labels_without_do_not_use_the_excluded_labels():
+    X, y = make_blobs(400, centers=3, cluster_std=3.0, random_state=0)
+    rng = np.random.default_rng(0)
+    excluded = rng.random(400) < 0.2
+    rows = np.flatnonzero(~excluded)
+    other = y.copy()
+    other[excluded] = (y[excluded] + 1) % 3  # every excluded label changed
+    fits = [
+        KNNConfidence(noise_filter=None, random_state=0).fit(X, labels)
+        for labels in (y, other)
+    ]
+    without = [est.soft_labels_without(excluded, rows) for est in fits]
+    np.testing.assert_array_equal(without[0], without[1])
+    np.testing.assert_allclose(without[0].sum(axis=1), 1.0)
+    # the fit's own soft labels of those rows did use them
+    assert (fits[0].soft_labels_[rows] != fits[1].soft_labels_[rows]).any()
+    # with nothing excluded they are the fit's soft labels
+    nothing = np.zeros(400, dtype=bool)
+    np.testing.assert_array_equal(
+        fits[0].soft_labels_without(nothing, rows), fits[0].soft_labels_[rows]
+    )
+    # the shares come from the nearest allowed rows, self excluded
+    allowed = np.flatnonzero(~excluded)
+    nn = NearestNeighbors(n_neighbors=11).fit(X[allowed])
+    first = allowed[nn.kneighbors(X[rows[:1]], return_distance=False)[0]]
+    first = first[first != rows[0]][:10]
+    expected = np.bincount(y[first], minlength=3) / 10
+    np.testing.assert_allclose(without[0][0], expected)

@@ -361,3 +361,24 @@ def test_model_choice_on_a_sample_of_a_large_input(monkeypatch):
     assert not np.isnan(fitted.evidence_.model_proba).any()
     threaded = LabelCleaner(**params, n_jobs=2).fit(X, y_noisy)
     pd.testing.assert_frame_equal(fitted.audit_, threaded.audit_)
+
+
+def test_out_of_fold_evidence_does_not_see_the_fold_labels():
+    # Labels independent of the features: evidence that never saw a row's
+    # label predicts it at chance. Neighbours' soft labels hold their
+    # neighbours' labels, so models fitted on the full-data soft labels
+    # predicted the held-out labels at 0.62 (four seeds); without the
+    # fold's labels, 0.525.
+    hits = []
+    for seed in range(4):
+        rng = np.random.default_rng(seed)
+        X, y = rng.normal(size=(600, 3)), rng.integers(0, 2, 600)
+        cleaner = LabelCleaner(
+            confidence=KNNConfidence(noise_filter=None),
+            suspects=None,
+            model="cb_adaboost_trees",
+            random_state=seed,
+        ).fit(X, y)
+        evidence = cleaner.evidence_
+        hits.append(evidence.model_proba.argmax(axis=1) == evidence.codes)
+    assert np.mean(hits) < 0.56
