@@ -217,9 +217,11 @@ class KNNConfidence(BaseConfidence):
         nearest rows of L_red that are not excluded, self excluded, at most
         ``n_neighbors_`` of them, taken from the candidates the fit's search
         found (no new search: a row whose candidates hold fewer keeps those;
-        one with none is searched among the allowed rows). A model fitted on
-        the other rows' soft labels then never sees the excluded rows' labels
-        (the out-of-fold models of :class:`~labelclean.pipeline.LabelCleaner`).
+        one with none keeps its soft label from the fit). A model fitted on
+        the other rows' soft labels then never sees the excluded rows' labels,
+        as cross-fitting needs (``docs/decisions.md``, *Out-of-fold evidence
+        sees its fold's labels*: why :class:`~labelclean.pipeline.LabelCleaner`
+        does not use it yet).
 
         Parameters
         ----------
@@ -244,14 +246,11 @@ class KNNConfidence(BaseConfidence):
         counts = np.bincount(at, minlength=rows.shape[0] * n_classes)
         counts = counts.reshape(rows.shape[0], n_classes).astype(np.float64)
         used = take.sum(axis=1)
-        alone = np.flatnonzero(used == 0)
-        if alone.size and allowed.sum() > 1:
-            k = min(self.n_neighbors_, int(allowed.sum()) - 1)
-            found = self._index.training_neighbors(allowed, k, rows[alone])
-            counts[alone] = _label_counts(found, self._train_codes, n_classes)
-            used[alone] = k
         soft = counts / np.maximum(used, 1)[:, None]
-        # no allowed row at all: the fit's own soft labels
+        # No candidate left (all excluded or filtered out; at 20 % excluded
+        # and a quarter filtered, one row in ten million): the fit's own soft
+        # label, rather than a new search (after the fit, the approximate
+        # index would have to be rebuilt).
         soft[used == 0] = self.soft_labels_[rows[used == 0]]
         return soft
 

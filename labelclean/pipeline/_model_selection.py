@@ -307,7 +307,6 @@ class ModelSelectionMixin:
             sub_folds,
             in_train[rows],
             None if weight is None else weight[rows],
-            row_ids=rows,
         )
         chosen, selection = _choose_model(sub_oofs, codes[rows])
         selection["sampled_rows"] = int(rows.shape[0])
@@ -316,38 +315,11 @@ class ModelSelectionMixin:
         )
         return oofs, selection
 
-    def _soft_labels_without(self, soft, rows, test, row_ids):
-        """``soft`` with the soft labels of ``rows`` recomputed without the
-        labels of the rows ``test`` (indices into ``soft``; ``row_ids``:
-        their rows in the fit, None when the same).
-
-        The neighbours' soft labels of a row include its neighbours' labels:
-        a model fitted on them would see the labels of the fold it is asked
-        about, and its out-of-fold probabilities would lean to those labels
-        (docs/decisions.md, *Out-of-fold evidence that never saw the row's
-        label*). A confidence stage without :meth:`soft_labels_without`
-        (cross-fitted ones) keeps its soft labels as they are.
-        """
-        conf = self.confidence_estimator_
-        if not hasattr(conf, "soft_labels_without"):
-            return soft
-        ids = np.arange(soft.shape[0]) if row_ids is None else row_ids
-        excluded = np.zeros(conf.soft_labels_.shape[0], dtype=bool)
-        excluded[ids[test]] = True
-        out = soft.copy()
-        out[rows] = conf.soft_labels_without(excluded, ids[rows])
-        return out
-
-    def _out_of_fold(
-        self, names, seed, Z, codes, soft, folds, in_train, weight, row_ids=None
-    ):
+    def _out_of_fold(self, names, seed, Z, codes, soft, folds, in_train, weight):
         """Out-of-fold class probabilities of each final model in ``names``.
 
         For each fold, the model is fitted on the other folds' rows that
-        SPLBoost kept, with soft labels that did not use the fold's labels
-        (:meth:`_soft_labels_without`), and asked about the fold's rows
-        (``row_ids``: the rows' indices in the fit when ``Z`` is a sample
-        of them). Rows of a fold whose
+        SPLBoost kept and asked about the fold's rows. Rows of a fold whose
         training part holds a single class (or every row, without folds) are
         NaN. The (model, fold) fits are independent, so they run on
         ``n_jobs`` threads (the boosting kernels release the GIL); each writes
@@ -364,10 +336,7 @@ class ModelSelectionMixin:
             if np.unique(codes[rows]).shape[0] < 2:
                 return None
             model = self._make_model(name, seed)
-            fold_soft = self._soft_labels_without(soft, rows, test, row_ids)
-            self._fit_model(
-                model, Z, codes, fold_soft, rows, quiet=False, weight=weight
-            )
+            self._fit_model(model, Z, codes, soft, rows, quiet=False, weight=weight)
             return self._proba_in_classes(model, Z[test])
 
         # BLAS on one thread for every fold, whatever n_jobs, set here by the

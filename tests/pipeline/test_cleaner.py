@@ -363,12 +363,21 @@ def test_model_choice_on_a_sample_of_a_large_input(monkeypatch):
     pd.testing.assert_frame_equal(fitted.audit_, threaded.audit_)
 
 
+@pytest.mark.xfail(
+    strict=True,
+    reason="known: the out-of-fold models are fitted on the soft labels of the "
+    "whole fit, which carry the held-out rows' labels through their "
+    "neighbours (docs/decisions.md, Out-of-fold evidence sees its fold's "
+    "labels); fitting them on KNNConfidence.soft_labels_without passed this "
+    "test but moved the decisions on public tables the wrong way, so it is "
+    "not shipped",
+)
 def test_out_of_fold_evidence_does_not_see_the_fold_labels():
     # Labels independent of the features: evidence that never saw a row's
     # label predicts it at chance. Neighbours' soft labels hold their
     # neighbours' labels, so models fitted on the full-data soft labels
-    # predicted the held-out labels at 0.62 (four seeds); without the
-    # fold's labels, 0.525.
+    # predict the held-out labels at 0.62 (four seeds); without the fold's
+    # labels, 0.525.
     hits = []
     for seed in range(4):
         rng = np.random.default_rng(seed)
