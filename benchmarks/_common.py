@@ -5,10 +5,12 @@ Each script writes one section of ``benchmarks/RESULTS.md``, delimited by
 rerun independently without clobbering each other's results.
 """
 
+import json
 import os
 import platform
 import re
 import resource
+import subprocess
 import sys
 import time
 from pathlib import Path
@@ -60,6 +62,28 @@ class Timer:
 
     def __exit__(self, *exc: object) -> None:
         self.seconds = time.perf_counter() - self._start
+
+
+def run_in_checkout(repo: Path, script: str, call: str) -> dict:
+    """Run ``call`` in a fresh process with labelclean imported from ``repo``.
+
+    ``call`` is an expression on ``m``, the benchmark ``script`` (a path)
+    loaded as a module, e.g. ``"m.child(1000)"``; its value is printed as
+    JSON by the child and returned. Lets one benchmark run compare two
+    checkouts (e.g. ``git worktree add /tmp/before <commit>``) on the same
+    machine at the same time.
+    """
+    code = (
+        f"import sys, json; sys.path.insert(0, {str(repo)!r}); import labelclean; "
+        "import importlib.util as u; "
+        f"s = u.spec_from_file_location('bench', {str(script)!r}); "
+        "m = u.module_from_spec(s); s.loader.exec_module(m); "
+        f"print(json.dumps({call}))"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=True
+    )
+    return json.loads(done.stdout.strip().splitlines()[-1])
 
 
 def write_section(name: str, body: str) -> None:

@@ -19,8 +19,6 @@ and compared.
 
 import argparse
 import hashlib
-import json
-import subprocess
 import sys
 import time
 from pathlib import Path
@@ -30,7 +28,7 @@ import numpy as np
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from benchmarks._common import command, machine, write_section
+from benchmarks._common import command, machine, run_in_checkout, write_section
 
 
 def _rows(n_rows: int) -> tuple[np.ndarray, np.ndarray]:
@@ -69,18 +67,7 @@ def child(n_rows: int) -> dict:
 
 
 def _measure(repo: Path, n_rows: int) -> dict:
-    # labelclean from ``repo`` (imported first), this script from here
-    code = (
-        f"import sys, json; sys.path.insert(0, {str(repo)!r}); import labelclean; "
-        "import importlib.util as u; "
-        f"s = u.spec_from_file_location('encoding_speed', {__file__!r}); "
-        "m = u.module_from_spec(s); s.loader.exec_module(m); "
-        f"print(json.dumps(m.child({n_rows})))"
-    )
-    done = subprocess.run(
-        [sys.executable, "-c", code], capture_output=True, text=True, check=True
-    )
-    return json.loads(done.stdout.strip().splitlines()[-1])
+    return run_in_checkout(repo, __file__, f"m.child({n_rows})")
 
 
 def main() -> None:

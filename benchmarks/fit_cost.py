@@ -16,8 +16,6 @@ each chose.
 """
 
 import argparse
-import json
-import subprocess
 import sys
 import time
 from pathlib import Path
@@ -27,7 +25,7 @@ import numpy as np
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from benchmarks._common import command, machine, write_section
+from benchmarks._common import command, machine, run_in_checkout, write_section
 
 
 def child(n_rows: int, n_classes: int) -> dict:
@@ -59,18 +57,7 @@ def child(n_rows: int, n_classes: int) -> dict:
 
 
 def _measure(repo: Path, n_rows: int, n_classes: int) -> dict:
-    # labelclean from ``repo`` (imported first), this script from here
-    code = (
-        f"import sys, json; sys.path.insert(0, {str(repo)!r}); import labelclean; "
-        "import importlib.util as u; "
-        f"s = u.spec_from_file_location('fit_cost', {__file__!r}); "
-        "m = u.module_from_spec(s); s.loader.exec_module(m); "
-        f"print(json.dumps(m.child({n_rows}, {n_classes})))"
-    )
-    done = subprocess.run(
-        [sys.executable, "-c", code], capture_output=True, text=True, check=True
-    )
-    return json.loads(done.stdout.strip().splitlines()[-1])
+    return run_in_checkout(repo, __file__, f"m.child({n_rows}, {n_classes})")
 
 
 def main() -> None:
