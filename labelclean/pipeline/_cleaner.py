@@ -190,7 +190,8 @@ classifier, default='auto'
     model_selection_ : dict
         How the final model was chosen: ``rule`` (in words), ``chosen``,
         ``candidates`` (per candidate its out-of-fold ``error_rate`` against
-        the observed labels and the number of ``rows`` compared; ``None``
+        the observed labels, fitted on soft labels that did not use the
+        held-out fold's labels, and the number of ``rows`` compared; ``None``
         when there was nothing to compare), and for two candidates
         ``difference`` (RoSR-L's error rate minus CB-AdaBoost's) and its
         ``standard_error``; ``sampled_rows`` when the comparison ran on a

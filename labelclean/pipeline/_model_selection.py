@@ -280,46 +280,91 @@ class ModelSelectionMixin:
     def _select_model(self, names, seed, Z, codes, soft, folds, in_train, weight):
         """Out-of-fold probabilities of the chosen final model, and the choice.
 
-        With several candidates, each is evaluated out of fold and
-        :func:`_choose_model` picks one. On more than
-        :data:`MODEL_SELECTION_MAX_SAMPLES` rows the comparison runs on a
-        stratified, seeded sample of that many rows (with its own folds), and
-        only the chosen model is then evaluated out of fold on every row.
+        With several candidates, each is evaluated out of fold on soft labels
+        that did not use the held-out fold's labels
+        (:meth:`_soft_labels_without`) and :func:`_choose_model` picks one;
+        the chosen model is then evaluated out of fold again, as the
+        evidence of the decisions, on the confidence stage's soft labels. On
+        more than :data:`MODEL_SELECTION_MAX_SAMPLES` rows the comparison
+        runs on a stratified, seeded sample of that many rows (with its own
+        folds).
         """
-        rows = None
-        if len(names) > 1 and folds is not None:
-            rows = stratified_rows(
-                codes, MODEL_SELECTION_MAX_SAMPLES, min_per_class=len(folds), seed=seed
-            )
-        if rows is None:
+        if len(names) == 1 or folds is None:
             oofs = self._out_of_fold(
                 names, seed, Z, codes, soft, folds, in_train, weight
             )
             return oofs, _choose_model(oofs, codes)[1]
-        splitter = StratifiedKFold(len(folds), shuffle=True, random_state=seed)
-        sub_folds = list(splitter.split(rows, codes[rows]))
-        sub_oofs = self._out_of_fold(
-            names,
-            seed,
-            Z[rows],
-            codes[rows],
-            soft[rows],
-            sub_folds,
-            in_train[rows],
-            None if weight is None else weight[rows],
+        rows = stratified_rows(
+            codes, MODEL_SELECTION_MAX_SAMPLES, min_per_class=len(folds), seed=seed
         )
-        chosen, selection = _choose_model(sub_oofs, codes[rows])
-        selection["sampled_rows"] = int(rows.shape[0])
+        if rows is None:
+            compared = self._out_of_fold(
+                names, seed, Z, codes, soft, folds, in_train, weight, fold_soft=True
+            )
+            chosen, selection = _choose_model(compared, codes)
+        else:
+            splitter = StratifiedKFold(len(folds), shuffle=True, random_state=seed)
+            sub_folds = list(splitter.split(rows, codes[rows]))
+            compared = self._out_of_fold(
+                names,
+                seed,
+                Z[rows],
+                codes[rows],
+                soft[rows],
+                sub_folds,
+                in_train[rows],
+                None if weight is None else weight[rows],
+                row_ids=rows,
+                fold_soft=True,
+            )
+            chosen, selection = _choose_model(compared, codes[rows])
+            selection["sampled_rows"] = int(rows.shape[0])
         oofs = self._out_of_fold(
             [chosen], seed, Z, codes, soft, folds, in_train, weight
         )
         return oofs, selection
 
-    def _out_of_fold(self, names, seed, Z, codes, soft, folds, in_train, weight):
+    def _soft_labels_without(self, soft, rows, test, row_ids):
+        """``soft`` with the soft labels of ``rows`` recomputed without the
+        labels of the rows ``test`` (indices into ``soft``; ``row_ids``:
+        their rows in the fit, None when the same).
+
+        A row's soft label from its neighbours holds their labels, so a
+        model fitted on the soft labels of the whole fit sees, through its
+        training rows, the labels of the fold it is asked about, and
+        flexible models profit most (docs/decisions.md, *Out-of-fold
+        evidence sees its fold's labels*). A confidence stage without
+        ``soft_labels_without`` (cross-fitted ones) keeps its soft labels.
+        """
+        conf = self.confidence_estimator_
+        if not hasattr(conf, "soft_labels_without"):
+            return soft
+        ids = np.arange(soft.shape[0]) if row_ids is None else row_ids
+        excluded = np.zeros(conf.soft_labels_.shape[0], dtype=bool)
+        excluded[ids[test]] = True
+        out = soft.copy()
+        out[rows] = conf.soft_labels_without(excluded, ids[rows])
+        return out
+
+    def _out_of_fold(
+        self,
+        names,
+        seed,
+        Z,
+        codes,
+        soft,
+        folds,
+        in_train,
+        weight,
+        row_ids=None,
+        fold_soft=False,
+    ):
         """Out-of-fold class probabilities of each final model in ``names``.
 
         For each fold, the model is fitted on the other folds' rows that
-        SPLBoost kept and asked about the fold's rows. Rows of a fold whose
+        SPLBoost kept and asked about the fold's rows; with ``fold_soft``, on
+        soft labels that did not use the fold's labels (``row_ids``: the
+        rows' indices in the fit when ``Z`` is a sample). Rows of a fold whose
         training part holds a single class (or every row, without folds) are
         NaN. The (model, fold) fits are independent, so they run on
         ``n_jobs`` threads (the boosting kernels release the GIL); each writes
@@ -336,7 +381,10 @@ class ModelSelectionMixin:
             if np.unique(codes[rows]).shape[0] < 2:
                 return None
             model = self._make_model(name, seed)
-            self._fit_model(model, Z, codes, soft, rows, quiet=False, weight=weight)
+            labels = soft
+            if fold_soft:
+                labels = self._soft_labels_without(soft, rows, test, row_ids)
+            self._fit_model(model, Z, codes, labels, rows, quiet=False, weight=weight)
             return self._proba_in_classes(model, Z[test])
 
         # BLAS on one thread for every fold, whatever n_jobs, set here by the
