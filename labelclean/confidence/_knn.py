@@ -219,9 +219,10 @@ class KNNConfidence(BaseConfidence):
         found (no new search: a row whose candidates hold fewer keeps those;
         one with none keeps its soft label from the fit). A model fitted on
         the other rows' soft labels then never sees the excluded rows' labels,
-        as cross-fitting needs (``docs/decisions.md``, *Out-of-fold evidence
-        sees its fold's labels*: why :class:`~labelclean.pipeline.LabelCleaner`
-        does not use it yet).
+        as cross-fitting needs: :class:`~labelclean.pipeline.LabelCleaner`
+        compares its final-model candidates on them (``docs/decisions.md``,
+        *Out-of-fold evidence sees its fold's labels*, says why its evidence
+        does not use them yet).
 
         Parameters
         ----------
