@@ -302,6 +302,9 @@ class ModelSelectionMixin:
                 names, seed, Z, codes, soft, folds, in_train, weight, fold_soft=True
             )
             chosen, selection = _choose_model(compared, codes)
+            if not hasattr(self.confidence_estimator_, "soft_labels_without"):
+                # cross-fitted soft labels: the comparison was the evidence
+                return {chosen: compared[chosen]}, selection
         else:
             splitter = StratifiedKFold(len(folds), shuffle=True, random_state=seed)
             sub_folds = list(splitter.split(rows, codes[rows]))
