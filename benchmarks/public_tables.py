@@ -205,6 +205,13 @@ def measure(X, y, noise: float, peers: bool = False) -> dict:
         out["covered"] = bool(
             interval[0] - 1e-9 <= out["precision"] <= interval[1] + 1e-9
         )
+        out["width"] = interval[1] - interval[0]
+    interval = cleaner.calibration_["flag_recall_interval"]
+    out["recall_covered"] = None
+    if flagged.any() and interval is not None:
+        out["recall_covered"] = bool(
+            interval[0] - 1e-9 <= out["recall"] <= interval[1] + 1e-9
+        )
     corrected = decisions == "corrected"
     cleaned = cleaner.audit_["cleaned_label"].to_numpy()
     out["corrections"] = int(corrected.sum())
@@ -280,6 +287,12 @@ def report(
     f1 = np.array([r["f1"] for r in results.values()])
     precision = np.array([r["precision"] for r in results.values()])
     covered = [r["covered"] for r in results.values() if r.get("covered") is not None]
+    widths = [r["width"] for r in results.values() if r.get("covered") is not None]
+    recall_covered = [
+        r["recall_covered"]
+        for r in results.values()
+        if r.get("recall_covered") is not None
+    ]
     corrections = sum(r["corrections"] for r in results.values())
     wrong = sum(r["wrong_corrections"] for r in results.values())
     peers = any("noisy_lr_f1" in r for r in results.values())
@@ -316,7 +329,9 @@ def report(
         f"{np.nanmean(precision):.3f} over the {int(np.isfinite(precision).sum())} "
         f"tables that flagged; {corrections} corrections, {wrong} of them wrong; "
         f"measured flag precision inside the reported interval in {sum(covered)} "
-        f"of {len(covered)}.",
+        f"of {len(covered)} (mean width {np.mean(widths) if widths else np.nan:.3f}), "
+        f"measured recall inside its interval in {sum(recall_covered)} of "
+        f"{len(recall_covered)}.",
         *_peer_summary(results),
         "",
         "| table | rows | classes | own labels: flagged | largest class share "

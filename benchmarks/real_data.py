@@ -241,6 +241,10 @@ def run_cell(X_tr, y_noisy, y_true, flipped, X_te, y_te, seed, out):
     est, interval = cal["flag_precision"], cal["flag_precision_interval"]
     if flagged.sum() and est is not None and interval is not None:
         out["lc_covered"].append(interval[0] - 1e-9 <= p <= interval[1] + 1e-9)
+        out["lc_width"].append(interval[1] - interval[0])
+    interval = cal["flag_recall_interval"]
+    if flagged.sum() and interval is not None:
+        out["lc_recall_covered"].append(interval[0] - 1e-9 <= r <= interval[1] + 1e-9)
     out["lc_est_p"].append(np.nan if est is None else est)
     new = cleaner.audit_["cleaned_label"].to_numpy()[corrected]
     if corrected.any():
@@ -391,6 +395,8 @@ def main(
                     >= max(_mean(out["lr_cl_acc"]), _mean(out["hgb_cl_acc"]))
                 )
                 verdict["cov"].extend(cov)
+                verdict["width"].extend(out["lc_width"])
+                verdict["recall_cov"].extend(out["lc_recall_covered"])
                 if out["lc_corr_p"]:
                     verdict["corr"].append(_mean(out["lc_corr_p"]) >= 0.9)
             else:
@@ -410,7 +416,9 @@ def main(
         f"{len(verdict['corr'])} cells with corrections; final-model accuracy ≥ the "
         f"better CleanLearning in {sum(verdict['acc'])} of {len(verdict['acc'])}; "
         f"measured flag precision inside the reported interval in "
-        f"{sum(verdict['cov'])} of {len(verdict['cov'])} repetitions with flags. "
+        f"{sum(verdict['cov'])} of {len(verdict['cov'])} repetitions with flags "
+        f"(mean width {_mean(verdict['width']):.3f}), measured recall inside its "
+        f"interval in {sum(verdict['recall_cov'])} of {len(verdict['recall_cov'])}. "
         f"At 0 %: at most 3 % flagged in {sum(verdict['clean_share'])} of "
         f"{len(verdict['clean_share'])} data sets, no class losing more than 5 % in "
         f"{sum(verdict['clean_loss'])} of {len(verdict['clean_loss'])}.",

@@ -64,6 +64,11 @@ from typing import Any
 
 import numpy as np
 
+from labelclean.pipeline._known_flips import (
+    estimates_at,
+    estimates_at_noise_ends,
+    known_flip_curve,
+)
 from labelclean.pipeline._noise_estimate import (
     LOW_PREDICTABILITY_KAPPA,
     NOISE_CORRECTED_KAPPA,
@@ -79,7 +84,6 @@ from labelclean.pipeline._noise_estimate import (
     noise_posterior,
     recognised_classes,
     shrink_evidence,
-    transition_matrix,
 )
 
 __all__ = [
@@ -106,53 +110,6 @@ DEFAULT_FLAG_PRECISION_FLOOR = 0.5
 #: Rows used for each bootstrap resample (a seeded sample above this).
 _BOOTSTRAP_ROWS = 20_000
 _BOOTSTRAP_REPS = 30
-
-
-def _flip_scores(P: np.ndarray, Q: np.ndarray) -> np.ndarray:
-    """R[i, l]: the probability that row i's label is wrong, were it l."""
-    T = transition_matrix(Q)
-    own = P * np.diag(T)[None, :]
-    total = P @ T
-    with np.errstate(invalid="ignore", divide="ignore"):
-        right = np.where(total > 0, own / total, 1.0)
-    return np.clip(1.0 - right, 0.0, 1.0)
-
-
-def _known_flip_curve(P, codes, Q, r, weighted=True):
-    """Estimated precision and recall of every threshold on r.
-
-    Returns the thresholds (descending observed scores), the estimated number
-    of wrong labels among the rows at or above each, and the estimated total
-    number of wrong labels.
-    """
-    n, n_classes = P.shape
-    R = _flip_scores(P, Q)
-    # Weighted by the chance that the row's own label is right, so that a
-    # wrong label flipped "back" does not count as a missed flip; unweighted
-    # (``weighted=False``), every row stands for the flips equally, hard rows
-    # included. The truth lies between the two (docs/decisions.md).
-    clean = 1.0 - r if weighted else np.ones_like(r)
-    mass = np.bincount(codes, weights=clean, minlength=n_classes)
-    weight = (n * Q[:, codes] * (clean / np.maximum(mass[codes], 1e-12))).T
-    weight[np.arange(n), codes] = 0.0
-    n_wrong = float(weight.sum())
-    order = np.argsort(-R, axis=None, kind="stable")
-    flip_scores = R.ravel()[order]
-    cumulative = np.cumsum(weight.ravel()[order])
-    thresholds = np.sort(r)[::-1]
-    at = np.searchsorted(-flip_scores, -thresholds, side="right")
-    caught = np.where(at > 0, cumulative[np.maximum(at - 1, 0)], 0.0)
-    return thresholds, caught, n_wrong
-
-
-def _estimates_at(threshold, P, codes, Q, r, weighted=True):
-    thresholds, caught, n_wrong = _known_flip_curve(P, codes, Q, r, weighted)
-    flagged = int((r >= threshold).sum())
-    at = np.searchsorted(-thresholds, -threshold, side="right")
-    hit = float(caught[at - 1]) if at > 0 else 0.0
-    precision = min(1.0, hit / flagged) if flagged else float("nan")
-    recall = hit / n_wrong if n_wrong > 0 else float("nan")
-    return precision, recall, n_wrong / codes.shape[0]
 
 
 class Calibration:
@@ -204,7 +161,7 @@ def _choose_threshold(thresholds, caught, n_wrong, target, at_share=None):
 def _flag_threshold(P, codes, Q, r, target, predictable_reading=None):
     """The operating point on known flips; ``predictable_reading`` (the anchor,
     the review, the recognised classes) adds the check at the anchor share."""
-    thresholds, caught, n_wrong = _known_flip_curve(P, codes, Q, r)
+    thresholds, caught, n_wrong = known_flip_curve(P, codes, Q, r)
     at_share = None
     if predictable_reading is not None:
         at_share = _precision_at_share(P, codes, r, *predictable_reading)
@@ -228,7 +185,7 @@ def _precision_at_share(P, codes, r, anchor, review, recognised):
     r_share = 1.0 - noise_posterior(P, codes, joint)[np.arange(codes.shape[0]), codes]
     count = np.arange(1, r.shape[0] + 1)
     posterior = np.cumsum(r_share[np.argsort(-r, kind="stable")]) / count
-    return np.maximum(posterior, _known_flip_curve(P, codes, joint, r_share)[1] / count)
+    return np.maximum(posterior, known_flip_curve(P, codes, joint, r_share)[1] / count)
 
 
 def _alternative(W, codes):
@@ -374,10 +331,13 @@ def calibrate(
     corr_thresholds, pairs, corrected = _corrections(
         (codes, alternative, strength), candidate, flagged, correction_target, withheld
     )
-    precision, recall, _ = _estimates_at(threshold, P, codes, Q, r)
+    precision, recall, _ = estimates_at(threshold, P, codes, Q, r)
     reading = (low, anchor, evidence.review)
     others, noise_ends = _other_noise_levels(P, codes, Q, r, threshold, reading)
     boot = _bootstrap(P, codes, threshold, random_state, not low, recognised, reading)
+    noise = 1.0 - float(np.trace(Q))
+    noise_interval = estimate_interval(noise, boot["noise_rate"], noise_ends)
+    others += estimates_at_noise_ends(P, codes, Q, r, threshold, noise_interval)
     counts = np.bincount(codes, minlength=n_classes)
     per_class = 1.0 - np.diag(Q) / np.maximum(Q.sum(axis=1), 1e-300)
     summary = {
@@ -386,9 +346,7 @@ def calibrate(
         "flips of the fit's own rows",
         "anchor_disagreement": anchor,
         "noise_rate": float(1.0 - np.trace(Q)),
-        "noise_rate_interval": estimate_interval(
-            1.0 - np.trace(Q), boot["noise_rate"], noise_ends
-        ),
+        "noise_rate_interval": noise_interval,
         "noise_rate_per_class": [float(v) for v in per_class],
         "rows_per_class": [int(c) for c in counts],
         "flag_threshold": threshold,
@@ -495,12 +453,12 @@ def _other_noise_levels(P, codes, Q, r, threshold, reading):
     Returns the (precision, recall, ...) tuples and the two noise rates."""
     low, anchor, review = reading
     n = P.shape[0]
-    others = [_estimates_at(threshold, P, codes, Q, r, weighted=False)]
+    others = [estimates_at(threshold, P, codes, Q, r, weighted=False)]
     noise_ends = []
     for cap in (1.0, anchor["lower_limit" if low else "share"]):
         Qc = _joint(P, codes, review, predictable=not low, noise_cap=cap)
         rc = 1.0 - noise_posterior(P, codes, Qc)[np.arange(n), codes]
-        others.append(_estimates_at(threshold, P, codes, Qc, rc))
+        others.append(estimates_at(threshold, P, codes, Qc, rc))
         noise_ends.append(1.0 - float(np.trace(Qc)))
     return others, noise_ends
 
@@ -545,7 +503,7 @@ def _bootstrap(
         review_b = tuple(None if a is None else a[rows] for a in review)
         Qb = _joint(Pb, cb, review_b, predictable=predictable, recognised=recognised)
         rb = 1.0 - noise_posterior(Pb, cb, Qb)[np.arange(size), cb]
-        precision, recall, rate = _estimates_at(threshold, Pb, cb, Qb, rb)
+        precision, recall, rate = estimates_at(threshold, Pb, cb, Qb, rb)
         values["noise_rate"].append(rate)
         values["precision"].append(precision)
         values["recall"].append(recall)

@@ -27,6 +27,7 @@ __all__ = [
     "evidence_shrinkage",
     "noise_posterior",
     "recognised_classes",
+    "scale_noise",
     "shrink_evidence",
     "transition_matrix",
 ]
@@ -169,14 +170,25 @@ def anchor_disagreement(P: np.ndarray, codes: np.ndarray) -> dict[str, float]:
     }
 
 
+def scale_noise(Q: np.ndarray, rate: float) -> np.ndarray:
+    """The joint with its off-diagonal scaled so that the noise is ``rate``
+    (as near as each observed class's mass allows); row sums are kept."""
+    noise = 1.0 - float(np.trace(Q))
+    if noise <= 0:
+        return Q
+    mass = Q.sum(axis=1)
+    off = (Q - np.diag(np.diag(Q))) * (rate / noise)
+    rows = off.sum(axis=1)
+    off *= np.where(rows > mass, mass / np.maximum(rows, 1e-300), 1.0)[:, None]
+    return off + np.diag(mass - off.sum(axis=1))
+
+
 def _cap_noise(Q: np.ndarray, cap: float) -> np.ndarray:
     """Scale the off-diagonal of the joint so that the noise is at most cap."""
     noise = 1.0 - float(np.trace(Q))
     if noise <= cap or noise <= 0:
         return Q
-    off = Q - np.diag(np.diag(Q))
-    scaled = off * (cap / noise)
-    return scaled + np.diag(Q.sum(axis=1) - scaled.sum(axis=1))
+    return scale_noise(Q, cap)
 
 
 def estimate_joint(

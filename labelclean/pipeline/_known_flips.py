@@ -1,0 +1,96 @@
+"""Known flips: the rows' own labels flipped on paper, to measure a threshold.
+
+Step 4 of :mod:`labelclean.pipeline._calibration`: because the evidence
+``P[i]`` does not depend on row *i*'s label, the score the row would get
+were its label another class is known without refitting, and flips drawn
+from the estimated joint measure the precision and recall of any threshold
+on the fit's own rows.
+"""
+
+import numpy as np
+
+from labelclean.pipeline._noise_estimate import (
+    noise_posterior,
+    scale_noise,
+    transition_matrix,
+)
+
+__all__ = ["estimates_at", "estimates_at_noise_ends", "flip_scores", "known_flip_curve"]
+
+
+def flip_scores(P: np.ndarray, Q: np.ndarray) -> np.ndarray:
+    """R[i, l]: the probability that row i's label is wrong, were it l."""
+    T = transition_matrix(Q)
+    own = P * np.diag(T)[None, :]
+    total = P @ T
+    with np.errstate(invalid="ignore", divide="ignore"):
+        right = np.where(total > 0, own / total, 1.0)
+    return np.clip(1.0 - right, 0.0, 1.0)
+
+
+def known_flip_curve(P, codes, Q, r, weighted=True):
+    """Estimated precision and recall of every threshold on r.
+
+    Returns the thresholds (descending observed scores), the estimated number
+    of wrong labels among the rows at or above each, and the estimated total
+    number of wrong labels.
+    """
+    n, n_classes = P.shape
+    R = flip_scores(P, Q)
+    # Weighted by the chance that the row's own label is right, so that a
+    # wrong label flipped "back" does not count as a missed flip; unweighted
+    # (``weighted=False``), every row stands for the flips equally, hard rows
+    # included. The truth lies between the two (docs/decisions.md).
+    clean = 1.0 - r if weighted else np.ones_like(r)
+    mass = np.bincount(codes, weights=clean, minlength=n_classes)
+    weight = (n * Q[:, codes] * (clean / np.maximum(mass[codes], 1e-12))).T
+    weight[np.arange(n), codes] = 0.0
+    n_wrong = float(weight.sum())
+    order = np.argsort(-R, axis=None, kind="stable")
+    scores = R.ravel()[order]
+    cumulative = np.cumsum(weight.ravel()[order])
+    thresholds = np.sort(r)[::-1]
+    at = np.searchsorted(-scores, -thresholds, side="right")
+    caught = np.where(at > 0, cumulative[np.maximum(at - 1, 0)], 0.0)
+    return thresholds, caught, n_wrong
+
+
+def estimates_at(threshold, P, codes, Q, r, weighted=True):
+    """Estimated precision, recall and noise rate of the rows whose ``r``
+    reaches ``threshold``."""
+    thresholds, caught, n_wrong = known_flip_curve(P, codes, Q, r, weighted)
+    flagged = int((r >= threshold).sum())
+    at = np.searchsorted(-thresholds, -threshold, side="right")
+    hit = float(caught[at - 1]) if at > 0 else 0.0
+    precision = min(1.0, hit / flagged) if flagged else float("nan")
+    recall = hit / n_wrong if n_wrong > 0 else float("nan")
+    return precision, recall, n_wrong / codes.shape[0]
+
+
+def estimates_at_noise_ends(P, codes, Q, r, threshold, noise_interval):
+    """Estimated precision and recall of the same flags, were the noise at
+    either end of its interval.
+
+    The flags (the rows whose ``r`` reaches ``threshold``) stay what they
+    are; the joint is scaled to each end of ``noise_interval`` (its
+    off-diagonal, :func:`scale_noise`), and the known flips drawn from it
+    measure how many of the flagged count's highest-scored rows are wrong.
+    The precision of a flag set depends on how much noise there is, and that
+    is only known to within its interval (docs/decisions.md, *Honest
+    intervals*). Returns a list of ``(precision, recall)``, one per end
+    (empty without flags or interval).
+    """
+    count = int(np.count_nonzero(r >= threshold))
+    if count == 0 or noise_interval is None:
+        return []
+    n = codes.shape[0]
+    out = []
+    for rate in noise_interval:
+        joint = scale_noise(Q, rate)
+        r_end = 1.0 - noise_posterior(P, codes, joint)[np.arange(n), codes]
+        _, caught, n_wrong = known_flip_curve(P, codes, joint, r_end)
+        hit = float(caught[count - 1])
+        out.append(
+            (min(1.0, hit / count), hit / n_wrong if n_wrong > 0 else float("nan"))
+        )
+    return out
