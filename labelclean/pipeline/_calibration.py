@@ -58,7 +58,10 @@ fit's own evidence (``docs/decisions.md``, "Calibrated decisions"):
    correction (the evidence agrees with the labels less than moderately).
 
 The uncertainty comes from a bootstrap over rows (the noise estimate and the
-known-flip measurement are redone on each resample)."""
+known-flip measurement are redone on each resample), widened to the other
+readings of the noise and, for the flags, to their known-flip precision and
+recall with the noise at either end of its interval
+(:mod:`labelclean.pipeline._known_flips`)."""
 
 from typing import Any
 
