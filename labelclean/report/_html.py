@@ -282,6 +282,7 @@ def _calibration_story(run: Mapping[str, Any]) -> list[str]:
                 f"{_interval_text(cal.get('flag_precision_interval'))}"
                 + (
                     f" and an estimated recall of {_pct(cal['flag_recall'])}"
+                    f"{_interval_text(cal.get('flag_recall_interval'))}"
                     if cal.get("flag_recall") is not None
                     else ""
                 )

@@ -297,6 +297,13 @@ def test_demo(tmp_path):
     audit = pd.read_parquet(out / "audit.parquet")
     assert len(audit) == 178
     assert (out / "report.html").stat().st_size > 10_000
+    # the summary gives the flags' estimates with the intervals of report.json
+    cal = json.loads((out / "report.json").read_text())["run"]["calibration"]
+    html = (out / "report.html").read_text()
+    for key in ("flag_precision", "flag_recall"):
+        lo, hi = cal[f"{key}_interval"]
+        assert lo <= cal[key] <= hi
+        assert f"of {cal[key]:.1%} (about {lo:.1%}–{hi:.1%})" in html
 
 
 def test_memory_budget_fits_on_a_sample_and_says_so(noisy_data, tmp_path):
