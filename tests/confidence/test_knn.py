@@ -263,7 +263,6 @@ def test_soft_labels_without_do_not_use_the_excluded_labels():
     np.testing.assert_allclose(without[0][0], expected)
 
 
-
 def _soft_label_moves(noise_filter):
     """How far each of 15 rows' soft label moves when that row alone is
     relabelled (toward its new label)."""
