@@ -8,9 +8,12 @@ fit's own evidence (``docs/decisions.md``, "Calibrated decisions"):
 
 1. **Evidence.** ``P[i, j]``: the mean of the confidence stage's and the
    final model's out-of-fold probability that row *i* belongs to class *j*.
-   Neither saw row *i*'s own label (leave-one-out neighbours, cross-fitting,
-   out-of-fold models), so ``P[i]`` would be the same had the row carried
-   another label.
+   Neither is fitted on row *i*'s own label (leave-one-out neighbours,
+   cross-fitting, out-of-fold models), so ``P[i]`` would be nearly the same
+   had the row carried another label (nearly: through the noise filter's
+   reduced set and the neighbours' soft labels the models are fitted on, the
+   label still leans it a little; docs/decisions.md, *Out-of-fold evidence
+   sees its fold's labels*).
 2. **Noise estimate.** The confident joint of confident learning (Northcutt,
    Jiang and Chuang, JAIR 2021): per-class thresholds ``t_j`` (the mean
    ``P[:, j]`` over the rows labelled *j*), each row counted under the most

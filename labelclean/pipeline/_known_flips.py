@@ -1,10 +1,13 @@
 """Known flips: the rows' own labels flipped on paper, to measure a threshold.
 
-Step 4 of :mod:`labelclean.pipeline._calibration`: because the evidence
-``P[i]`` does not depend on row *i*'s label, the score the row would get
-were its label another class is known without refitting, and flips drawn
-from the estimated joint measure the precision and recall of any threshold
-on the fit's own rows.
+Step 4 of :mod:`labelclean.pipeline._calibration`: the evidence ``P[i]``
+is meant not to depend on row *i*'s label, so the score the row would get
+were its label another class is taken as known without refitting, and flips
+drawn from the estimated joint measure the precision and recall of any
+threshold on the fit's own rows. The premise holds only nearly: the noise
+filter and the out-of-fold models let a row's label lean its evidence toward
+it a little (docs/decisions.md, *Out-of-fold evidence sees its fold's
+labels*).
 """
 
 import numpy as np
