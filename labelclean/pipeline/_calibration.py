@@ -445,7 +445,9 @@ def _corrections(posterior, candidate, flagged, target, withheld):
         thresholds[:] = np.inf
         for pair in pairs:
             pair["corrected"] = 0
-    corrected = flagged & (strength >= thresholds[codes, alternative])
+    # Only candidates (flags the final model agrees with, between classes the
+    # evidence tells apart) are corrected, as decide_calibrated does.
+    corrected = candidate & flagged & (strength >= thresholds[codes, alternative])
     return thresholds, pairs, corrected
 
 

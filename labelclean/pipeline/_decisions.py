@@ -355,8 +355,19 @@ class DecisionsMixin:
     def _decide(self, evidence: Evidence):
         """Decision, reason, new codes and noise probability of each row."""
 
+        # The correction judges rows on the evidence shrunk as the fit
+        # measured, and on its correction target (docs/decisions.md).
+        fitted = getattr(self, "calibration_", {})
+        summary = {
+            key: fitted[key]
+            for key in ("evidence_shrinkage", "correction_target")
+            if key in fitted
+        }
         calibration = Calibration(
-            self.noise_joint_, self.flag_threshold_, self.correction_thresholds_, {}
+            self.noise_joint_,
+            self.flag_threshold_,
+            self.correction_thresholds_,
+            summary,
         )
         decision, reason, new_codes, noise = decide_calibrated(
             evidence, calibration, require_agreement=self.require_agreement

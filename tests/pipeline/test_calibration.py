@@ -868,3 +868,19 @@ def test_the_report_says_when_corrections_were_judged_on_shrunk_evidence(tmp_pat
     html = unescape((out / "report.html").read_text())
     assert "The evidence claimed more certainty than the observed labels" in html
     assert f"mixed {100 * shrinkage['alpha']:.1f}% with the class shares" in html
+
+
+def test_the_fit_corrects_the_rows_its_calibration_reports():
+    # The decisions judge a correction as the calibration did: on the evidence
+    # shrunk as measured, between classes the evidence tells apart, with the
+    # final model's agreement; the reported count is the rows corrected.
+    X, y = load_wine(return_X_y=True)
+    X_tr, _, y_tr, _ = train_test_split(X, y, test_size=0.5, stratify=y, random_state=0)
+    noisy, _ = flip_labels(y_tr, 0.1, random_state=0)
+    cleaner = LabelCleaner(random_state=0).fit(X_tr, noisy)
+    cal = cleaner.calibration_
+    corrected = cleaner.decisions_ == "corrected"
+    assert cal["corrections"] > 0
+    assert int(corrected.sum()) == cal["corrections"]
+    pairs = sum(pair["corrected"] for pair in cal["correction_pairs"])
+    assert pairs == cal["corrections"]
