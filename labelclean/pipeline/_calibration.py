@@ -335,7 +335,7 @@ def calibrate(
     candidate &= _told_apart(P, codes, alternative, correction_target)
     withheld = kappa < LOW_PREDICTABILITY_KAPPA  # before the noise correction
     corr_thresholds, pairs, corrected = _corrections(
-        (codes, alternative, strength), candidate, flagged, correction_target, withheld
+        (codes, alternative, strength), candidate, correction_target, withheld
     )
     precision, recall, _ = estimates_at(threshold, P, codes, Q, r)
     reading = (low, anchor, evidence.review)
@@ -351,7 +351,7 @@ def calibrate(
         "by the labels of the surest rows; operating point measured on known "
         "flips of the fit's own rows",
         "anchor_disagreement": anchor,
-        "noise_rate": float(1.0 - np.trace(Q)),
+        "noise_rate": noise,
         "noise_rate_interval": noise_interval,
         "noise_rate_per_class": [float(v) for v in per_class],
         "rows_per_class": [int(c) for c in counts],
@@ -429,7 +429,7 @@ def _joint(P, codes, review, **kwargs):
     return share[:, None] * np.where(more_noise[:, None], rows[1], rows[0])
 
 
-def _corrections(posterior, candidate, flagged, target, withheld):
+def _corrections(posterior, candidate, target, withheld):
     """Per-pair correction thresholds, their summaries, and the rows corrected.
 
     ``withheld`` (κ under :data:`LOW_PREDICTABILITY_KAPPA` before the noise
@@ -447,7 +447,7 @@ def _corrections(posterior, candidate, flagged, target, withheld):
             pair["corrected"] = 0
     # Only candidates (flags the final model agrees with, between classes the
     # evidence tells apart) are corrected, as decide_calibrated does.
-    corrected = candidate & flagged & (strength >= thresholds[codes, alternative])
+    corrected = candidate & (strength >= thresholds[codes, alternative])
     return thresholds, pairs, corrected
 
 
