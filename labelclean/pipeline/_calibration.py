@@ -40,7 +40,11 @@ fit's own evidence (``docs/decisions.md``, "Calibrated decisions"):
 3. **Per-row posterior.** By Bayes' rule with ``P`` as the class posterior,
    ``W[i, j] ∝ T[j, y_i] P[i, j]`` is the probability that row *i*'s true
    class is *j*; ``r_i = 1 − W[i, y_i]`` is the probability that its label is
-   wrong (the audit's ``noise_probability``).
+   wrong (the audit's ``noise_probability``). For the flags and the known
+   flips, ``P`` is first raised to the temperature at which the mean ``r``
+   equals the joint's noise
+   (:func:`~labelclean.pipeline._noise_estimate.consistent_temperature`):
+   evidence learnt from noisy labels is smoother than the posterior it stands for.
 4. **Operating point, measured on known flips.** Because ``P[i]`` does not
    depend on row *i*'s label, the score a row would get if its label were
    flipped to *l* is known without refitting: ``R[i, l]``. Every row is
@@ -74,6 +78,7 @@ from labelclean.pipeline._known_flips import (
     estimates_at,
     estimates_at_noise_ends,
     known_flip_curve,
+    tempered_posterior,
 )
 from labelclean.pipeline._noise_estimate import (
     LOW_PREDICTABILITY_KAPPA,
@@ -90,6 +95,7 @@ from labelclean.pipeline._noise_estimate import (
     noise_posterior,
     recognised_classes,
     shrink_evidence,
+    temper,
 )
 
 __all__ = [
@@ -164,10 +170,11 @@ def _choose_threshold(thresholds, caught, n_wrong, target, at_share=None):
     return float(thresholds[k]) if f1[k] > 0 else float("inf")
 
 
-def _flag_threshold(P, codes, Q, r, target, predictable_reading=None):
-    """The operating point on known flips; ``predictable_reading`` (the anchor,
-    the review, the recognised classes) adds the check at the anchor share."""
-    thresholds, caught, n_wrong = known_flip_curve(P, codes, Q, r)
+def _flag_threshold(P, tempered, codes, Q, r, target, predictable_reading=None):
+    """The operating point on known flips of the ``tempered`` evidence;
+    ``predictable_reading`` (the anchor, the review, the recognised classes)
+    adds the check at the anchor share."""
+    thresholds, caught, n_wrong = known_flip_curve(tempered, codes, Q, r)
     at_share = None
     if predictable_reading is not None:
         at_share = _precision_at_share(P, codes, r, *predictable_reading)
@@ -188,6 +195,9 @@ def _precision_at_share(P, codes, r, anchor, review, recognised):
         return None
     joint = _joint(P, codes, review, predictable=True, recognised=recognised,
                    noise_cap=anchor["share"])  # fmt: skip
+    # On the evidence as it is: tempered to agree with the share's lower
+    # noise it flattens, and the check then stopped flags that were mostly
+    # right (docs/decisions.md, *A posterior that agrees with its joint*).
     r_share = 1.0 - noise_posterior(P, codes, joint)[np.arange(codes.shape[0]), codes]
     count = np.arange(1, r.shape[0] + 1)
     posterior = np.cumsum(r_share[np.argsort(-r, kind="stable")]) / count
@@ -323,11 +333,11 @@ def calibrate(
     slight = kappa_star < SLIGHT_AGREEMENT_KAPPA  # hardly better than chance
     recognised, class_kappas = recognised_classes(P, codes, n_classes, beyond)
     Q = _joint(P, codes, evidence.review, predictable=not low, recognised=recognised)
+    tempered, r, temperature = tempered_posterior(P, codes, Q)
     W = noise_posterior(P, codes, Q)
-    r = 1.0 - W[np.arange(n), codes]
     alternative, strength, shrinkage = _correction_posterior(P, codes, Q, W)
     reading = None if low else (anchor, evidence.review, recognised)
-    threshold = _flag_threshold(P, codes, Q, r, target_precision, reading)
+    threshold = _flag_threshold(P, tempered, codes, Q, r, target_precision, reading)
     threshold = float("inf") if slight else threshold
     flagged = (r >= threshold) & _unknown(evidence.known, n)
     correction_target = target_precision or DEFAULT_CORRECTION_PRECISION
@@ -337,9 +347,11 @@ def calibrate(
     corr_thresholds, pairs, corrected = _corrections(
         (codes, alternative, strength), candidate, correction_target, withheld
     )
-    precision, recall, _ = estimates_at(threshold, P, codes, Q, r)
+    precision, recall, _ = estimates_at(threshold, tempered, codes, Q, r)
     reading = (low, anchor, evidence.review)
-    others, noise_ends = _other_noise_levels(P, codes, Q, r, threshold, reading)
+    others, noise_ends = _other_noise_levels(
+        P, tempered, codes, Q, r, threshold, reading
+    )
     boot = _bootstrap(P, codes, threshold, random_state, not low, recognised, reading)
     noise = 1.0 - float(np.trace(Q))
     noise_interval = estimate_interval(noise, boot["noise_rate"], noise_ends)
@@ -356,6 +368,7 @@ def calibrate(
         "noise_rate_per_class": [float(v) for v in per_class],
         "rows_per_class": [int(c) for c in counts],
         "flag_threshold": threshold,
+        "temperature": temperature,
         "flag_precision_floor": (
             None if target_precision is not None else DEFAULT_FLAG_PRECISION_FLOOR
         ),
@@ -451,7 +464,7 @@ def _corrections(posterior, candidate, target, withheld):
     return thresholds, pairs, corrected
 
 
-def _other_noise_levels(P, codes, Q, r, threshold, reading):
+def _other_noise_levels(P, tempered, codes, Q, r, threshold, reading):
     """The estimates at ``threshold`` with unweighted known flips, and with the
     other noise levels the data allow: the cap not applied, and the cap one
     level lower (the surest rows' share, or in the cautious reading its lower
@@ -460,13 +473,12 @@ def _other_noise_levels(P, codes, Q, r, threshold, reading):
     applies, the surest rows' disagreement, and the review (:func:`_joint`).
     Returns the (precision, recall, ...) tuples and the two noise rates."""
     low, anchor, review = reading
-    n = P.shape[0]
-    others = [estimates_at(threshold, P, codes, Q, r, weighted=False)]
+    others = [estimates_at(threshold, tempered, codes, Q, r, weighted=False)]
     noise_ends = []
     for cap in (1.0, anchor["lower_limit" if low else "share"]):
         Qc = _joint(P, codes, review, predictable=not low, noise_cap=cap)
-        rc = 1.0 - noise_posterior(P, codes, Qc)[np.arange(n), codes]
-        others.append(estimates_at(threshold, P, codes, Qc, rc))
+        Pc, rc, _ = tempered_posterior(P, codes, Qc)
+        others.append(estimates_at(threshold, Pc, codes, Qc, rc))
         noise_ends.append(1.0 - float(np.trace(Qc)))
     return others, noise_ends
 
@@ -510,8 +522,8 @@ def _bootstrap(
             continue
         review_b = tuple(None if a is None else a[rows] for a in review)
         Qb = _joint(Pb, cb, review_b, predictable=predictable, recognised=recognised)
-        rb = 1.0 - noise_posterior(Pb, cb, Qb)[np.arange(size), cb]
-        precision, recall, rate = estimates_at(threshold, Pb, cb, Qb, rb)
+        Pt, rb, _ = tempered_posterior(Pb, cb, Qb)
+        precision, recall, rate = estimates_at(threshold, Pt, cb, Qb, rb)
         values["noise_rate"].append(rate)
         values["precision"].append(precision)
         values["recall"].append(recall)
@@ -530,8 +542,13 @@ def decide_calibrated(evidence, calibration: Calibration, *, require_agreement=T
     ev = evidence
     n = ev.codes.shape[0]
     P = combine_evidence(ev.confidence_proba, ev.model_proba)
+    temperature = calibration.summary.get("temperature", 1.0)  # older files: none
+    tempered = temper(P, temperature)
+    r = (
+        1.0
+        - noise_posterior(tempered, ev.codes, calibration.joint)[np.arange(n), ev.codes]
+    )
     W = noise_posterior(P, ev.codes, calibration.joint)
-    r = 1.0 - W[np.arange(n), ev.codes]
     flagged = r >= calibration.flag_threshold
     shrinkage = calibration.summary.get("evidence_shrinkage", {})  # older files: none
     alternative, strength, _ = _correction_posterior(

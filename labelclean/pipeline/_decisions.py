@@ -355,12 +355,13 @@ class DecisionsMixin:
     def _decide(self, evidence: Evidence):
         """Decision, reason, new codes and noise probability of each row."""
 
-        # The correction judges rows on the evidence shrunk as the fit
-        # measured, and on its correction target (docs/decisions.md).
+        # Flags are judged on the evidence tempered as the fit measured, the
+        # corrections on the evidence shrunk as it measured and on its
+        # correction target (docs/decisions.md).
         fitted = getattr(self, "calibration_", {})
         summary = {
             key: fitted[key]
-            for key in ("evidence_shrinkage", "correction_target")
+            for key in ("temperature", "evidence_shrinkage", "correction_target")
             if key in fitted
         }
         calibration = Calibration(

@@ -13,12 +13,32 @@ labels*).
 import numpy as np
 
 from labelclean.pipeline._noise_estimate import (
+    consistent_temperature,
     noise_posterior,
     scale_noise,
+    temper,
     transition_matrix,
 )
 
-__all__ = ["estimates_at", "estimates_at_noise_ends", "flip_scores", "known_flip_curve"]
+__all__ = [
+    "estimates_at",
+    "estimates_at_noise_ends",
+    "flip_scores",
+    "known_flip_curve",
+    "tempered_posterior",
+]
+
+
+def tempered_posterior(P, codes, Q):
+    """The evidence tempered to agree with the joint ``Q``
+    (:func:`~labelclean.pipeline._noise_estimate.consistent_temperature`),
+    each row's probability ``r`` that its label is wrong under it, and the
+    temperature. Every reading of the noise measures its flags on evidence
+    tempered to agree with that reading."""
+    temperature = consistent_temperature(P, codes, Q)
+    tempered = temper(P, temperature)
+    W = noise_posterior(tempered, codes, Q)
+    return tempered, 1.0 - W[np.arange(codes.shape[0]), codes], temperature
 
 
 def flip_scores(P: np.ndarray, Q: np.ndarray) -> np.ndarray:
@@ -74,9 +94,10 @@ def estimates_at_noise_ends(P, codes, Q, r, threshold, noise_interval):
     """Estimated precision and recall of the same flags, were the noise at
     either end of its interval.
 
-    The flags (the rows whose ``r`` reaches ``threshold``) stay what they
-    are; the joint is scaled to each end of ``noise_interval`` (its
-    off-diagonal, :func:`scale_noise`), and the known flips drawn from it
+    ``P`` is the evidence as it is (not tempered). The flags (the rows whose
+    ``r`` reaches ``threshold``) stay what they are; the joint is scaled to
+    each end of ``noise_interval`` (its off-diagonal, :func:`scale_noise`),
+    the evidence tempered to agree with it, and the known flips drawn from it
     measure how many of the flagged count's highest-scored rows are wrong.
     The precision of a flag set depends on how much noise there is, and that
     is only known to within its interval (docs/decisions.md, *Honest
@@ -86,12 +107,11 @@ def estimates_at_noise_ends(P, codes, Q, r, threshold, noise_interval):
     count = int(np.count_nonzero(r >= threshold))
     if count == 0 or noise_interval is None:
         return []
-    n = codes.shape[0]
     out = []
     for rate in noise_interval:
         joint = scale_noise(Q, rate)
-        r_end = 1.0 - noise_posterior(P, codes, joint)[np.arange(n), codes]
-        _, caught, n_wrong = known_flip_curve(P, codes, joint, r_end)
+        P_end, r_end, _ = tempered_posterior(P, codes, joint)
+        _, caught, n_wrong = known_flip_curve(P_end, codes, joint, r_end)
         hit = float(caught[count - 1])
         out.append(
             (min(1.0, hit / count), hit / n_wrong if n_wrong > 0 else float("nan"))

@@ -734,9 +734,10 @@ def _first_and_refit(loader, seed):
 def test_verdicts_do_not_bend_the_noise_estimate_of_the_rows_left():
     # iris: estimated on the verdicts alone, the noise of the other rows fell
     # (the confirmed rows are the ones the evidence was least sure of) and
-    # the refit's flag F1 on them dropped from 0.92 to 0.76.
+    # the refit's flag F1 on them dropped from 0.92 to 0.76 (the first fit's
+    # is 0.88 since flags are made on the tempered evidence).
     first, refit = _first_and_refit(load_iris, 11)
-    assert first > 0.9
+    assert first > 0.85
     assert refit >= first - 1e-9
 
 
