@@ -542,12 +542,10 @@ def decide_calibrated(evidence, calibration: Calibration, *, require_agreement=T
     ev = evidence
     n = ev.codes.shape[0]
     P = combine_evidence(ev.confidence_proba, ev.model_proba)
-    temperature = calibration.summary.get("temperature", 1.0)  # older files: none
-    tempered = temper(P, temperature)
-    r = (
-        1.0
-        - noise_posterior(tempered, ev.codes, calibration.joint)[np.arange(n), ev.codes]
-    )
+    # Flags on the evidence tempered as the fit measured (older files: none).
+    tempered = temper(P, calibration.summary.get("temperature", 1.0))
+    rows = np.arange(n)
+    r = 1.0 - noise_posterior(tempered, ev.codes, calibration.joint)[rows, ev.codes]
     W = noise_posterior(P, ev.codes, calibration.joint)
     flagged = r >= calibration.flag_threshold
     shrinkage = calibration.summary.get("evidence_shrinkage", {})  # older files: none
