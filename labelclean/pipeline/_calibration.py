@@ -195,8 +195,8 @@ def _precision_at_share(P, codes, r, anchor, review, recognised):
         return None
     joint = _joint(P, codes, review, predictable=True, recognised=recognised,
                    noise_cap=anchor["share"])  # fmt: skip
-    # On the evidence as it is: tempered to agree with the share's lower
-    # noise it flattens, and the check then stopped flags that were mostly
+    # On the evidence as it is, where the check's two estimates were placed;
+    # tempered to the share's lower noise, it stopped flags that were mostly
     # right (docs/decisions.md, *A posterior that agrees with its joint*).
     r_share = 1.0 - noise_posterior(P, codes, joint)[np.arange(codes.shape[0]), codes]
     count = np.arange(1, r.shape[0] + 1)

@@ -281,8 +281,9 @@ def temper(P: np.ndarray, temperature: float) -> np.ndarray:
 
 
 #: Range searched for the consistent temperature (its logarithm), and the
-#: grid step before bisection: P ** 0.1 is nearly flat, P ** 20 nearly one-hot.
-_LOG_TEMPERATURE_RANGE = (np.log(0.1), np.log(20.0))
+#: grid step before bisection: from the evidence as it is to P ** 20, nearly
+#: one-hot.
+_LOG_TEMPERATURE_RANGE = (0.0, np.log(20.0))
 _LOG_TEMPERATURE_STEP = 0.1
 
 
@@ -299,6 +300,13 @@ def consistent_temperature(P: np.ndarray, codes: np.ndarray, Q: np.ndarray) -> f
     with its joint*). The temperature ``τ`` of ``P ** τ`` (rows renormalised)
     that makes the two agree is the one nearest 1 on a grid of ``log τ``,
     refined by bisection; 1 where none does.
+
+    Only sharpening: the argument runs one way (noise smooths what is learnt
+    from it). Evidence surer than its joint is evidence whose disagreements
+    the joint has capped as overlap (the cautious reading), and flattening it
+    to agree would take that caution twice: it halved the flags of a
+    breast_cancer fit with 30 % of the labels flipped (44 flags where 85 had
+    been 92 % right).
     """
     n = codes.shape[0]
     noise = 1.0 - float(np.trace(Q))

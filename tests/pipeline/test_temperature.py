@@ -46,18 +46,27 @@ def test_calibrated_evidence_needs_no_temperature():
     assert consistent_temperature(P, observed, Q) == pytest.approx(1.0, abs=0.08)
 
 
-@pytest.mark.parametrize("smoothing", [0.5, 1.6])
-def test_the_temperature_undoes_a_smoothing_or_a_sharpening(smoothing):
-    # Evidence learnt from noisy labels is smoother than the true posterior
-    # (0.5 here), boosted trees can be sharper (1.6); the temperature that
-    # makes the mean posterior of a wrong label equal the joint's noise
-    # brings it back.
+@pytest.mark.parametrize("smoothing", [0.5, 0.8])
+def test_the_temperature_undoes_a_smoothing(smoothing):
+    # Evidence learnt from noisy labels is smoother than the true posterior;
+    # the temperature that makes the mean posterior of a wrong label equal
+    # the joint's noise brings it back.
     P, observed, Q = _calibrated_rows(seed=1)
     tau = consistent_temperature(temper(P, smoothing), observed, Q)
     assert tau * smoothing == pytest.approx(1.0, rel=0.1)
     W = noise_posterior(temper(temper(P, smoothing), tau), observed, Q)
     mean_r = np.mean(1.0 - W[np.arange(observed.shape[0]), observed])
     assert mean_r == pytest.approx(1.0 - np.trace(Q), abs=1e-4)
+
+
+def test_evidence_surer_than_its_joint_is_not_flattened():
+    # The joint's noise below what the evidence implies (a capped joint):
+    # flattening would take the cap's caution twice.
+    P, observed, Q = _calibrated_rows(seed=2)
+    assert consistent_temperature(temper(P, 1.6), observed, Q) == 1.0
+    capped = Q * 0.5 + np.diag(np.diag(Q) * 0 + Q.sum(axis=1) * 0.5)
+    assert 1.0 - np.trace(capped) < 1.0 - np.trace(Q)
+    assert consistent_temperature(P, observed, capped) == 1.0
 
 
 def test_no_noise_no_temperature():
