@@ -332,6 +332,8 @@ def consistent_temperature(P: np.ndarray, codes: np.ndarray, Q: np.ndarray) -> f
     low, high = _LOG_TEMPERATURE_RANGE
     grid = np.arange(low, high + _LOG_TEMPERATURE_STEP / 2, _LOG_TEMPERATURE_STEP)
     values = np.array([gap(g) for g in grid])
+    if values[0] >= 0:  # r already reaches the joint's noise: nothing to undo
+        return 1.0
     crossings = np.flatnonzero(np.sign(values[:-1]) * np.sign(values[1:]) <= 0)
     if crossings.size == 0:
         return 1.0
