@@ -337,7 +337,7 @@ def consistent_temperature(P: np.ndarray, codes: np.ndarray, Q: np.ndarray) -> f
     crossings = np.flatnonzero(np.sign(values[:-1]) * np.sign(values[1:]) <= 0)
     if crossings.size == 0:
         return 1.0
-    k = crossings[np.argmin(np.abs(grid[crossings] + _LOG_TEMPERATURE_STEP / 2))]
+    k = crossings[0]  # the grid starts at 1: the first crossing is the nearest
     a, b = grid[k], grid[k + 1]
     fa = values[k]
     for _ in range(30):
