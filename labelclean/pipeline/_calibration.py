@@ -41,9 +41,10 @@ fit's own evidence (``docs/decisions.md``, "Calibrated decisions"):
    ``W[i, j] ∝ T[j, y_i] P[i, j]`` is the probability that row *i*'s true
    class is *j*; ``r_i = 1 − W[i, y_i]`` is the probability that its label is
    wrong (the audit's ``noise_probability``). For the flags and the known
-   flips, ``P`` is first raised to the temperature at which the mean ``r``
-   equals the joint's noise
-   (:func:`~labelclean.pipeline._noise_estimate.consistent_temperature`):
+   flips, ``P`` is first raised to the temperature (at least 1) under which
+   the observed labels are most likely, each drawn from ``P ** τ`` through
+   the transition ``T``
+   (:func:`~labelclean.pipeline._noise_estimate.fitted_temperature`):
    evidence learnt from noisy labels is smoother than the posterior it stands for.
 4. **Operating point, measured on known flips.** Because ``P[i]`` does not
    depend on row *i*'s label, the score a row would get if its label were

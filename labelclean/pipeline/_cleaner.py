@@ -209,8 +209,9 @@ classifier, default='auto'
         What the fit measured about its own rows, JSON-ready: the estimated
         ``noise_rate`` (with a 5–95 % bootstrap interval) and
         ``noise_rate_per_class``, the flag threshold on
-        ``noise_probability`` and the ``temperature`` that makes it agree
-        with the estimated noise, the estimated ``flag_precision`` and
+        ``noise_probability`` and the ``temperature`` of the evidence it
+        is computed on (fitted to the observed labels through the estimated
+        noise), the estimated ``flag_precision`` and
         ``flag_recall`` of the flags (with intervals), the corrections'
         estimated precision per pair of classes, and how well the features
         predict the label (``predictability``). See ``docs/decisions.md``.

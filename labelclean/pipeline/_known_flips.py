@@ -13,7 +13,7 @@ labels*).
 import numpy as np
 
 from labelclean.pipeline._noise_estimate import (
-    consistent_temperature,
+    fitted_temperature,
     noise_posterior,
     scale_noise,
     temper,
@@ -30,12 +30,12 @@ __all__ = [
 
 
 def tempered_posterior(P, codes, Q):
-    """The evidence tempered to agree with the joint ``Q``
-    (:func:`~labelclean.pipeline._noise_estimate.consistent_temperature`),
+    """The evidence tempered to the observed labels under the joint ``Q``
+    (:func:`~labelclean.pipeline._noise_estimate.fitted_temperature`),
     each row's probability ``r`` that its label is wrong under it, and the
     temperature. Every reading of the noise measures its flags on evidence
-    tempered to agree with that reading."""
-    temperature = consistent_temperature(P, codes, Q)
+    tempered under that reading's own joint."""
+    temperature = fitted_temperature(P, codes, Q)
     tempered = temper(P, temperature)
     W = noise_posterior(tempered, codes, Q)
     return tempered, 1.0 - W[np.arange(codes.shape[0]), codes], temperature
