@@ -89,9 +89,10 @@ def test_a_temperature_the_labels_do_not_support_is_not_taken():
     tau = cleaner.calibration_["temperature"]
     assert 1.0 <= tau < 3.0
     for other in (tau * 0.8, tau * 1.25, 8.0, 20.0):
-        assert _label_loss(P, ev.codes, Q, tau) <= _label_loss(
-            P, ev.codes, Q, max(other, 1.0)
-        ) + 1e-9
+        assert (
+            _label_loss(P, ev.codes, Q, tau)
+            <= _label_loss(P, ev.codes, Q, max(other, 1.0)) + 1e-9
+        )
     flagged = cleaner.decisions_ != "kept"
     assert (flagged & flipped).sum() >= 0.8 * flipped.sum()
     assert (flagged & ~flipped).sum() <= 2
@@ -135,9 +136,10 @@ def test_the_fit_flags_on_the_tempered_evidence():
     P0 = combine_evidence(ev.confidence_proba, ev.model_proba)
     Q = cleaner.noise_joint_
     for other in (tau * 0.9, tau * 1.1):
-        assert _label_loss(P0, ev.codes, Q, tau) <= _label_loss(
-            P0, ev.codes, Q, max(other, 1.0)
-        ) + 1e-9
+        assert (
+            _label_loss(P0, ev.codes, Q, tau)
+            <= _label_loss(P0, ev.codes, Q, max(other, 1.0)) + 1e-9
+        )
 
 
 def test_new_rows_are_judged_on_evidence_tempered_as_the_fit_measured():
