@@ -97,7 +97,7 @@ def estimates_at_noise_ends(P, codes, Q, r, threshold, noise_interval):
     ``P`` is the evidence as it is (not tempered). The flags (the rows whose
     ``r`` reaches ``threshold``) stay what they are; the joint is scaled to
     each end of ``noise_interval`` (its off-diagonal, :func:`scale_noise`),
-    the evidence tempered to agree with it, and the known flips drawn from it
+    the evidence tempered under it, and the known flips drawn from it
     measure how many of the flagged count's highest-scored rows are wrong.
     The precision of a flag set depends on how much noise there is, and that
     is only known to within its interval (docs/decisions.md, *Honest
