@@ -54,7 +54,10 @@ fit's own evidence (``docs/decisions.md``, "Calibrated decisions"):
    known wrong labels, and the share of them above a threshold is its recall;
    with the estimated number of wrong labels, its precision follows. The
    threshold of highest estimated F1 whose estimated precision reaches the
-   floor (with a target precision, the widest that meets it) is chosen.
+   floor (with a target precision, the widest that meets it) is chosen;
+   without a target and where the features predict the label, never below
+   one half: a row is flagged only when its own label is more likely wrong
+   than right.
 5. **Corrections.** A flagged row is corrected to ``a = argmax_{j≠y} W[i, j]``
    only when its own ``W[i, a]`` meets the correction target (so the
    estimated precision of the corrections from its observed class to *a*,
@@ -151,17 +154,20 @@ class Calibration:
         self.summary = summary
 
 
-def _choose_threshold(thresholds, caught, n_wrong, target, at_share=None):
+def _choose_threshold(
+    thresholds, caught, n_wrong, target, at_share=None, row_floor=0.0
+):
     """The flag threshold on the descending scores; with ``at_share`` (see
     :func:`_precision_at_share`) the flags must reach the floor or target
-    under both readings of the noise."""
+    under both readings of the noise; the threshold is at least
+    ``row_floor``."""
     flagged = np.arange(1, thresholds.shape[0] + 1)
     precision = np.minimum(1.0, caught / flagged)
     if at_share is not None:
         precision = np.minimum(precision, at_share)
     # Flagging stops inside a run of tied scores only at its end.
     last_of_tie = np.r_[thresholds[1:] != thresholds[:-1], True]
-    admissible = last_of_tie & (thresholds > 0)
+    admissible = last_of_tie & (thresholds > 0) & (thresholds >= row_floor)
     if target is not None:
         ok = np.flatnonzero(admissible & (precision >= target))
         return float(thresholds[ok.max()]) if ok.size else float("inf")
@@ -174,12 +180,20 @@ def _choose_threshold(thresholds, caught, n_wrong, target, at_share=None):
 def _flag_threshold(P, tempered, codes, Q, r, target, predictable_reading=None):
     """The operating point on known flips of the ``tempered`` evidence;
     ``predictable_reading`` (the anchor, the review, the recognised classes)
-    adds the check at the anchor share."""
+    adds the check at the anchor share and, without a target, the floor on
+    each row: a flag set's precision can be carried by its surest rows,
+    and a row whose own ``r`` is under one half is more likely right than
+    wrong. Not in the cautious reading, whose joint is capped below the
+    noise it may hold, so that its ``r`` understates a wrong label (the
+    caution would be taken twice), nor with a target, which sets the
+    operating point the user asked for."""
     thresholds, caught, n_wrong = known_flip_curve(tempered, codes, Q, r)
-    at_share = None
+    at_share, row_floor = None, 0.0
     if predictable_reading is not None:
         at_share = _precision_at_share(P, codes, r, *predictable_reading)
-    return _choose_threshold(thresholds, caught, n_wrong, target, at_share)
+        row_floor = DEFAULT_FLAG_PRECISION_FLOOR if target is None else 0.0
+    return _choose_threshold(thresholds, caught, n_wrong, target, at_share,
+                             row_floor)  # fmt: skip
 
 
 def _precision_at_share(P, codes, r, anchor, review, recognised):
