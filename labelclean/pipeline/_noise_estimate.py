@@ -335,8 +335,6 @@ def fitted_temperature(P: np.ndarray, codes: np.ndarray, Q: np.ndarray) -> float
     values = np.array([loss(g) for g in grid])
     k = int(np.argmin(values))  # the first of equal losses: the nearest to 1
     bounds = (grid[max(k - 1, 0)], grid[min(k + 1, grid.shape[0] - 1)])
-    if bounds[0] == bounds[1]:
-        return float(np.exp(bounds[0]))
     best = minimize_scalar(loss, bounds=bounds, method="bounded",
                            options={"xatol": 1e-4})  # fmt: skip
     log_tau = best.x if best.fun <= values[k] else grid[k]
