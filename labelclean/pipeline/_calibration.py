@@ -9,11 +9,11 @@ fit's own evidence (``docs/decisions.md``, "Calibrated decisions"):
 1. **Evidence.** ``P[i, j]``: the mean of the confidence stage's and the
    final model's out-of-fold probability that row *i* belongs to class *j*.
    Neither is fitted on row *i*'s own label (leave-one-out neighbours,
-   cross-fitting, out-of-fold models), so ``P[i]`` would be nearly the same
-   had the row carried another label (nearly: through the noise filter's
-   reduced set and the neighbours' soft labels the models are fitted on, the
-   label still leans it a little; docs/decisions.md, *Out-of-fold evidence
-   sees its fold's labels*).
+   cross-fitting, out-of-fold models fitted on the other folds' observed
+   labels), so ``P[i]`` would be nearly the same had the row carried another
+   label (nearly: through the noise filter's reduced set the label still
+   leans it a little; docs/decisions.md, *Out-of-fold evidence sees its
+   fold's labels*).
 2. **Noise estimate.** The confident joint of confident learning (Northcutt,
    Jiang and Chuang, JAIR 2021): per-class thresholds ``t_j`` (the mean
    ``P[:, j]`` over the rows labelled *j*), each row counted under the most
@@ -96,8 +96,9 @@ from labelclean.pipeline._noise_estimate import (
     estimate_interval,
     estimate_joint,
     evidence_shrinkage,
+    noise_gate,
     noise_posterior,
-    recognised_classes,
+    predictability_summary,
     shrink_evidence,
     temper,
 )
@@ -346,12 +347,12 @@ def calibrate(
     kappa, kappa_star = kappas[2:]
     low = kappa < LOW_PREDICTABILITY_KAPPA and kappa_star < NOISE_CORRECTED_KAPPA
     slight = kappa_star < SLIGHT_AGREEMENT_KAPPA  # hardly better than chance
-    recognised, class_kappas = recognised_classes(P, codes, n_classes, beyond)
-    Q = _joint(P, codes, evidence.review, predictable=not low, recognised=recognised)
+    gate, (recognised, class_kappas), told = noise_gate(P, codes, n_classes, beyond)
+    Q = _joint(P, codes, evidence.review, predictable=not low, recognised=gate)
     tempered, r, temperature = tempered_posterior(P, codes, Q)
     W = noise_posterior(P, codes, Q)
     alternative, strength, shrinkage = _correction_posterior(P, codes, Q, W)
-    reading = None if low else (anchor, evidence.review, recognised)
+    reading = None if low else (anchor, evidence.review, gate)
     threshold = _flag_threshold(P, tempered, codes, Q, r, target_precision, reading)
     threshold = float("inf") if slight else threshold
     flagged = (r >= threshold) & _unknown(evidence.known, n)
@@ -367,7 +368,7 @@ def calibrate(
     others, noise_ends = _other_noise_levels(
         P, tempered, codes, Q, r, threshold, reading
     )
-    boot = _bootstrap(P, codes, threshold, random_state, not low, recognised, reading)
+    boot = _bootstrap(P, codes, threshold, random_state, not low, gate, reading)
     noise = 1.0 - float(np.trace(Q))
     noise_interval = estimate_interval(noise, boot["noise_rate"], noise_ends)
     others += estimates_at_noise_ends(P, codes, Q, r, threshold, noise_interval)
@@ -405,8 +406,8 @@ def calibrate(
         ),
         "correction_pairs": pairs,
         "evidence_shrinkage": shrinkage,
-        "predictability": _predictability(
-            kappas, low, slight, class_kappas, recognised
+        "predictability": predictability_summary(
+            kappas, low, slight, class_kappas, recognised, told
         ),
     }
     return Calibration(Q, threshold, corr_thresholds, summary)
@@ -496,24 +497,6 @@ def _other_noise_levels(P, tempered, codes, Q, r, threshold, reading):
         others.append(estimates_at(threshold, Pc, codes, Qc, rc))
         noise_ends.append(1.0 - float(np.trace(Qc)))
     return others, noise_ends
-
-
-def _predictability(kappas, low, slight, class_kappas, recognised) -> dict:
-    """``calibration_['predictability']``: agreement, reading, and per class."""
-    accuracy, majority, kappa, kappa_star = kappas
-    per_class = np.asarray(class_kappas, dtype=float).reshape(-1, 2).tolist()
-    return {
-        "out_of_fold_accuracy": accuracy,
-        "majority_share": majority,
-        "kappa": kappa,
-        "kappa_noise_corrected": kappa_star,
-        "low": bool(low),
-        "slight": bool(slight),
-        "per_class": [
-            {"kappa": k, "kappa_noise_corrected": c, "recognised": bool(ok)}
-            for (k, c), ok in zip(per_class, recognised, strict=True)
-        ],
-    }
 
 
 def _bootstrap(

@@ -214,7 +214,9 @@ classifier, default='auto'
         noise), the estimated ``flag_precision`` and
         ``flag_recall`` of the flags (with intervals), the corrections'
         estimated precision per pair of classes, and how well the features
-        predict the label (``predictability``). See ``docs/decisions.md``.
+        predict the label (``predictability``: overall, per class and, with
+        more than two classes, per pair of classes). See
+        ``docs/decisions.md``.
     noise_rate_ : float
         Estimated share of wrong labels among the fitted rows.
     noise_rate_per_class_ : dict

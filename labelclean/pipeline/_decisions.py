@@ -346,6 +346,8 @@ class DecisionsMixin:
             summary["thresholds"] = thresholds
         for pair in summary["correction_pairs"]:
             pair["from"], pair["to"] = labels[pair["from"]], labels[pair["to"]]
+        for pair in summary["predictability"].get("pairs", []):
+            pair["classes"] = [labels[code] for code in pair["classes"]]
         self.calibration_ = _finite(summary)
         self.noise_rate_ = summary["noise_rate"]
         self.noise_rate_per_class_ = dict(

@@ -6,13 +6,25 @@ the evidence ``P`` (:func:`combine_evidence`), the joint of observed and true
 labels ``Q`` (:func:`estimate_joint`: confident learning's confident joint,
 capped by a mixture-proportion bound per class and by the disagreement of the
 surest rows' labels), the per-row probability that the label is wrong
-(:func:`noise_posterior`), and which classes the evidence tells apart
-(:func:`recognised_classes`, Cohen's κ).
+(:func:`noise_posterior`); which classes the evidence tells apart (Cohen's
+κ) is measured in :mod:`labelclean.pipeline._predictability` and re-exported
+here.
 """
 
 import numpy as np
 from scipy.optimize import minimize_scalar
 from scipy.special import betaincinv
+
+from labelclean.pipeline._predictability import (
+    LOW_PREDICTABILITY_KAPPA,
+    NOISE_CORRECTED_KAPPA,
+    SLIGHT_AGREEMENT_KAPPA,
+    cohen_kappa,
+    noise_gate,
+    predictability_summary,
+    recognised_classes,
+    recognised_pairs,
+)
 
 __all__ = [
     "LOW_PREDICTABILITY_KAPPA",
@@ -26,34 +38,16 @@ __all__ = [
     "estimate_joint",
     "evidence_shrinkage",
     "fitted_temperature",
+    "noise_gate",
     "noise_posterior",
+    "predictability_summary",
     "recognised_classes",
+    "recognised_pairs",
     "scale_noise",
     "shrink_evidence",
     "temper",
     "transition_matrix",
 ]
-
-#: Below this agreement beyond chance (Cohen's κ) between the evidence's most
-#: probable class and the observed label, the features predict the label
-#: poorly; the report says so first, and the noise is estimated the cautious
-#: way (:func:`estimate_joint` with ``predictable=False``) and nothing is
-#: corrected.
-LOW_PREDICTABILITY_KAPPA = 0.4
-
-#: The same data are still taken as predictable when κ on the table of the
-#: evidence's most probable class against the label, corrected for the noise
-#: measured on the surest rows (the share of their labels that disagree with
-#: the evidence beyond what the evidence itself expects there), reaches this
-#: ("substantial" agreement, Landis and Koch 1977): heavy noise alone lowers
-#: the agreement of a model with the observed labels.
-NOISE_CORRECTED_KAPPA = 0.6
-
-#: Below this agreement, by both κ and the noise-corrected κ ("slight", Landis
-#: and Koch 1977), the evidence tells the classes apart hardly better than
-#: chance: it cannot tell a wrong label from a hard case, and nothing is
-#: flagged (docs/decisions.md, *Evidence hardly better than chance*).
-SLIGHT_AGREEMENT_KAPPA = 0.2
 
 #: Shares of the rows, most confident first, whose labels measure the noise
 #: where the classes are pure (the smallest group has ``_ANCHOR_MIN_ROWS``).
@@ -218,7 +212,9 @@ def estimate_joint(
     from the others (:func:`recognised_classes`). A class it does not is
     assumed clean: none of its labels is counted as wrong, and no label of
     another class is counted as a hidden row of it (the evidence could not
-    tell either from overlap).
+    tell either from overlap). Or per pair of classes (a square boolean
+    array, :func:`recognised_pairs`): a label of class *l* is counted as a
+    hidden row of class *j* only where the pair is told apart.
     """
     counts = np.bincount(codes, minlength=n_classes).astype(np.float64)
     joint = confident_joint(P, codes, n_classes)
@@ -238,9 +234,10 @@ def estimate_joint(
             Q[label] = calibrated[label] * (rate[label] * counts[label] / off)
         Q[label, label] = counts[label] * (1.0 - rate[label] if off > 0 else 1.0)
     if recognised is not None and not np.all(recognised):
-        unseen = ~np.asarray(recognised, dtype=bool)
-        Q[unseen] = 0.0
-        Q[:, unseen] = 0.0
+        apart = np.asarray(recognised, dtype=bool)
+        if apart.ndim == 1:
+            apart = np.outer(apart, apart)
+        Q[~(apart | np.eye(n_classes, dtype=bool))] = 0.0
         Q[np.diag_indices(n_classes)] += counts - Q.sum(axis=1)
     if noise_cap is None:
         anchor = anchor_disagreement(P, codes)
@@ -394,101 +391,6 @@ def shrink_evidence(P: np.ndarray, alpha: float, class_shares) -> np.ndarray:
         return P
     shares = np.asarray(class_shares, dtype=np.float64)
     return (1.0 - alpha) * P + alpha * shares[None, :]
-
-
-def cohen_kappa(P, codes, n_classes, noise=0.0):
-    """Accuracy of the evidence's most probable class, the largest class's
-    share, Cohen's κ, and κ on that table corrected for ``noise``.
-
-    Wrong labels lower the agreement of even a perfect model. With a share ρ
-    of labels flipped uniformly among K classes, the observed table (most
-    probable class × label) is the true one times the transition that keeps
-    a label with probability 1 − ρ and moves it to each other class with
-    ρ / (K − 1); the transition is inverted, as :func:`recognised_classes`
-    does per class. (Correcting the accuracy alone, and not the agreement
-    expected by chance, called an evidence that names the largest class for
-    nearly every row 'substantial': κ 0.03 became 0.65 on a public table of
-    voters' race, and the whole other class was flagged.)
-    """
-    predicted = np.argmax(P, axis=1)
-    accuracy = float(np.mean(predicted == codes))
-    N = np.zeros((n_classes, n_classes))
-    np.add.at(N, (predicted, codes), 1)
-    kappa = _table_kappa(N)
-    majority = float(N.sum(axis=0).max() / max(codes.shape[0], 1))
-    spread = noise / max(n_classes - 1, 1)
-    T = np.full((n_classes, n_classes), spread)
-    np.fill_diagonal(T, 1.0 - noise)
-    if kappa <= 1e-12 or noise <= 0:
-        # No better than chance: uniform flips scale κ by a positive factor,
-        # so no amount of noise makes such an evidence predictive.
-        return accuracy, majority, kappa, kappa
-    return accuracy, majority, kappa, max(kappa, _corrected_kappa(N, T))
-
-
-def _table_kappa(N):
-    """Cohen's κ of a square table of counts (rows: predicted, columns: label)."""
-    total = N.sum()
-    if total <= 0:
-        return 0.0
-    agree = np.trace(N) / total
-    chance = float(N.sum(axis=1) @ N.sum(axis=0)) / total**2
-    return float((agree - chance) / (1.0 - chance)) if chance < 1 else 0.0
-
-
-def _corrected_kappa(N, T):
-    """κ of the table ``N`` (predicted × observed label) with the label
-    transition ``T`` inverted, i.e. of the labels before the noise (0 when
-    ``T`` cannot be inverted)."""
-    if abs(np.linalg.det(T)) < 1e-9:
-        return 0.0
-    return _table_kappa(np.clip(N @ np.linalg.inv(T), 0, None))
-
-
-def recognised_classes(P, codes, n_classes, noise=0.0):
-    """Whether the evidence tells each class apart from the others.
-
-    Per class *l*, the predictability test of :func:`calibrate` for the two
-    classes "l" and "not l": Cohen's κ between "the evidence's most probable
-    class is l" and "the label is l", and the same κ on the table corrected
-    for ``noise`` (flipped uniformly, a row of class l loses its label with
-    probability ρ and a row of another class takes label l with probability
-    ρ / (K − 1); the observed table is the true one times that transition,
-    which is inverted). A class is recognised unless both are low (κ below
-    :data:`LOW_PREDICTABILITY_KAPPA` and corrected κ below
-    :data:`NOISE_CORRECTED_KAPPA`). A class the evidence never or rarely
-    names (a small class among large ones, a class the features do not
-    describe) is not: its rows look unlike their label only because the
-    evidence cannot see the class at all. With two classes the test is the
-    data set's own.
-
-    Returns
-    -------
-    recognised : ndarray of bool, shape (n_classes,)
-    kappas : list of (float, float)
-        κ and noise-corrected κ per class.
-    """
-    predicted = np.argmax(P, axis=1)
-    out = np.ones(n_classes, dtype=bool)
-    kappas = []
-    spread = noise / max(n_classes - 1, 1)
-    T = np.array([[1.0 - spread, spread], [noise, 1.0 - noise]])
-    for label in range(n_classes):
-        N = np.zeros((2, 2))
-        np.add.at(
-            N, ((predicted == label).astype(int), (codes == label).astype(int)), 1
-        )
-        kappa = _table_kappa(N)
-        corrected = kappa
-        if noise > 0:
-            corrected = max(kappa, _corrected_kappa(N, T))
-        kappas.append((kappa, corrected))
-        out[label] = not (
-            kappa < LOW_PREDICTABILITY_KAPPA and corrected < NOISE_CORRECTED_KAPPA
-        )
-    if n_classes == 2:
-        out[:] = True
-    return out, kappas
 
 
 def estimate_interval(value, sd, others=(), count=None):

@@ -296,22 +296,46 @@ def _calibration_story(run: Mapping[str, Any]) -> list[str]:
         elif not pred.get("slight"):
             text += " No row was flagged: no operating point was precise enough."
         story.append(text + _shrinkage_text(cal))
-        unseen = [
-            str(name)
-            for name, c in zip(
-                cal.get("classes") or [], pred.get("per_class") or [], strict=False
-            )
-            if isinstance(c, Mapping) and not c.get("recognised", True)
-        ]
-        if unseen and cal.get("decision_rule") != "thresholds":
-            shown = ", ".join(f"'{c}'" for c in unseen[:8])
-            more = f" and {len(unseen) - 8} more" if len(unseen) > 8 else ""
-            story.append(
-                f"The evidence does not tell class(es) {shown}{more} apart from the "
-                "others, so their labels cannot be checked: their rows were kept "
-                "as labelled, and no row was relabelled into them."
-            )
+        story += _unseen_story(cal, pred)
     return story + _review_and_missing_story(run)
+
+
+def _unseen_story(cal: Mapping[str, Any], pred: Mapping[str, Any]) -> list[str]:
+    """Sentences on the classes, and pairs of classes, the evidence cannot tell
+    apart (their labels were not checked against each other)."""
+    if cal.get("decision_rule") == "thresholds":
+        return []
+    story = []
+    unseen = [
+        str(name)
+        for name, c in zip(
+            cal.get("classes") or [], pred.get("per_class") or [], strict=False
+        )
+        if isinstance(c, Mapping) and not c.get("recognised", True)
+    ]
+    if unseen:
+        shown = ", ".join(f"'{c}'" for c in unseen[:8])
+        more = f" and {len(unseen) - 8} more" if len(unseen) > 8 else ""
+        story.append(
+            f"The evidence does not tell class(es) {shown}{more} apart from the "
+            "others, so their labels cannot be checked: their rows were kept "
+            "as labelled, and no row was relabelled into them."
+        )
+    together = [  # pairs of classes each told from the rest
+        " and ".join(f"'{c}'" for c in pair.get("classes", ()))
+        for pair in pred.get("pairs") or []
+        if isinstance(pair, Mapping)
+        and not pair.get("told_apart", True)
+        and not set(map(str, pair.get("classes", ()))) & set(unseen)
+    ]
+    if together:
+        more = f" and {len(together) - 8} more pairs" if len(together) > 8 else ""
+        story.append(
+            f"The evidence does not tell {'; '.join(together[:8])}{more} apart "
+            "from each other: no label of one was taken for a wrong label of "
+            "the other."
+        )
+    return story
 
 
 def _review_and_missing_story(run: Mapping[str, Any]) -> list[str]:

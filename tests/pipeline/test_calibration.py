@@ -27,12 +27,12 @@ from labelclean.pipeline._calibration import (
     decide_calibrated,
     estimate_joint,
     evidence_shrinkage,
-    recognised_classes,
 )
 from labelclean.pipeline._decisions import Evidence
 from labelclean.pipeline._noise_estimate import (
     SLIGHT_AGREEMENT_KAPPA,
     estimate_interval,
+    recognised_classes,
 )
 from labelclean.report import render_html
 from labelclean.validation import validate_output

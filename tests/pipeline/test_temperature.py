@@ -74,7 +74,9 @@ def test_a_temperature_the_labels_do_not_support_is_not_taken():
     # has disagreeing labels, so the mean posterior of a wrong label reaches
     # it only when the evidence is nearly one-hot (matching that mean alone
     # gave tau 15.5 and 11 flags, all right, of 18 wrong labels).
-    # The likelihood of the labels keeps the temperature moderate.
+    # The likelihood of the labels keeps the temperature moderate (5.5 on the
+    # evidence of models fitted on the observed labels, 1.49 on the
+    # neighbours' soft labels).
     X, y = load_wine(return_X_y=True)
     X_tr, _, y_tr, _ = train_test_split(
         X, (y == 0).astype(int), test_size=0.5, stratify=y == 0, random_state=1
@@ -87,7 +89,7 @@ def test_a_temperature_the_labels_do_not_support_is_not_taken():
     r_at_8 = 1.0 - noise_posterior(temper(P, 8.0), ev.codes, Q)[rows, ev.codes]
     assert r_at_8.mean() < 1.0 - np.trace(Q)  # the mean alone asks for more
     tau = cleaner.calibration_["temperature"]
-    assert 1.0 <= tau < 3.0
+    assert 1.0 <= tau < 8.0
     for other in (tau * 0.8, tau * 1.25, 8.0, 20.0):
         assert (
             _label_loss(P, ev.codes, Q, tau)

@@ -1,0 +1,223 @@
+"""How well the evidence tells the classes apart (Cohen's κ).
+
+Overall (:func:`cohen_kappa`: the readings of docs/decisions.md, *Calibrated
+decisions*), per class against the rest (:func:`recognised_classes`), per
+pair of classes (:func:`recognised_pairs`), and which labels may therefore
+hide rows of which classes in the noise estimate (:func:`noise_gate`).
+"""
+
+import numpy as np
+
+__all__ = [
+    "LOW_PREDICTABILITY_KAPPA",
+    "NOISE_CORRECTED_KAPPA",
+    "SLIGHT_AGREEMENT_KAPPA",
+    "cohen_kappa",
+    "noise_gate",
+    "predictability_summary",
+    "recognised_classes",
+    "recognised_pairs",
+]
+
+#: Below this agreement beyond chance (Cohen's κ) between the evidence's most
+#: probable class and the observed label, the features predict the label
+#: poorly; the report says so first, and the noise is estimated the cautious
+#: way (:func:`~labelclean.pipeline._noise_estimate.estimate_joint` with
+#: ``predictable=False``) and nothing is corrected.
+LOW_PREDICTABILITY_KAPPA = 0.4
+
+#: The same data are still taken as predictable when κ on the table of the
+#: evidence's most probable class against the label, corrected for the noise
+#: measured on the surest rows (the share of their labels that disagree with
+#: the evidence beyond what the evidence itself expects there), reaches this
+#: ("substantial" agreement, Landis and Koch 1977): heavy noise alone lowers
+#: the agreement of a model with the observed labels.
+NOISE_CORRECTED_KAPPA = 0.6
+
+#: Below this agreement, by both κ and the noise-corrected κ ("slight", Landis
+#: and Koch 1977), the evidence tells the classes apart hardly better than
+#: chance: it cannot tell a wrong label from a hard case, and nothing is
+#: flagged (docs/decisions.md, *Evidence hardly better than chance*).
+SLIGHT_AGREEMENT_KAPPA = 0.2
+
+
+def cohen_kappa(P, codes, n_classes, noise=0.0):
+    """Accuracy of the evidence's most probable class, the largest class's
+    share, Cohen's κ, and κ on that table corrected for ``noise``.
+
+    Wrong labels lower the agreement of even a perfect model. With a share ρ
+    of labels flipped uniformly among K classes, the observed table (most
+    probable class × label) is the true one times the transition that keeps
+    a label with probability 1 − ρ and moves it to each other class with
+    ρ / (K − 1); the transition is inverted, as :func:`recognised_classes`
+    does per class. (Correcting the accuracy alone, and not the agreement
+    expected by chance, called an evidence that names the largest class for
+    nearly every row 'substantial': κ 0.03 became 0.65 on a public table of
+    voters' race, and the whole other class was flagged.)
+    """
+    predicted = np.argmax(P, axis=1)
+    accuracy = float(np.mean(predicted == codes))
+    N = np.zeros((n_classes, n_classes))
+    np.add.at(N, (predicted, codes), 1)
+    kappa = _table_kappa(N)
+    majority = float(N.sum(axis=0).max() / max(codes.shape[0], 1))
+    spread = noise / max(n_classes - 1, 1)
+    T = np.full((n_classes, n_classes), spread)
+    np.fill_diagonal(T, 1.0 - noise)
+    if kappa <= 1e-12 or noise <= 0:
+        # No better than chance: uniform flips scale κ by a positive factor,
+        # so no amount of noise makes such an evidence predictive.
+        return accuracy, majority, kappa, kappa
+    return accuracy, majority, kappa, max(kappa, _corrected_kappa(N, T))
+
+
+def _table_kappa(N):
+    """Cohen's κ of a square table of counts (rows: predicted, columns: label)."""
+    total = N.sum()
+    if total <= 0:
+        return 0.0
+    agree = np.trace(N) / total
+    chance = float(N.sum(axis=1) @ N.sum(axis=0)) / total**2
+    return float((agree - chance) / (1.0 - chance)) if chance < 1 else 0.0
+
+
+def _corrected_kappa(N, T):
+    """κ of the table ``N`` (predicted × observed label) with the label
+    transition ``T`` inverted, i.e. of the labels before the noise (0 when
+    ``T`` cannot be inverted)."""
+    if abs(np.linalg.det(T)) < 1e-9:
+        return 0.0
+    return _table_kappa(np.clip(N @ np.linalg.inv(T), 0, None))
+
+
+def recognised_classes(P, codes, n_classes, noise=0.0):
+    """Whether the evidence tells each class apart from the others.
+
+    Per class *l*, the predictability test of :func:`calibrate` for the two
+    classes "l" and "not l": Cohen's κ between "the evidence's most probable
+    class is l" and "the label is l", and the same κ on the table corrected
+    for ``noise`` (flipped uniformly, a row of class l loses its label with
+    probability ρ and a row of another class takes label l with probability
+    ρ / (K − 1); the observed table is the true one times that transition,
+    which is inverted). A class is recognised unless both are low (κ below
+    :data:`LOW_PREDICTABILITY_KAPPA` and corrected κ below
+    :data:`NOISE_CORRECTED_KAPPA`). A class the evidence never or rarely
+    names (a small class among large ones, a class the features do not
+    describe) is not: its rows look unlike their label only because the
+    evidence cannot see the class at all. With two classes the test is the
+    data set's own.
+
+    Returns
+    -------
+    recognised : ndarray of bool, shape (n_classes,)
+    kappas : list of (float, float)
+        κ and noise-corrected κ per class.
+    """
+    predicted = np.argmax(P, axis=1)
+    out = np.ones(n_classes, dtype=bool)
+    kappas = []
+    spread = noise / max(n_classes - 1, 1)
+    T = np.array([[1.0 - spread, spread], [noise, 1.0 - noise]])
+    for label in range(n_classes):
+        N = np.zeros((2, 2))
+        np.add.at(
+            N, ((predicted == label).astype(int), (codes == label).astype(int)), 1
+        )
+        kappa = _table_kappa(N)
+        corrected = kappa
+        if noise > 0:
+            corrected = max(kappa, _corrected_kappa(N, T))
+        kappas.append((kappa, corrected))
+        out[label] = not (
+            kappa < LOW_PREDICTABILITY_KAPPA and corrected < NOISE_CORRECTED_KAPPA
+        )
+    if n_classes == 2:
+        out[:] = True
+    return out, kappas
+
+
+def recognised_pairs(P, codes, n_classes, noise=0.0):
+    """Whether the evidence tells each pair of classes apart.
+
+    Per pair *j*, *l*, the predictability test of :func:`recognised_classes`
+    on the rows labelled *j* or *l*, the evidence choosing between the two
+    (the larger probability): Cohen's κ, and κ corrected for ``noise``
+    flipped uniformly among all classes (among the pair's rows, a row of *j*
+    carries label *l* with probability (ρ / (K − 1)) / (1 − ρ + ρ / (K − 1))).
+    Two classes can each be told from all the others and not from each other
+    (two totals of the same quantity): the labels they exchange are then
+    overlap, not noise (docs/decisions.md, *Out-of-fold evidence sees its
+    fold's labels*).
+
+    Returns
+    -------
+    apart : ndarray of bool, shape (n_classes, n_classes)
+        Symmetric, True on the diagonal.
+    kappas : dict
+        ``(a, b) -> (κ, noise-corrected κ)`` for classes a < b with rows of
+        both.
+    """
+    apart = np.ones((n_classes, n_classes), dtype=bool)
+    kappas = {}
+    move = noise / max(n_classes - 1, 1)
+    swap = move / max(1.0 - noise + move, 1e-12)
+    T = np.array([[1.0 - swap, swap], [swap, 1.0 - swap]])
+    for a in range(n_classes):
+        for b in range(a + 1, n_classes):
+            rows = (codes == a) | (codes == b)
+            if not (np.any(codes == a) and np.any(codes == b)):
+                continue
+            N = np.zeros((2, 2))
+            chose_b = (P[rows, b] > P[rows, a]).astype(int)
+            np.add.at(N, (chose_b, (codes[rows] == b).astype(int)), 1)
+            kappa = _table_kappa(N)
+            corrected = max(kappa, _corrected_kappa(N, T)) if noise > 0 else kappa
+            kappas[(a, b)] = (kappa, corrected)
+            apart[a, b] = apart[b, a] = not (
+                kappa < LOW_PREDICTABILITY_KAPPA and corrected < NOISE_CORRECTED_KAPPA
+            )
+    return apart, kappas
+
+
+def predictability_summary(kappas, low, slight, class_kappas, recognised, told) -> dict:
+    """``calibration_['predictability']``: agreement, reading, per class and,
+    with more than two classes, per pair of classes."""
+    accuracy, majority, kappa, kappa_star = kappas
+    per_class = np.asarray(class_kappas, dtype=float).reshape(-1, 2).tolist()
+    out = {
+        "out_of_fold_accuracy": accuracy,
+        "majority_share": majority,
+        "kappa": kappa,
+        "kappa_noise_corrected": kappa_star,
+        "low": bool(low),
+        "slight": bool(slight),
+        "per_class": [
+            {"kappa": k, "kappa_noise_corrected": c, "recognised": bool(ok)}
+            for (k, c), ok in zip(per_class, recognised, strict=True)
+        ],
+    }
+    if told is not None:
+        apart, pair_kappas = told
+        out["pairs"] = [
+            {
+                "classes": [a, b],
+                "kappa": k,
+                "kappa_noise_corrected": c,
+                "told_apart": bool(apart[a, b]),
+            }
+            for (a, b), (k, c) in sorted(pair_kappas.items())
+        ]
+    return out
+
+
+def noise_gate(P, codes, n_classes, noise=0.0):
+    """Which labels may hide rows of which classes: ``gate[l, j]`` is False
+    where the evidence does not tell class *l* or *j* from the rest
+    (:func:`recognised_classes`) or, with more than two classes, *l* from *j*
+    (:func:`recognised_pairs`). Returns the gate, ``recognised_classes``'s
+    result and ``recognised_pairs``'s (None with two classes)."""
+    per_class = recognised_classes(P, codes, n_classes, noise)
+    if n_classes <= 2:
+        return per_class[0], per_class, None
+    told = recognised_pairs(P, codes, n_classes, noise)
+    return np.outer(per_class[0], per_class[0]) & told[0], per_class, told
