@@ -9,9 +9,10 @@ data's way through"):
    the row's own label (leave-one-out neighbours, or cross-fitting);
 3. SPLBoost suspects (rows whose self-paced weight ends at zero);
 4. the final model (RoSR-L, or CB-AdaBoost for two classes when it is
-   clearly better out of fold), fitted on the rows SPLBoost kept with the
-   confidence stage's soft labels, evaluated out of fold for every row and
-   refitted on the cleaned rows for new data;
+   clearly better out of fold), evaluated out of fold for every row on the
+   rows SPLBoost kept (with their observed labels; CB-AdaBoost with the
+   confidence stage's soft labels, its label confidences) and refitted on
+   the cleaned rows for new data;
 5. one decision per row (:mod:`labelclean.pipeline._decisions`).
 
 It is an estimator (``fit``/``predict``/``predict_proba``), a sampler
