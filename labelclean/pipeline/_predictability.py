@@ -146,8 +146,8 @@ def recognised_pairs(P, codes, n_classes, noise=0.0):
     carries label *l* with probability (ρ / (K − 1)) / (1 − ρ + ρ / (K − 1))).
     Two classes can each be told from all the others and not from each other
     (two totals of the same quantity): the labels they exchange are then
-    overlap, not noise (docs/decisions.md, *Out-of-fold evidence sees its
-    fold's labels*).
+    overlap, not noise (docs/decisions.md, *Calibrated decisions*, step 2,
+    *And per pair of classes*).
 
     Returns
     -------
