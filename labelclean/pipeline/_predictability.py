@@ -164,9 +164,9 @@ def recognised_pairs(P, codes, n_classes, noise=0.0):
     T = np.array([[1.0 - swap, swap], [swap, 1.0 - swap]])
     for a in range(n_classes):
         for b in range(a + 1, n_classes):
-            rows = (codes == a) | (codes == b)
             if not (np.any(codes == a) and np.any(codes == b)):
                 continue
+            rows = (codes == a) | (codes == b)
             N = np.zeros((2, 2))
             chose_b = (P[rows, b] > P[rows, a]).astype(int)
             np.add.at(N, (chose_b, (codes[rows] == b).astype(int)), 1)

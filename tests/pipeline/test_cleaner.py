@@ -365,21 +365,31 @@ def test_model_choice_on_a_sample_of_a_large_input(monkeypatch):
     pd.testing.assert_frame_equal(fitted.audit_, threaded.audit_)
 
 
-@pytest.mark.xfail(
+_SOFT_LABEL_LEAK = pytest.mark.xfail(
     strict=True,
-    reason="known: the out-of-fold models are fitted on the soft labels of the "
-    "whole fit, which carry the held-out rows' labels through their "
-    "neighbours (docs/decisions.md, Out-of-fold evidence sees its fold's "
-    "labels); fitting them on KNNConfidence.soft_labels_without passed this "
-    "test but moved the decisions on public tables the wrong way, so it is "
-    "not shipped",
+    reason="known: CB-AdaBoost's out-of-fold models are fitted on the soft "
+    "labels of the whole fit (its label confidences), which carry the "
+    "held-out rows' labels through their neighbours (docs/decisions.md, "
+    "Out-of-fold evidence sees its fold's labels); fitting them on "
+    "KNNConfidence.soft_labels_without passed this test but moved the "
+    "decisions on public tables the wrong way, so it is not shipped",
 )
-def test_out_of_fold_evidence_does_not_see_the_fold_labels():
+
+
+@pytest.mark.parametrize(
+    ("model", "bound"),
+    [
+        # Fitted on the other folds' observed labels: 0.496 over the four
+        # seeds; on the neighbours' soft labels of the whole fit, 0.531.
+        ("rosr", 0.52),
+        # Soft labels hold their neighbours' labels: 0.62 (four seeds);
+        # without the fold's labels, 0.525.
+        pytest.param("cb_adaboost_trees", 0.56, marks=_SOFT_LABEL_LEAK),
+    ],
+)
+def test_out_of_fold_evidence_does_not_see_the_fold_labels(model, bound):
     # Labels independent of the features: evidence that never saw a row's
-    # label predicts it at chance. Neighbours' soft labels hold their
-    # neighbours' labels, so models fitted on the full-data soft labels
-    # predict the held-out labels at 0.62 (four seeds); without the fold's
-    # labels, 0.525.
+    # label predicts it at chance.
     hits = []
     for seed in range(4):
         rng = np.random.default_rng(seed)
@@ -387,12 +397,12 @@ def test_out_of_fold_evidence_does_not_see_the_fold_labels():
         cleaner = LabelCleaner(
             confidence=KNNConfidence(noise_filter=None),
             suspects=None,
-            model="cb_adaboost_trees",
+            model=model,
             random_state=seed,
         ).fit(X, y)
         evidence = cleaner.evidence_
         hits.append(evidence.model_proba.argmax(axis=1) == evidence.codes)
-    assert np.mean(hits) < 0.56
+    assert np.mean(hits) < bound
 
 
 def test_model_choice_compares_candidates_that_never_saw_the_fold_labels():
