@@ -89,6 +89,14 @@ class KNNConfidence(BaseConfidence):
         Share of each row's neighbours carrying each class.
     neighbor_counts_ : ndarray of shape (n_samples, n_classes)
         Number of each row's neighbours carrying each class (audit evidence).
+    unfiltered_soft_labels_ : ndarray of shape (n_samples, n_classes)
+        Share of each row's nearest other training rows carrying each class,
+        the filter's removals included (from the candidates the search
+        found). Unlike ``soft_labels_`` it is blind to the row's own label:
+        the filter keeps a wrong label's neighbours of the same wrong label
+        more often, and they then vote for it. The calibration chooses its
+        surest rows by it (``docs/decisions.md``, *The surest rows are chosen
+        blind to their own labels*).
     trusted_labels_ : ndarray of shape (n_samples,)
         Most common label among each row's neighbours; ties keep the observed
         label.
@@ -198,15 +206,20 @@ class KNNConfidence(BaseConfidence):
         neighbors = index.training_neighbors(keep, self.n_neighbors_)
         self.neighbor_counts_ = _label_counts(neighbors, codes, n_classes)
         self.soft_labels_ = self.neighbor_counts_ / self.n_neighbors_
+        self._index = index
+        self._train_codes = codes
+        self.in_reduced_set_ = keep
+        self.unfiltered_soft_labels_ = (
+            self.soft_labels_
+            if flt is None
+            else self._shares_among(np.ones_like(keep), np.arange(Z.shape[0]))
+        )
         self.confidence_ = self.soft_labels_[np.arange(codes.shape[0]), codes]
         self.trusted_labels_ = self.classes_[self._trusted(self.soft_labels_, codes)]
-        self.in_reduced_set_ = keep
         self.neighbor_algorithm_ = index.algorithm
         # New rows search L_red with a structure of their own; the training
         # rows' search structures are not needed any more.
         index.release()
-        self._index = index
-        self._train_codes = codes
         return self
 
     def soft_labels_without(self, excluded: np.ndarray, rows: np.ndarray) -> np.ndarray:
@@ -236,8 +249,13 @@ class KNNConfidence(BaseConfidence):
         soft : ndarray of shape (len(rows), n_classes)
         """
         check_is_fitted(self)
-        n_classes = self.classes_.shape[0]
         allowed = self.in_reduced_set_ & ~np.asarray(excluded, dtype=bool)
+        return self._shares_among(allowed, rows)
+
+    def _shares_among(self, allowed: np.ndarray, rows: np.ndarray) -> np.ndarray:
+        """Label shares among each of ``rows``' nearest ``allowed`` rows, self
+        excluded, at most ``n_neighbors_``, from the fit's candidates."""
+        n_classes = self.classes_.shape[0]
         cand = np.asarray(self._index.candidates[rows], dtype=np.intp)
         valid = (cand >= 0) & (cand != rows[:, None])
         valid &= allowed[np.maximum(cand, 0)]

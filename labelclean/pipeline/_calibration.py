@@ -100,6 +100,7 @@ from labelclean.pipeline._noise_estimate import (
     noise_posterior,
     predictability_summary,
     shrink_evidence,
+    surest_rows_evidence,
     temper,
 )
 
@@ -341,14 +342,16 @@ def calibrate(
     codes = evidence.codes
     n, n_classes = evidence.confidence_proba.shape
     P = combine_evidence(evidence.confidence_proba, evidence.model_proba)
-    anchor = anchor_disagreement(P, codes)
+    surest_by = surest_rows_evidence(evidence)
+    anchor = anchor_disagreement(surest_by, codes)
     beyond = anchor["beyond_evidence"]
     kappas = cohen_kappa(P, codes, n_classes, beyond)
     kappa, kappa_star = kappas[2:]
     low = kappa < LOW_PREDICTABILITY_KAPPA and kappa_star < NOISE_CORRECTED_KAPPA
     slight = kappa_star < SLIGHT_AGREEMENT_KAPPA  # hardly better than chance
     gate, (recognised, class_kappas), told = noise_gate(P, codes, n_classes, beyond)
-    Q = _joint(P, codes, evidence.review, predictable=not low, recognised=gate)
+    Q = _joint(P, codes, evidence.review, predictable=not low, recognised=gate,
+               surest_by=surest_by)  # fmt: skip
     tempered, r, temperature = tempered_posterior(P, codes, Q)
     W = noise_posterior(P, codes, Q)
     alternative, strength, shrinkage = _correction_posterior(P, codes, Q, W)
@@ -364,15 +367,13 @@ def calibrate(
         (codes, alternative, strength), candidate, correction_target, withheld
     )
     precision, recall, _ = estimates_at(threshold, tempered, codes, Q, r)
-    reading = (low, anchor, evidence.review)
     others, noise_ends = _other_noise_levels(
-        P, tempered, codes, Q, r, threshold, reading
+        P, tempered, codes, Q, r, threshold, (low, anchor, evidence.review)
     )
-    boot = _bootstrap(P, codes, threshold, random_state, not low, gate, reading)
+    boot = _bootstrap(evidence, threshold, random_state, not low, gate)
     noise = 1.0 - float(np.trace(Q))
     noise_interval = estimate_interval(noise, boot["noise_rate"], noise_ends)
     others += estimates_at_noise_ends(P, codes, Q, r, threshold, noise_interval)
-    counts = np.bincount(codes, minlength=n_classes)
     per_class = 1.0 - np.diag(Q) / np.maximum(Q.sum(axis=1), 1e-300)
     summary = {
         "method": "confident joint capped by a mixture-proportion bound and "
@@ -382,7 +383,7 @@ def calibrate(
         "noise_rate": noise,
         "noise_rate_interval": noise_interval,
         "noise_rate_per_class": [float(v) for v in per_class],
-        "rows_per_class": [int(c) for c in counts],
+        "rows_per_class": np.bincount(codes, minlength=n_classes).tolist(),
         "flag_threshold": threshold,
         "temperature": temperature,
         "flag_precision_floor": (
@@ -499,19 +500,19 @@ def _other_noise_levels(P, tempered, codes, Q, r, threshold, reading):
     return others, noise_ends
 
 
-def _bootstrap(
-    P, codes, threshold, random_state, predictable, recognised=None, reading=None
-):
+def _bootstrap(evidence, threshold, random_state, predictable, recognised=None):
     """Point estimates ± 1.645 bootstrap standard deviations (about 5–95 %).
 
     The noise estimate and the known-flip measurement are redone on each
     resample of the rows; the interval is centred on the full-data estimate
     (resamples repeat rows, which biases the bootstrap mean of the estimate).
     """
+    P = combine_evidence(evidence.confidence_proba, evidence.model_proba)
+    surest_by, codes = surest_rows_evidence(evidence), evidence.codes
     rng = np.random.RandomState(random_state)
     n, n_classes = P.shape
     size = min(n, _BOOTSTRAP_ROWS)
-    review = (None, None) if reading is None else reading[2]
+    review = evidence.review
     values: dict[str, list[float]] = {"noise_rate": [], "precision": [], "recall": []}
     for _ in range(_BOOTSTRAP_REPS):
         rows = rng.randint(n, size=size)
@@ -519,7 +520,8 @@ def _bootstrap(
         if np.unique(cb).shape[0] < n_classes:
             continue
         review_b = tuple(None if a is None else a[rows] for a in review)
-        Qb = _joint(Pb, cb, review_b, predictable=predictable, recognised=recognised)
+        Qb = _joint(Pb, cb, review_b, predictable=predictable, recognised=recognised,
+                    surest_by=surest_by[rows])  # fmt: skip
         Pt, rb, _ = tempered_posterior(Pb, cb, Qb)
         precision, recall, rate = estimates_at(threshold, Pt, cb, Qb, rb)
         values["noise_rate"].append(rate)

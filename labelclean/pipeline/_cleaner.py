@@ -440,7 +440,7 @@ classifier, default='auto'
         index = X.index if is_dataframe(X) else pd.RangeIndex(codes.shape[0])
         folds = self._folds(Z, codes, rng)
         clock.lap("features")
-        soft, neighbor_counts = self._fit_confidence_and_suspects(
+        soft, neighbor_counts, blind = self._fit_confidence_and_suspects(
             raw, y, Z, codes, folds, rng, clock, weight
         )
         spl_weight, zero_round, train_rows = self._rows_kept_by_suspects(codes)
@@ -450,8 +450,7 @@ classifier, default='auto'
             model_seed, Z, codes, soft, folds, train_rows, weight
         )
         clock.lap("model_out_of_fold")
-        # 4. decisions -----------------------------------------------------
-        evidence = Evidence(codes, soft, oof, spl_weight, known, before)
+        evidence = Evidence(codes, soft, oof, spl_weight, known, before, blind)
         self.evidence_ = evidence
         self._calibrate(evidence, draw_seed(rng))
         decided = self._decide(evidence)
@@ -483,7 +482,7 @@ classifier, default='auto'
         return list(splitter.split(Z, codes))
 
     def _fit_confidence_and_suspects(self, raw, y, Z, codes, folds, rng, clock, weight):
-        """Stages 1 and 2: the soft labels (and neighbour counts), SPLBoost.
+        """Stages 1 and 2: soft labels, neighbour counts, blind ones, SPLBoost.
 
         The two stages are independent; with n_jobs > 1 SPLBoost runs on a
         thread while the confidence stage runs here (its boosting kernels
@@ -514,7 +513,8 @@ classifier, default='auto'
                 with warnings.catch_warnings():
                     warnings.simplefilter("ignore", UserWarning)
                     suspects.fit(self._model_input(suspects, Z), labels, **weighted)
-        return soft, getattr(conf, "neighbor_counts_", None)
+        blind = getattr(conf, "unfiltered_soft_labels_", None)  # KNN: see Evidence
+        return soft, getattr(conf, "neighbor_counts_", None), blind
 
     def _rows_kept_by_suspects(self, codes):
         """SPLBoost's weights and zero rounds, and the rows the models learn from."""

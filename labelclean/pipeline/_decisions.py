@@ -62,6 +62,12 @@ class Evidence:
     before_review : ndarray of shape (n_samples,) or None
         Every row's label code before the review (``codes`` but for the
         reviewed rows), when known: the noise is estimated on those labels.
+    blind_confidence : ndarray of shape (n_samples, n_classes) or None
+        The confidence stage's probabilities blind to each row's own label,
+        where ``confidence_proba`` is not
+        (:attr:`~labelclean.confidence.KNNConfidence.unfiltered_soft_labels_`);
+        with the final model's, they choose the surest rows of the noise
+        estimate (:func:`~labelclean.pipeline._noise_estimate.surest_rows_evidence`).
     """
 
     def __init__(
@@ -72,8 +78,10 @@ class Evidence:
         spl_weight=None,
         known=None,
         before_review=None,
+        blind_confidence=None,
     ):
         self.codes = codes
+        self.blind_confidence = blind_confidence
         self.known = known
         self.before_review = before_review
         self.confidence_proba = confidence_proba

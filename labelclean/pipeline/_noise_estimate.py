@@ -45,6 +45,7 @@ __all__ = [
     "recognised_pairs",
     "scale_noise",
     "shrink_evidence",
+    "surest_rows_evidence",
     "temper",
     "transition_matrix",
 ]
@@ -65,6 +66,25 @@ def combine_evidence(confidence_proba: np.ndarray, model_proba: np.ndarray):
     missing = np.isnan(model).any(axis=1)
     model[missing] = confidence_proba[missing]
     return 0.5 * (np.asarray(confidence_proba, dtype=np.float64) + model)
+
+
+def surest_rows_evidence(evidence):
+    """The class probabilities that choose the surest rows
+    (:func:`anchor_disagreement`): :func:`combine_evidence` of the final
+    model's out-of-fold probabilities and the confidence stage's blind to
+    each row's own label (``evidence.blind_confidence`` where the stage's
+    soft labels are not).
+
+    The KNN stage's soft labels lean towards each row's own label through
+    the noise filter: a wrong label keeps its neighbours of the same wrong
+    label in the filtered set, and they then vote for it, so rows with wrong
+    labels are less often among the surest, and the noise there looks lower
+    than it is (docs/decisions.md, *The surest rows are chosen blind to their
+    own labels*).
+    """
+    blind = getattr(evidence, "blind_confidence", None)  # older pickles: none
+    confidence = evidence.confidence_proba if blind is None else blind
+    return combine_evidence(confidence, evidence.model_proba)
 
 
 def confident_joint(P: np.ndarray, codes: np.ndarray, n_classes: int) -> np.ndarray:
@@ -195,6 +215,7 @@ def estimate_joint(
     predictable: bool = True,
     noise_cap: float | None = None,
     recognised: np.ndarray | None = None,
+    surest_by: np.ndarray | None = None,
 ) -> np.ndarray:
     """The joint distribution Q[observed, true] of the labels (sums to 1).
 
@@ -205,8 +226,9 @@ def estimate_joint(
     bound that does not mistake the overlap of neighbouring classes for noise
     (and that underestimates noise concentrated between two classes: the
     conservative side). The total is capped by :func:`anchor_disagreement`
-    (its upper limit, or the share itself when not ``predictable``), or by
-    ``noise_cap`` when given.
+    (its upper limit, or the share itself when not ``predictable``) on the
+    rows ``surest_by`` is surest of (default ``P``;
+    :func:`surest_rows_evidence`), or by ``noise_cap`` when given.
 
     ``recognised``: per class, whether the evidence tells the class apart
     from the others (:func:`recognised_classes`). A class it does not is
@@ -240,7 +262,7 @@ def estimate_joint(
         Q[~(apart | np.eye(n_classes, dtype=bool))] = 0.0
         Q[np.diag_indices(n_classes)] += counts - Q.sum(axis=1)
     if noise_cap is None:
-        anchor = anchor_disagreement(P, codes)
+        anchor = anchor_disagreement(P if surest_by is None else surest_by, codes)
         noise_cap = anchor["upper_limit" if predictable else "share"]
     return _cap_noise(Q / max(counts.sum(), 1.0), noise_cap)
 

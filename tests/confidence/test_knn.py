@@ -263,9 +263,9 @@ def test_soft_labels_without_do_not_use_the_excluded_labels():
     np.testing.assert_allclose(without[0][0], expected)
 
 
-def _soft_label_moves(noise_filter):
-    """How far each of 15 rows' soft label moves when that row alone is
-    relabelled (toward its new label)."""
+def _soft_label_moves(noise_filter, attribute="soft_labels_"):
+    """How far each of 15 rows' soft label (``attribute``) moves when that row
+    alone is relabelled (toward its new label)."""
     X, y = make_blobs(n_samples=300, centers=2, cluster_std=3.0, random_state=0)
     fitted = KNNConfidence(noise_filter=noise_filter).fit(X, y)
     moves = []
@@ -274,7 +274,8 @@ def _soft_label_moves(noise_filter):
         relabelled[row] = 1 - relabelled[row]
         after = KNNConfidence(noise_filter=noise_filter).fit(X, relabelled)
         new = relabelled[row]
-        moves.append(after.soft_labels_[row, new] - fitted.soft_labels_[row, new])
+        before = getattr(fitted, attribute)[row, new]
+        moves.append(getattr(after, attribute)[row, new] - before)
     return np.asarray(moves)
 
 
@@ -294,3 +295,20 @@ def test_a_rows_soft_label_does_not_depend_on_its_label_without_the_filter():
 )
 def test_a_rows_soft_label_does_not_depend_on_its_label_with_the_filter():
     np.testing.assert_array_equal(_soft_label_moves("knn"), 0.0)
+
+
+def test_unfiltered_soft_labels_are_blind_to_the_rows_own_label():
+    # What the calibration chooses its surest rows by: with the filter on,
+    # the same shares as a fit without the filter, and a relabelled row's
+    # own share does not move (its soft_labels_ do, the expected failure
+    # above).
+    np.testing.assert_array_equal(
+        _soft_label_moves("knn", "unfiltered_soft_labels_"), 0.0
+    )
+    X, y = make_blobs(n_samples=300, centers=2, cluster_std=3.0, random_state=0)
+    y_noisy, _ = flip_labels(y, 0.2, random_state=0)
+    filtered = KNNConfidence(random_state=0).fit(X, y_noisy)
+    plain = KNNConfidence(noise_filter=None, random_state=0).fit(X, y_noisy)
+    assert not filtered.in_reduced_set_.all()
+    np.testing.assert_allclose(filtered.unfiltered_soft_labels_, plain.soft_labels_)
+    assert not np.allclose(filtered.soft_labels_, plain.soft_labels_)
