@@ -96,11 +96,11 @@ from labelclean.pipeline._noise_estimate import (
     estimate_interval,
     estimate_joint,
     evidence_shrinkage,
+    label_blind_evidence,
     noise_gate,
     noise_posterior,
     predictability_summary,
     shrink_evidence,
-    surest_rows_evidence,
     temper,
 )
 
@@ -342,8 +342,8 @@ def calibrate(
     codes = evidence.codes
     n, n_classes = evidence.confidence_proba.shape
     P = combine_evidence(evidence.confidence_proba, evidence.model_proba)
-    surest_by = surest_rows_evidence(evidence)
-    anchor = anchor_disagreement(surest_by, codes)
+    blind = label_blind_evidence(evidence)
+    anchor = anchor_disagreement(P, codes, blind)
     beyond = anchor["beyond_evidence"]
     kappas = cohen_kappa(P, codes, n_classes, beyond)
     kappa, kappa_star = kappas[2:]
@@ -351,7 +351,7 @@ def calibrate(
     slight = kappa_star < SLIGHT_AGREEMENT_KAPPA  # hardly better than chance
     gate, (recognised, class_kappas), told = noise_gate(P, codes, n_classes, beyond)
     Q = _joint(P, codes, evidence.review, predictable=not low, recognised=gate,
-               surest_by=surest_by)  # fmt: skip
+               blind=blind)  # fmt: skip
     tempered, r, temperature = tempered_posterior(P, codes, Q)
     W = noise_posterior(P, codes, Q)
     alternative, strength, shrinkage = _correction_posterior(P, codes, Q, W)
@@ -508,7 +508,7 @@ def _bootstrap(evidence, threshold, random_state, predictable, recognised=None):
     (resamples repeat rows, which biases the bootstrap mean of the estimate).
     """
     P = combine_evidence(evidence.confidence_proba, evidence.model_proba)
-    surest_by, codes = surest_rows_evidence(evidence), evidence.codes
+    blind, codes = label_blind_evidence(evidence), evidence.codes
     rng = np.random.RandomState(random_state)
     n, n_classes = P.shape
     size = min(n, _BOOTSTRAP_ROWS)
@@ -521,7 +521,7 @@ def _bootstrap(evidence, threshold, random_state, predictable, recognised=None):
             continue
         review_b = tuple(None if a is None else a[rows] for a in review)
         Qb = _joint(Pb, cb, review_b, predictable=predictable, recognised=recognised,
-                    surest_by=surest_by[rows])  # fmt: skip
+                    blind=None if blind is None else blind[rows])  # fmt: skip
         Pt, rb, _ = tempered_posterior(Pb, cb, Qb)
         precision, recall, rate = estimates_at(threshold, Pt, cb, Qb, rb)
         values["noise_rate"].append(rate)

@@ -66,8 +66,9 @@ class Evidence:
         The confidence stage's probabilities blind to each row's own label,
         where ``confidence_proba`` is not
         (:attr:`~labelclean.confidence.KNNConfidence.unfiltered_soft_labels_`);
-        with the final model's, they choose the surest rows of the noise
-        estimate (:func:`~labelclean.pipeline._noise_estimate.surest_rows_evidence`).
+        with the final model's, they read the surest rows of the noise
+        estimate a second time
+        (:func:`~labelclean.pipeline._noise_estimate.label_blind_evidence`).
     """
 
     def __init__(

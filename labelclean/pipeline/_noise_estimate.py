@@ -38,6 +38,7 @@ __all__ = [
     "estimate_joint",
     "evidence_shrinkage",
     "fitted_temperature",
+    "label_blind_evidence",
     "noise_gate",
     "noise_posterior",
     "predictability_summary",
@@ -45,7 +46,6 @@ __all__ = [
     "recognised_pairs",
     "scale_noise",
     "shrink_evidence",
-    "surest_rows_evidence",
     "temper",
     "transition_matrix",
 ]
@@ -68,12 +68,12 @@ def combine_evidence(confidence_proba: np.ndarray, model_proba: np.ndarray):
     return 0.5 * (np.asarray(confidence_proba, dtype=np.float64) + model)
 
 
-def surest_rows_evidence(evidence):
-    """The class probabilities that choose the surest rows
-    (:func:`anchor_disagreement`): :func:`combine_evidence` of the final
-    model's out-of-fold probabilities and the confidence stage's blind to
-    each row's own label (``evidence.blind_confidence`` where the stage's
-    soft labels are not).
+def label_blind_evidence(evidence):
+    """:func:`combine_evidence` of the final model's out-of-fold probabilities
+    and the confidence stage's probabilities blind to each row's own label
+    (``evidence.blind_confidence`` where the stage's soft labels are not;
+    None where they are). The second reading of the surest rows
+    (:func:`anchor_disagreement`).
 
     The KNN stage's soft labels lean towards each row's own label through
     the noise filter: a wrong label keeps its neighbours of the same wrong
@@ -83,8 +83,9 @@ def surest_rows_evidence(evidence):
     own labels*).
     """
     blind = getattr(evidence, "blind_confidence", None)  # older pickles: none
-    confidence = evidence.confidence_proba if blind is None else blind
-    return combine_evidence(confidence, evidence.model_proba)
+    if blind is None:
+        return None
+    return combine_evidence(blind, evidence.model_proba)
 
 
 def confident_joint(P: np.ndarray, codes: np.ndarray, n_classes: int) -> np.ndarray:
@@ -143,12 +144,24 @@ def _mixture_bound(P, codes, sources, source_noise=None) -> np.ndarray:
     return np.clip(bound, 0.0, 1.0)
 
 
-def anchor_disagreement(P: np.ndarray, codes: np.ndarray) -> dict[str, float]:
+def anchor_disagreement(
+    P: np.ndarray, codes: np.ndarray, blind: np.ndarray | None = None
+) -> dict[str, float]:
     """Share of labels that disagree with the evidence among its surest rows.
 
     For each share in :data:`_ANCHOR_SHARES` of the rows, ranked by their
     highest class probability, the share of those rows whose label is not
     the most probable class.
+
+    ``blind``: evidence blind to each row's own label
+    (:func:`label_blind_evidence`), read the same way. ``P``'s surest rows
+    hold too few wrong labels; ``blind``'s are less sure, so they hold more
+    of the classes' overlap and their limits are wider. The share, its lower
+    limit and the excess, which must not count overlap as noise, are the
+    smaller of the two readings; the upper limit, the most noise the data
+    admit, is ``P``'s unless ``blind``'s share itself exceeds it (the wrong
+    labels ``P`` hid were then measured; docs/decisions.md, *The surest rows
+    are chosen blind to their own labels*).
 
     Returns
     -------
@@ -161,6 +174,14 @@ def anchor_disagreement(P: np.ndarray, codes: np.ndarray) -> dict[str, float]:
         the highest probability), at least 0. A share the evidence expects is
         overlap; only the excess points to wrong labels.
     """
+    if blind is not None:
+        sharp, unbiased = (
+            anchor_disagreement(P, codes),
+            anchor_disagreement(blind, codes),
+        )
+        out = {key: min(sharp[key], unbiased[key]) for key in sharp}
+        out["upper_limit"] = max(sharp["upper_limit"], unbiased["share"])
+        return out
     n = codes.shape[0]
     top = P.max(axis=1)
     predicted = np.argmax(P, axis=1)
@@ -215,7 +236,7 @@ def estimate_joint(
     predictable: bool = True,
     noise_cap: float | None = None,
     recognised: np.ndarray | None = None,
-    surest_by: np.ndarray | None = None,
+    blind: np.ndarray | None = None,
 ) -> np.ndarray:
     """The joint distribution Q[observed, true] of the labels (sums to 1).
 
@@ -226,9 +247,9 @@ def estimate_joint(
     bound that does not mistake the overlap of neighbouring classes for noise
     (and that underestimates noise concentrated between two classes: the
     conservative side). The total is capped by :func:`anchor_disagreement`
-    (its upper limit, or the share itself when not ``predictable``) on the
-    rows ``surest_by`` is surest of (default ``P``;
-    :func:`surest_rows_evidence`), or by ``noise_cap`` when given.
+    (its upper limit, or the share itself when not ``predictable``; read
+    also on ``blind``, :func:`label_blind_evidence`, when given), or by
+    ``noise_cap`` when given.
 
     ``recognised``: per class, whether the evidence tells the class apart
     from the others (:func:`recognised_classes`). A class it does not is
@@ -262,7 +283,7 @@ def estimate_joint(
         Q[~(apart | np.eye(n_classes, dtype=bool))] = 0.0
         Q[np.diag_indices(n_classes)] += counts - Q.sum(axis=1)
     if noise_cap is None:
-        anchor = anchor_disagreement(P if surest_by is None else surest_by, codes)
+        anchor = anchor_disagreement(P, codes, blind)
         noise_cap = anchor["upper_limit" if predictable else "share"]
     return _cap_noise(Q / max(counts.sum(), 1.0), noise_cap)
 

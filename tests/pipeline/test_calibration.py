@@ -24,13 +24,13 @@ from labelclean.pipeline._calibration import (
     anchor_disagreement,
     calibrate,
     cohen_kappa,
+    combine_evidence,
     decide_calibrated,
     estimate_joint,
     evidence_shrinkage,
 )
 from labelclean.pipeline._decisions import Evidence
 from labelclean.pipeline._noise_estimate import (
-    LOW_PREDICTABILITY_KAPPA,
     SLIGHT_AGREEMENT_KAPPA,
     estimate_interval,
     recognised_classes,
@@ -367,18 +367,18 @@ def test_poorly_predicted_labels_are_discarded_not_corrected():
 def test_heavy_noise_on_separable_classes_is_flagged_and_not_corrected():
     # 30 % of two classes flipped takes the evidence's agreement with the
     # labels under the predictability line although the features separate
-    # the classes. The surest rows, chosen blind to their own labels (the
-    # out-of-fold model and the neighbours before the filter), carry the
-    # flips at about their rate (0.31; chosen by the filtered soft labels,
-    # 0.20 and the cautious reading, which once capped the noise at the
-    # lower limit and flagged nothing). The flips are found and, κ being low
-    # before the noise correction, none is corrected.
+    # the classes. The cautious reading once capped the noise at the surest
+    # rows' lower limit and flagged nothing; capped at their share, it finds
+    # the flips. Read blind to the rows' own labels, the surest rows show
+    # the noise at about its rate (the combined evidence's show 0.20), and
+    # the limit admits it. None is corrected: κ is low before the noise
+    # correction.
     X, y = load_breast_cancer(return_X_y=True)
     y_noisy, flipped = flip_labels(y, 0.3, random_state=0)
     cleaner = LabelCleaner(random_state=0).fit(X, y_noisy)
     calibration = cleaner.calibration_
-    assert calibration["predictability"]["kappa"] < LOW_PREDICTABILITY_KAPPA
-    assert calibration["anchor_disagreement"]["share"] >= 0.25
+    assert calibration["predictability"]["low"]
+    assert calibration["anchor_disagreement"]["upper_limit"] >= 0.3
     low, high = calibration["noise_rate_interval"]
     assert low <= calibration["noise_rate"] <= high
     assert 0.15 <= calibration["noise_rate"] <= 0.35
@@ -508,6 +508,51 @@ def test_recognised_classes_tells_a_hidden_class_from_a_separated_one():
     )
     assert recognised.all()
     assert min(k for k, _ in kappas) < 0.6 < min(kc for _, kc in kappas)
+
+
+def _evidence_leaning_to_the_labels(n=5000, seed=0):
+    """20 % of two classes flipped; the model and a blind confidence do not
+    see the labels, the soft labels are a little less sure of a row's class
+    where its label is wrong (as the noise filter makes them)."""
+    rng = np.random.default_rng(seed)
+    true = rng.integers(0, 2, n)
+    wrong = rng.random(n) < 0.2
+    codes = np.where(wrong, 1 - true, true)
+
+    def towards(p):
+        return np.where(true[:, None] == np.arange(2), p[:, None], 1 - p[:, None])
+
+    p = rng.uniform(0.8, 0.99, n)
+    blind = towards(rng.uniform(0.8, 0.99, n))
+    return codes, towards(np.where(wrong, p - 0.04, p)), towards(p), blind
+
+
+def test_the_surest_rows_read_blind_to_their_labels_show_the_noise_they_hide():
+    codes, soft, model, blind = _evidence_leaning_to_the_labels()
+    sharp = anchor_disagreement(combine_evidence(soft, model), codes)
+    unbiased = anchor_disagreement(combine_evidence(blind, model), codes)
+    both = anchor_disagreement(
+        combine_evidence(soft, model), codes, combine_evidence(blind, model)
+    )
+    # The rows the soft labels are surest of hide the flips; read blind, the
+    # share is measured above the sharp reading's upper limit.
+    assert sharp["upper_limit"] < 0.05 < unbiased["share"]
+    assert both["upper_limit"] == unbiased["share"]
+    for key in ("lower_limit", "share", "beyond_evidence"):
+        assert both[key] == min(sharp[key], unbiased[key])
+    # The other way round (a blind reading less sure than the sharp one), the
+    # sharp upper limit stands.
+    reverse = anchor_disagreement(
+        combine_evidence(blind, model), codes, combine_evidence(soft, model)
+    )
+    assert reverse["upper_limit"] == unbiased["upper_limit"]
+    # Through the calibration: the noise cap moves with the blind reading.
+    without = calibrate(Evidence(codes, soft, model, None), random_state=0)
+    with_blind = calibrate(
+        Evidence(codes, soft, model, None, blind_confidence=blind), random_state=0
+    )
+    assert without.summary["noise_rate"] < 0.05
+    assert with_blind.summary["noise_rate"] == pytest.approx(unbiased["share"])
 
 
 def test_overlap_the_surest_rows_contradict_is_not_flagged():
