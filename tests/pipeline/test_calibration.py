@@ -555,6 +555,22 @@ def test_the_surest_rows_read_blind_to_their_labels_show_the_noise_they_hide():
     assert with_blind.summary["noise_rate"] == pytest.approx(unbiased["share"])
 
 
+def test_the_cleaner_reads_the_surest_rows_on_the_unfiltered_neighbours():
+    X, y = load_breast_cancer(return_X_y=True)
+    y_noisy, _ = flip_labels(y, 0.2, random_state=0)
+    cleaner = LabelCleaner(random_state=0).fit(X, y_noisy)
+    confidence = cleaner.confidence_estimator_
+    assert not confidence.in_reduced_set_.all()  # the filter removed rows
+    np.testing.assert_array_equal(
+        cleaner.evidence_.blind_confidence, confidence.unfiltered_soft_labels_
+    )
+    evidence = cleaner.evidence_
+    P = combine_evidence(evidence.confidence_proba, evidence.model_proba)
+    blind = combine_evidence(evidence.blind_confidence, evidence.model_proba)
+    reading = anchor_disagreement(P, evidence.codes, blind)
+    assert cleaner.calibration_["anchor_disagreement"] == reading
+
+
 def test_overlap_the_surest_rows_contradict_is_not_flagged():
     # Three overlapping classes, no label flipped, predictable enough for the
     # predictable reading. Confident learning counts the overlap as noise,
