@@ -156,12 +156,13 @@ def anchor_disagreement(
     ``blind``: evidence blind to each row's own label
     (:func:`label_blind_evidence`), read the same way. ``P``'s surest rows
     hold too few wrong labels; ``blind``'s are less sure, so they hold more
-    of the classes' overlap and their limits are wider. The share, its lower
-    limit and the excess, which must not count overlap as noise, are the
-    smaller of the two readings; the upper limit, the most noise the data
-    admit, is ``P``'s unless ``blind``'s share itself exceeds it (the wrong
-    labels ``P`` hid were then measured; docs/decisions.md, *The surest rows
-    are chosen blind to their own labels*).
+    of the classes' overlap and their limits are wider. Only the upper limit,
+    the most noise the data admit, takes the second reading: it is raised to
+    ``blind``'s share where that share exceeds it (the wrong labels ``P``
+    hid were then measured, not merely admitted by a wider limit); the
+    share, its lower limit and the excess, which must not count overlap as
+    noise, are ``P``'s (docs/decisions.md, *The surest rows are chosen blind
+    to their own labels*).
 
     Returns
     -------
@@ -175,13 +176,9 @@ def anchor_disagreement(
         overlap; only the excess points to wrong labels.
     """
     if blind is not None:
-        sharp, unbiased = (
-            anchor_disagreement(P, codes),
-            anchor_disagreement(blind, codes),
-        )
-        out = {key: min(sharp[key], unbiased[key]) for key in sharp}
-        out["upper_limit"] = max(sharp["upper_limit"], unbiased["share"])
-        return out
+        out = anchor_disagreement(P, codes)
+        measured = anchor_disagreement(blind, codes)["share"]
+        return {**out, "upper_limit": max(out["upper_limit"], measured)}
     n = codes.shape[0]
     top = P.max(axis=1)
     predicted = np.argmax(P, axis=1)
