@@ -94,9 +94,9 @@ class KNNConfidence(BaseConfidence):
         the filter's removals included (from the candidates the search
         found). Unlike ``soft_labels_`` it is blind to the row's own label:
         the filter keeps a wrong label's neighbours of the same wrong label
-        more often, and they then vote for it. The calibration chooses its
-        surest rows by it (``docs/decisions.md``, *The surest rows are chosen
-        blind to their own labels*).
+        more often, and they then vote for it. The calibration reads its
+        surest rows a second time by it (``docs/decisions.md``, *The surest
+        rows are chosen blind to their own labels*).
     trusted_labels_ : ndarray of shape (n_samples,)
         Most common label among each row's neighbours; ties keep the observed
         label.
