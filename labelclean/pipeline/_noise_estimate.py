@@ -83,7 +83,7 @@ def label_blind_evidence(evidence):
     own labels*).
     """
     blind = getattr(evidence, "blind_confidence", None)  # older pickles: none
-    if blind is None:
+    if blind is None or blind is evidence.confidence_proba:  # no filter: one reading
         return None
     return combine_evidence(blind, evidence.model_proba)
 

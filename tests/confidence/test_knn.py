@@ -311,4 +311,5 @@ def test_unfiltered_soft_labels_are_blind_to_the_rows_own_label():
     plain = KNNConfidence(noise_filter=None, random_state=0).fit(X, y_noisy)
     assert not filtered.in_reduced_set_.all()
     np.testing.assert_allclose(filtered.unfiltered_soft_labels_, plain.soft_labels_)
+    assert plain.unfiltered_soft_labels_ is plain.soft_labels_  # one reading
     assert not np.allclose(filtered.soft_labels_, plain.soft_labels_)

@@ -556,19 +556,26 @@ def test_the_surest_rows_read_blind_to_their_labels_show_the_noise_they_hide():
 
 
 def test_the_cleaner_reads_the_surest_rows_on_the_unfiltered_neighbours():
-    X, y = load_breast_cancer(return_X_y=True)
+    # 12,000 rows with 20 % of the labels flipped: the combined evidence's
+    # surest rows hide some of the flips (upper limit 0.203), the blind
+    # reading measures more (0.216), and the fit's cap is raised to it.
+    X, y = make_classification(12_000, n_features=20, n_informative=10, random_state=0)
     y_noisy, _ = flip_labels(y, 0.2, random_state=0)
     cleaner = LabelCleaner(random_state=0).fit(X, y_noisy)
     confidence = cleaner.confidence_estimator_
     assert not confidence.in_reduced_set_.all()  # the filter removed rows
-    np.testing.assert_array_equal(
-        cleaner.evidence_.blind_confidence, confidence.unfiltered_soft_labels_
-    )
     evidence = cleaner.evidence_
+    np.testing.assert_array_equal(
+        evidence.blind_confidence, confidence.unfiltered_soft_labels_
+    )
     P = combine_evidence(evidence.confidence_proba, evidence.model_proba)
     blind = combine_evidence(evidence.blind_confidence, evidence.model_proba)
-    reading = anchor_disagreement(P, evidence.codes, blind)
-    assert cleaner.calibration_["anchor_disagreement"] == reading
+    sharp = anchor_disagreement(P, evidence.codes)
+    measured = anchor_disagreement(blind, evidence.codes)["share"]
+    assert measured > sharp["upper_limit"]
+    reading = cleaner.calibration_["anchor_disagreement"]
+    assert reading == {**sharp, "upper_limit": measured}
+    assert cleaner.calibration_["noise_rate"] == pytest.approx(measured)
 
 
 def test_overlap_the_surest_rows_contradict_is_not_flagged():
