@@ -91,15 +91,16 @@ from labelclean.pipeline._noise_estimate import (
     anchor_disagreement,
     cohen_kappa,
     combine_evidence,
-    conditional_rows,
     confident_joint,
     estimate_interval,
     estimate_joint,
     evidence_shrinkage,
+    joint_where_cap_binds,
     label_blind_evidence,
     noise_gate,
     noise_posterior,
     predictability_summary,
+    reviewed_joint,
     shrink_evidence,
     temper,
 )
@@ -206,12 +207,9 @@ def _precision_at_share(P, codes, r, anchor, review, recognised):
     confident learning counts at least the share's upper limit: the surest
     rows then contradict it, and that limit is the most noise the data admit,
     not the likeliest (docs/decisions.md, *Many public tables*)."""
-    free = _joint(P, codes, review, predictable=True, recognised=recognised,
-                  noise_cap=1.0)  # fmt: skip
-    if 1.0 - np.trace(free) < anchor["upper_limit"]:
+    joint = joint_where_cap_binds(P, codes, (anchor, review, recognised), "share")
+    if joint is None:
         return None
-    joint = _joint(P, codes, review, predictable=True, recognised=recognised,
-                   noise_cap=anchor["share"])  # fmt: skip
     # On the evidence as it is, where the check's two estimates were placed;
     # tempered to the share's lower noise, it stopped flags that were mostly
     # right (docs/decisions.md, *A posterior that agrees with its joint*).
@@ -219,6 +217,20 @@ def _precision_at_share(P, codes, r, anchor, review, recognised):
     count = np.arange(1, r.shape[0] + 1)
     posterior = np.cumsum(r_share[np.argsort(-r, kind="stable")]) / count
     return np.maximum(posterior, known_flip_curve(P, codes, joint, r_share)[1] / count)
+
+
+def _strength_at_least_noise(P, codes, alternative, predictable_reading):
+    """Each row's correction posterior of ``alternative`` under the least
+    noise the surest rows admit, where the cap binds (None elsewhere, and
+    in the cautious reading: ``predictable_reading`` None)."""
+    if predictable_reading is None:
+        return None
+    joint = joint_where_cap_binds(P, codes, predictable_reading, "lower_limit")
+    if joint is None:
+        return None
+    W = noise_posterior(P, codes, joint)
+    least, strength, _ = _correction_posterior(P, codes, joint, W)
+    return np.where(least == alternative, strength, 0.0)
 
 
 def _alternative(W, codes):
@@ -275,14 +287,18 @@ def _told_apart(P, codes, alternative, target):
     return share >= target - 1e-12
 
 
-def _correction_thresholds(codes, alternative, strength, candidate, target, n_classes):
+def _correction_thresholds(posterior, candidate, target, n_classes, least=None):
     """Per (observed, new) pair, the posterior a correction needs.
 
     Each corrected row's own posterior of the new class must reach the
     target (so the pair's estimated precision, the mean posterior of its
     corrections, does too); a pair none of whose rows reaches it is not
-    corrected at all, on these rows or on new ones.
+    corrected at all, on these rows or on new ones. With ``least`` (the
+    posteriors under the least noise the surest rows admit,
+    :func:`_strength_at_least_noise`), the pair's estimated precision must
+    reach the target under that noise too, or the pair is not corrected.
     """
+    codes, alternative, strength = posterior
     out = np.full((n_classes, n_classes), np.inf)
     pairs: list[dict[str, Any]] = []
     for source in range(n_classes):
@@ -295,19 +311,23 @@ def _correction_thresholds(codes, alternative, strength, candidate, target, n_cl
             values = np.sort(strength[rows])[::-1]
             running = np.cumsum(values) / np.arange(1, values.shape[0] + 1)
             ok = np.flatnonzero(values >= target)
+            pair = {
+                "from": source,
+                "to": dest,
+                "candidates": int(values.shape[0]),
+                "corrected": int(ok.max() + 1) if ok.size else 0,
+                "estimated_precision": (
+                    float(running[ok.max()]) if ok.size else float(running[-1])
+                ),
+            }
+            if least is not None and ok.size:
+                at_least = float(least[rows & (strength >= target)].mean())
+                pair["estimated_precision_at_least_noise"] = at_least
+                if at_least < target:
+                    ok, pair["corrected"] = ok[:0], 0
             if ok.size:
                 out[source, dest] = target
-            pairs.append(
-                {
-                    "from": source,
-                    "to": dest,
-                    "candidates": int(values.shape[0]),
-                    "corrected": int(ok.max() + 1) if ok.size else 0,
-                    "estimated_precision": (
-                        float(running[ok.max()]) if ok.size else float(running[-1])
-                    ),
-                }
-            )
+            pairs.append(pair)
     return out, pairs
 
 
@@ -339,8 +359,7 @@ def calibrate(
     -------
     calibration : Calibration
     """
-    codes = evidence.codes
-    n, n_classes = evidence.confidence_proba.shape
+    codes, (n, n_classes) = evidence.codes, evidence.confidence_proba.shape
     P = combine_evidence(evidence.confidence_proba, evidence.model_proba)
     blind = label_blind_evidence(evidence)
     anchor = anchor_disagreement(P, codes, blind)
@@ -350,8 +369,8 @@ def calibrate(
     low = kappa < LOW_PREDICTABILITY_KAPPA and kappa_star < NOISE_CORRECTED_KAPPA
     slight = kappa_star < SLIGHT_AGREEMENT_KAPPA  # hardly better than chance
     gate, (recognised, class_kappas), told = noise_gate(P, codes, n_classes, beyond)
-    Q = _joint(P, codes, evidence.review, predictable=not low, recognised=gate,
-               blind=blind)  # fmt: skip
+    Q = reviewed_joint(P, codes, evidence.review, predictable=not low,
+                       recognised=gate, blind=blind)  # fmt: skip
     tempered, r, temperature = tempered_posterior(P, codes, Q)
     W = noise_posterior(P, codes, Q)
     alternative, strength, shrinkage = _correction_posterior(P, codes, Q, W)
@@ -363,8 +382,9 @@ def calibrate(
     candidate = flagged & _agreement(evidence, alternative, require_agreement)
     candidate &= _told_apart(P, codes, alternative, correction_target)
     withheld = kappa < LOW_PREDICTABILITY_KAPPA  # before the noise correction
+    least = _strength_at_least_noise(P, codes, alternative, reading)
     corr_thresholds, pairs, corrected = _corrections(
-        (codes, alternative, strength), candidate, correction_target, withheld
+        (codes, alternative, strength), candidate, correction_target, withheld, least
     )
     precision, recall, _ = estimates_at(threshold, tempered, codes, Q, r)
     others, noise_ends = _other_noise_levels(
@@ -423,53 +443,18 @@ def _unknown(known, n: int) -> np.ndarray:
     return np.ones(n, dtype=bool) if known is None else ~known
 
 
-def _joint(P, codes, review, **kwargs):
-    """The joint of observed and true labels of the rows still to decide.
-
-    ``review``: the reviewed rows (mask) and every row's label code before
-    the review, or Nones. With both, two estimates of the noise of the rows
-    nobody reviewed, each of which undercounts in its own cases, and per
-    observed class the one with more noise:
-
-    - on the verdicts, as any fit would. The confirmed rows, the ones the
-      evidence was least sure of and now labelled right, can bend the
-      mixture bound: on penguins with 20 % of the labels flipped and 40
-      verdicts it cut one class's noise from 0.22 to 0.07, and the refit
-      found 13 of the 42 wrong labels left;
-    - on the labels before the review, the way the fit before it did, less
-      the reviewed rows as that estimate had counted them (each row's
-      posterior over the true classes). Where it had undercounted a class's
-      noise, the reviewed rows can take all of it: on wine, 0 for a class,
-      and a class estimated clean is never flagged (docs/review.md).
-
-    Each class keeps its share of the rows nobody reviewed.
-    """
-    known, before = review
-    n_classes = P.shape[1]
-    on_verdicts = estimate_joint(P, codes, n_classes, **kwargs)
-    if known is None or before is None:
-        return on_verdicts
-    joint = estimate_joint(P, before, n_classes, **kwargs)
-    counts = joint * codes.shape[0]
-    np.add.at(counts, before[known], -noise_posterior(P[known], before[known], joint))
-    rows = [conditional_rows(np.clip(counts, 0.0, None)), conditional_rows(on_verdicts)]
-    more_noise = np.diag(rows[1]) < np.diag(rows[0])
-    rest = ~known
-    share = np.bincount(codes[rest], minlength=n_classes) / max(int(rest.sum()), 1)
-    return share[:, None] * np.where(more_noise[:, None], rows[1], rows[0])
-
-
-def _corrections(posterior, candidate, target, withheld):
+def _corrections(posterior, candidate, target, withheld, least=None):
     """Per-pair correction thresholds, their summaries, and the rows corrected.
 
     ``withheld`` (κ under :data:`LOW_PREDICTABILITY_KAPPA` before the noise
     correction, which overlap can inflate): relabelling could corrupt a class,
     so suspect rows are discarded, not corrected (docs/decisions.md).
+    ``least``: see :func:`_correction_thresholds`.
     """
     codes, alternative, strength = posterior
     n_classes = int(max(codes.max(), alternative.max())) + 1  # codes hold every class
     thresholds, pairs = _correction_thresholds(
-        codes, alternative, strength, candidate, target, n_classes
+        posterior, candidate, target, n_classes, least
     )
     if withheld:
         thresholds[:] = np.inf
@@ -487,13 +472,14 @@ def _other_noise_levels(P, tempered, codes, Q, r, threshold, reading):
     level lower (the surest rows' share, or in the cautious reading its lower
     limit; classes the evidence does not recognise not assumed clean: their
     noise is unknown, not absent). ``reading``: whether the cautious reading
-    applies, the surest rows' disagreement, and the review (:func:`_joint`).
+    applies, the surest rows' disagreement, and the review
+    (:func:`~labelclean.pipeline._noise_estimate.reviewed_joint`).
     Returns the (precision, recall, ...) tuples and the two noise rates."""
     low, anchor, review = reading
     others = [estimates_at(threshold, tempered, codes, Q, r, weighted=False)]
     noise_ends = []
     for cap in (1.0, anchor["lower_limit" if low else "share"]):
-        Qc = _joint(P, codes, review, predictable=not low, noise_cap=cap)
+        Qc = reviewed_joint(P, codes, review, predictable=not low, noise_cap=cap)
         Pc, rc, _ = tempered_posterior(P, codes, Qc)
         others.append(estimates_at(threshold, Pc, codes, Qc, rc))
         noise_ends.append(1.0 - float(np.trace(Qc)))
@@ -520,8 +506,14 @@ def _bootstrap(evidence, threshold, random_state, predictable, recognised=None):
         if np.unique(cb).shape[0] < n_classes:
             continue
         review_b = tuple(None if a is None else a[rows] for a in review)
-        Qb = _joint(Pb, cb, review_b, predictable=predictable, recognised=recognised,
-                    blind=None if blind is None else blind[rows])  # fmt: skip
+        Qb = reviewed_joint(
+            Pb,
+            cb,
+            review_b,
+            predictable=predictable,
+            recognised=recognised,
+            blind=None if blind is None else blind[rows],
+        )
         Pt, rb, _ = tempered_posterior(Pb, cb, Qb)
         precision, recall, rate = estimates_at(threshold, Pt, cb, Qb, rb)
         values["noise_rate"].append(rate)

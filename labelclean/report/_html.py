@@ -222,6 +222,20 @@ def _shrinkage_text(cal: Mapping[str, Any]) -> str:
     )
 
 
+def _least_noise_text(cal: Mapping[str, Any]) -> str:
+    """Pairs withheld: their corrections fail at the least noise admitted."""
+    target = cal.get("correction_target", 0.0)
+    held = [f"{p['from']} → {p['to']}" for p in cal.get("correction_pairs") or ()
+            if p.get("estimated_precision_at_least_noise", 1.0) < target]  # fmt: skip
+    lower = (cal.get("anchor_disagreement") or {}).get("lower_limit", 0.0)
+    least = "almost no" if lower < 0.001 else f"as little as {_pct(lower)}"
+    return "" if not held else (
+        f" Corrections {', '.join(held)} were withheld: the rows the evidence is "
+        f"surest of admit {least} noise, where these would not reach "
+        f"{_pct(target)}; their flagged rows were discarded, not relabelled."
+    )  # fmt: skip
+
+
 def _no_corrections_text(pred: Mapping[str, Any]) -> str:
     """Why a calibrated run corrected no label."""
     if pred.get("low") or pred.get("kappa") is None:
@@ -295,7 +309,7 @@ def _calibration_story(run: Mapping[str, Any]) -> list[str]:
             )
         elif not pred.get("slight"):
             text += " No row was flagged: no operating point was precise enough."
-        story.append(text + _shrinkage_text(cal))
+        story.append(text + _shrinkage_text(cal) + _least_noise_text(cal))
         story += _unseen_story(cal, pred)
     return story + _review_and_missing_story(run)
 

@@ -35,7 +35,7 @@ from labelclean.pipeline._noise_estimate import (
     estimate_interval,
     recognised_classes,
 )
-from labelclean.report import render_html
+from labelclean.report import build_report, render_html
 from labelclean.validation import validate_output
 
 runner = CliRunner()
@@ -625,6 +625,62 @@ def test_the_share_check_does_not_cut_flags_the_known_flips_find_precise():
     flagged = decision != "kept"
     assert (flagged & wrong).sum() / flagged.sum() > 0.95
     assert (flagged & wrong).sum() / wrong.sum() > 0.6
+
+
+def test_corrections_hold_at_the_least_noise_the_surest_rows_admit():
+    # No label is wrong. The evidence is sure of 100 rows (one disagrees with
+    # its label) and contradicts 40 others; confident learning counts more
+    # noise than the surest rows' upper limit, so the noise is set at that
+    # limit and the 40 rows' labels look wrong at a posterior of 0.98. The
+    # surest rows admit almost no noise (lower limit 0.0005): a correction,
+    # which rewrites a label, must hold there too, so the rows are discarded,
+    # not relabelled (on anes96's own labels: 32 corrections, all wrong,
+    # before this check; docs/decisions.md).
+    rng = np.random.default_rng(0)
+    codes = rng.integers(0, 2, 560)
+    p = np.r_[np.full(100, 0.999), np.full(40, 0.003),
+              rng.uniform(0.6, 0.9, 300), rng.uniform(0.4, 0.6, 120)]  # fmt: skip
+    p[0] = 0.001
+    P = np.where(codes[:, None] == np.arange(2), p[:, None], 1 - p[:, None])
+    evidence = Evidence(codes, P, P, None)
+    calibration = calibrate(evidence, random_state=0)
+    summary = calibration.summary
+    anchor = summary["anchor_disagreement"]
+    assert summary["noise_rate"] == pytest.approx(anchor["upper_limit"])  # binds
+    assert not summary["predictability"]["low"]
+    (pair,) = [q for q in summary["correction_pairs"] if q["candidates"]]
+    assert pair["estimated_precision"] >= summary["correction_target"]
+    assert pair["estimated_precision_at_least_noise"] < summary["correction_target"]
+    assert pair["corrected"] == 0 and summary["corrections"] == 0
+    assert np.isinf(calibration.correction_thresholds).all()
+    decision, reason, new_codes, _ = decide_calibrated(evidence, calibration)
+    flagged = decision != "kept"
+    assert flagged.sum() == summary["flagged"] >= 20
+    assert (decision[flagged] == "discarded").all()
+    assert (reason[flagged] == "correction_not_precise").all()
+    assert (new_codes[flagged] == -1).all()
+    # the report says which corrections were withheld, and why
+    audit = pd.DataFrame({"decision": decision, "reason": reason})
+    audit["label"] = audit["observed_label"] = codes
+    audit["cleaned_label"] = np.where(new_codes < 0, None, new_codes)
+    run = {"calibration": {**summary, "decision_rule": "calibrated"}}
+    html = unescape(render_html(build_report(audit, label="label", run=run)))
+    assert "Corrections 1 → 0 were withheld" in html or (
+        "Corrections 0 → 1 were withheld" in html
+    )
+    assert "surest of admit almost no noise" in html
+
+
+def test_corrections_are_unchanged_where_the_cap_does_not_bind(noisy_cancer):
+    # breast_cancer with 20 % flips: confident learning's count stays under
+    # the surest rows' upper limit, the check does not apply, and the
+    # corrections are the fit's own.
+    cal = noisy_cancer[4].calibration_
+    assert cal["corrections"] > 0
+    assert all(
+        "estimated_precision_at_least_noise" not in pair
+        for pair in cal["correction_pairs"]
+    )
 
 
 def test_an_evidence_no_better_than_chance_is_not_predictable_at_any_noise():
