@@ -67,6 +67,8 @@ fit's own evidence (``docs/decisions.md``, "Calibrated decisions"):
    (:func:`evidence_shrinkage`, forward correction with a likelihood-ratio
    test). Nothing is corrected where κ is under 0.4 before the noise
    correction (the evidence agrees with the labels less than moderately).
+   Where the cap binds, a pair's corrections must also reach the target
+   under the least noise the surest rows admit (their lower limit).
 
 The uncertainty comes from a bootstrap over rows (the noise estimate and the
 known-flip measurement are redone on each resample), widened to the other
