@@ -23,6 +23,7 @@ from importlib import resources
 from typing import Any
 
 from labelclean import __version__
+from labelclean.report._calibration_story import calibration_story, pct
 from labelclean.utils._audit import DECISIONS
 
 __all__ = ["render_html"]
@@ -169,10 +170,6 @@ def _plots(report: Mapping[str, Any]) -> dict[str, str]:
     return plots
 
 
-def _pct(value: float) -> str:
-    return f"{100 * value:.1f}%"
-
-
 #: Display names of labelclean's final models (others are shown as given).
 _MODEL_NAMES = {
     "rosr": "RoSR-L",
@@ -188,7 +185,7 @@ def _final_model_text(final: Mapping[str, Any]) -> str:
     text = f"The final model was {_MODEL_NAMES.get(name, name)}"
     selection = final.get("selection") or {}
     rates = [
-        f"{_MODEL_NAMES.get(name, name)} {_pct(c['error_rate'])}"
+        f"{_MODEL_NAMES.get(name, name)} {pct(c['error_rate'])}"
         for name, c in (selection.get("candidates") or {}).items()
         if isinstance(c, Mapping) and c.get("error_rate") is not None
     ]
@@ -200,188 +197,6 @@ def _final_model_text(final: Mapping[str, Any]) -> str:
     return text + "."
 
 
-def _interval_text(interval: Any) -> str:
-    if not interval or interval[0] is None or interval[1] is None:
-        return ""
-    return f" (about {_pct(interval[0])}–{_pct(interval[1])})"
-
-
-def _shrinkage_text(cal: Mapping[str, Any]) -> str:
-    shrinkage = cal.get("evidence_shrinkage")
-    if not isinstance(shrinkage, Mapping) or not shrinkage.get("alpha"):
-        return ""
-    if not cal.get("flagged") or not cal.get("corrections_allowed", True):
-        return ""
-    if cal.get("decision_rule") != "calibrated":
-        return ""
-    return (
-        " The evidence claimed more certainty than the observed labels bear out "
-        "(likelihood-ratio test), so corrections were judged on it mixed "
-        f"{_pct(shrinkage['alpha'])} with the class shares; flagged rows it could "
-        "then not settle were discarded rather than relabelled."
-    )
-
-
-def _least_noise_text(cal: Mapping[str, Any]) -> str:
-    """Pairs withheld: their corrections fail at the least noise admitted."""
-    target = cal.get("correction_target", 0.0)
-    held = [f"{p['from']} → {p['to']}" for p in cal.get("correction_pairs") or ()
-            if p.get("estimated_precision_at_least_noise", 1.0) < target]  # fmt: skip
-    lower = (cal.get("anchor_disagreement") or {}).get("lower_limit", 0.0)
-    least = "almost no" if lower < 0.001 else f"as little as {_pct(lower)}"
-    return "" if not held else (
-        f" Corrections {', '.join(held)} were withheld: the rows the evidence is "
-        f"surest of admit {least} noise, where these would not reach "
-        f"{_pct(target)}; their flagged rows were discarded, not relabelled."
-    )  # fmt: skip
-
-
-def _no_corrections_text(pred: Mapping[str, Any]) -> str:
-    """Why a calibrated run corrected no label."""
-    if pred.get("low") or pred.get("kappa") is None:
-        return (
-            "; no label was corrected, as the features predict the label too "
-            "poorly to tell which other label is right."
-        )
-    return (
-        "; no label was corrected: the evidence agrees with the observed labels "
-        f"less than moderately (Cohen's κ {pred['kappa']:.2f}); it reads as predictive "
-        "only once the noise the surest rows suggest is taken out, and that "
-        "noise may be overlap, so which other label is right is not settled."
-    )
-
-
-def _calibration_story(run: Mapping[str, Any]) -> list[str]:
-    """The first sentences: how sure the run is, from its own rows."""
-    story = []
-    cal = run.get("calibration")
-    if isinstance(cal, Mapping) and cal.get("noise_rate") is not None:
-        pred = cal.get("predictability") or {}
-        if pred.get("slight"):
-            story.append(
-                "Warning: the evidence agrees with the labels hardly better than "
-                f"chance (Cohen's κ {pred['kappa']:.2f}, "
-                f"{pred['kappa_noise_corrected']:.2f} corrected for the noise; out-of-"
-                f"fold accuracy {_pct(pred['out_of_fold_accuracy'])} against "
-                f"{_pct(pred['majority_share'])} for the largest class), so it cannot "
-                "tell a wrong label from a hard case: labelclean flagged no row. "
-                "The estimates below are rough."
-            )
-        elif pred.get("low"):
-            story.append(
-                "Warning: the features predict the label poorly (out-of-fold "
-                f"accuracy {_pct(pred['out_of_fold_accuracy'])} against "
-                f"{_pct(pred['majority_share'])} for the largest class; "
-                f"Cohen's κ {pred['kappa']:.2f}), so wrong labels cannot be told "
-                "from hard cases well: labelclean read the noise cautiously and "
-                "corrected no label; the estimates below are rough."
-            )
-        text = (
-            f"Estimated share of wrong labels: {_pct(cal['noise_rate'])}"
-            f"{_interval_text(cal.get('noise_rate_interval'))}"
-        )
-        anchor = cal.get("anchor_disagreement")
-        if isinstance(anchor, Mapping) and anchor.get("share") is not None:
-            text += (
-                f"; among the rows the evidence is surest of, {_pct(anchor['share'])}"
-                " of the labels disagree with it"
-            )
-        text += "."
-        if cal.get("decision_rule") == "thresholds":
-            text += " The decisions used the fixed thresholds given."
-        elif cal.get("flagged"):
-            text += (
-                f" {cal['flagged']} row(s) were flagged with an estimated precision "
-                f"of {_pct(cal['flag_precision'] or 0.0)}"
-                f"{_interval_text(cal.get('flag_precision_interval'))}"
-                + (
-                    f" and an estimated recall of {_pct(cal['flag_recall'])}"
-                    f"{_interval_text(cal.get('flag_recall_interval'))}"
-                    if cal.get("flag_recall") is not None
-                    else ""
-                )
-                + (
-                    "; corrections need an estimated precision of "
-                    f"{_pct(cal['correction_target'])} for their pair of classes."
-                    if cal.get("corrections_allowed", True)
-                    else _no_corrections_text(pred)
-                )
-            )
-        elif not pred.get("slight"):
-            text += " No row was flagged: no operating point was precise enough."
-        story.append(text + _shrinkage_text(cal) + _least_noise_text(cal))
-        story += _unseen_story(cal, pred)
-    return story + _review_and_missing_story(run)
-
-
-def _unseen_story(cal: Mapping[str, Any], pred: Mapping[str, Any]) -> list[str]:
-    """Sentences on the classes, and pairs of classes, the evidence cannot tell
-    apart (their labels were not checked against each other)."""
-    if cal.get("decision_rule") == "thresholds":
-        return []
-    story = []
-    unseen = [
-        str(name)
-        for name, c in zip(
-            cal.get("classes") or [], pred.get("per_class") or [], strict=False
-        )
-        if isinstance(c, Mapping) and not c.get("recognised", True)
-    ]
-    if unseen:
-        shown = ", ".join(f"'{c}'" for c in unseen[:8])
-        more = f" and {len(unseen) - 8} more" if len(unseen) > 8 else ""
-        story.append(
-            f"The evidence does not tell class(es) {shown}{more} apart from the "
-            "others, so their labels cannot be checked: their rows were kept "
-            "as labelled, and no row was relabelled into them."
-        )
-    together = [  # pairs of classes each told from the rest
-        " and ".join(f"'{c}'" for c in pair.get("classes", ()))
-        for pair in pred.get("pairs") or []
-        if isinstance(pair, Mapping)
-        and not pair.get("told_apart", True)
-        and not set(map(str, pair.get("classes", ()))) & set(unseen)
-    ]
-    if together:
-        more = f" and {len(together) - 8} more pairs" if len(together) > 8 else ""
-        story.append(
-            f"The evidence does not tell {'; '.join(together[:8])}{more} apart "
-            "from each other: no label of one was taken for a wrong label of "
-            "the other."
-        )
-    return story
-
-
-def _review_and_missing_story(run: Mapping[str, Any]) -> list[str]:
-    """Sentences on reviewed rows (a later run's, or this one's) and missing values."""
-    story = []
-    reviewed = run.get("reviewed")
-    if isinstance(reviewed, Mapping) and reviewed.get("rows"):
-        story.append(
-            f"{reviewed['rows']} row(s) had been reviewed by a person "
-            f"({reviewed.get('file')}), {reviewed.get('labels_changed', 0)} of them "
-            "with a new label: the fit learnt their verdicts as known truth, and "
-            "they were not flagged (reason 'reviewed')."
-        )
-    review = run.get("review")
-    if isinstance(review, Mapping) and review.get("reviewed"):
-        story.append(
-            f"A person then reviewed {review['reviewed']} row(s) and changed "
-            f"{review.get('labels_changed_by_reviewers', 0)} label(s); the decisions "
-            "counted in this report include their verdicts (reason 'reviewed', "
-            "section Review)."
-        )
-    missing = run.get("missing_values")
-    if isinstance(missing, Mapping) and missing.get("columns"):
-        cols = ", ".join(
-            f"'{k}' ({v})" for k, v in list(missing["columns"].items())[:8]
-        )
-        story.append(
-            f"Missing feature values in {cols}: {missing.get('handling', '')}."
-        )
-    return story
-
-
 def _story(report: Mapping[str, Any]) -> list[str]:
     """Plain sentences telling what happened in the run."""
     summary = report["summary"]
@@ -391,7 +206,7 @@ def _story(report: Mapping[str, Any]) -> list[str]:
     label = inp.get("label_column")
     classes = report.get("classes") or []
     n_classes = inp.get("n_classes_observed", len(classes))
-    story = _calibration_story(report.get("run") or {})
+    story = calibration_story(report.get("run") or {})
     story.append(
         f"{n} row(s) came in with {n_classes} observed class(es)"
         + (f" in the label column '{label}'." if label else ".")
@@ -414,9 +229,9 @@ def _story(report: Mapping[str, Any]) -> list[str]:
     else:
         story.append("No validation results were recorded.")
     story.append(
-        f"labelclean kept {counts['kept']} row(s) ({_pct(shares['kept'])}), corrected "
-        f"{counts['corrected']} ({_pct(shares['corrected'])}) and discarded "
-        f"{counts['discarded']} ({_pct(shares['discarded'])}); the cleaned output "
+        f"labelclean kept {counts['kept']} row(s) ({pct(shares['kept'])}), corrected "
+        f"{counts['corrected']} ({pct(shares['corrected'])}) and discarded "
+        f"{counts['discarded']} ({pct(shares['discarded'])}); the cleaned output "
         f"holds {summary['n_cleaned_rows']} row(s)."
     )
     if summary.get("n_missing_label"):
@@ -444,7 +259,7 @@ def _story(report: Mapping[str, Any]) -> list[str]:
         story.append(
             f"Class {_label_text(worst['label'])} lost the largest share to discards: "
             f"{worst['discarded']} of {worst['n_observed']} "
-            f"({_pct(worst['share_discarded'])})."
+            f"({pct(worst['share_discarded'])})."
         )
     suspects = (report.get("suspects") or {}).get("rows") or []
     if suspects and suspects[0].get("decision") != "kept":
