@@ -76,10 +76,15 @@ readings of the noise and, for the flags, to their known-flip precision and
 recall with the noise at either end of its interval
 (:mod:`labelclean.pipeline._known_flips`)."""
 
-from typing import Any
-
 import numpy as np
 
+from labelclean.pipeline._corrections import (
+    agreement,
+    correction_posterior,
+    corrections,
+    strength_at_least_noise,
+    told_apart,
+)
 from labelclean.pipeline._known_flips import (
     estimates_at,
     estimates_at_noise_ends,
@@ -96,14 +101,12 @@ from labelclean.pipeline._noise_estimate import (
     confident_joint,
     estimate_interval,
     estimate_joint,
-    evidence_shrinkage,
     joint_where_cap_binds,
     label_blind_evidence,
     noise_gate,
     noise_posterior,
     predictability_summary,
     reviewed_joint,
-    shrink_evidence,
     temper,
 )
 
@@ -221,118 +224,6 @@ def _precision_at_share(P, codes, r, anchor, review, recognised):
     return np.maximum(posterior, known_flip_curve(P, codes, joint, r_share)[1] / count)
 
 
-def _strength_at_least_noise(P, codes, alternative, predictable_reading):
-    """Each row's correction posterior of ``alternative`` under the least
-    noise the surest rows admit, where the cap binds (None elsewhere, and
-    in the cautious reading: ``predictable_reading`` None)."""
-    if predictable_reading is None:
-        return None
-    joint = joint_where_cap_binds(P, codes, predictable_reading, "lower_limit")
-    if joint is None:
-        return None
-    W = noise_posterior(P, codes, joint)
-    least, strength, _ = _correction_posterior(P, codes, joint, W)
-    return np.where(least == alternative, strength, 0.0)
-
-
-def _alternative(W, codes):
-    """Most probable true class other than the observed one, and its posterior."""
-    rows = np.arange(codes.shape[0])
-    others = W.copy()
-    others[rows, codes] = -1.0
-    alternative = np.argmax(others, axis=1)
-    return alternative, others[rows, alternative]
-
-
-def _correction_posterior(P, codes, Q, W, shrinkage=None):
-    """The class a flagged row would be corrected to, the posterior the
-    correction is judged by, and the shrinkage used.
-
-    The posterior is ``W`` recomputed on the evidence shrunk as far as the
-    labels show it overstates its certainty (``shrinkage``: ``alpha`` and
-    the fit's ``class_shares``; None: measured here, by
-    :func:`evidence_shrinkage`). Flags keep the evidence as it is.
-    """
-    if shrinkage is None:
-        shrinkage = evidence_shrinkage(P, codes, Q)
-    alternative, strength = _alternative(W, codes)
-    alpha = shrinkage.get("alpha", 0.0)
-    if alpha > 0:
-        shrunk = shrink_evidence(P, alpha, shrinkage["class_shares"])
-        posterior = noise_posterior(shrunk, codes, Q)
-        strength = posterior[np.arange(codes.shape[0]), alternative]
-    return alternative, strength, shrinkage
-
-
-def _agreement(evidence, alternative, require_agreement):
-    if not require_agreement:
-        return np.ones(alternative.shape[0], dtype=bool)
-    return (evidence.trusted == alternative) & (evidence.model_label == alternative)
-
-
-def _told_apart(P, codes, alternative, target):
-    """Whether the evidence alone names the new class among the other classes.
-
-    The posterior of a correction weighs the evidence by the estimated
-    transition matrix, whose rare cells rest on a handful of rows: a row the
-    evidence splits between two other classes can then be "corrected" to the
-    one the joint happens to name as the usual source of its label (on a
-    flights sample with no label flipped, 32 corrections, all wrong). So,
-    given that the label is wrong, the evidence's own probability of the new
-    class among the classes other than the observed one must reach the
-    target, with no help from the transition matrix.
-    """
-    rows = np.arange(codes.shape[0])
-    rest = 1.0 - P[rows, codes]
-    with np.errstate(invalid="ignore", divide="ignore"):
-        share = np.where(rest > 0, P[rows, alternative] / rest, 0.0)
-    return share >= target - 1e-12
-
-
-def _correction_thresholds(posterior, candidate, target, n_classes, least=None):
-    """Per (observed, new) pair, the posterior a correction needs.
-
-    Each corrected row's own posterior of the new class must reach the
-    target (so the pair's estimated precision, the mean posterior of its
-    corrections, does too); a pair none of whose rows reaches it is not
-    corrected at all, on these rows or on new ones. With ``least`` (the
-    posteriors under the least noise the surest rows admit,
-    :func:`_strength_at_least_noise`), the pair's estimated precision must
-    reach the target under that noise too, or the pair is not corrected.
-    """
-    codes, alternative, strength = posterior
-    out = np.full((n_classes, n_classes), np.inf)
-    pairs: list[dict[str, Any]] = []
-    for source in range(n_classes):
-        for dest in range(n_classes):
-            if source == dest:
-                continue
-            rows = candidate & (codes == source) & (alternative == dest)
-            if not rows.any():
-                continue
-            values = np.sort(strength[rows])[::-1]
-            running = np.cumsum(values) / np.arange(1, values.shape[0] + 1)
-            ok = np.flatnonzero(values >= target)
-            pair = {
-                "from": source,
-                "to": dest,
-                "candidates": int(values.shape[0]),
-                "corrected": int(ok.max() + 1) if ok.size else 0,
-                "estimated_precision": (
-                    float(running[ok.max()]) if ok.size else float(running[-1])
-                ),
-            }
-            if least is not None and ok.size:
-                at_least = float(least[rows & (strength >= target)].mean())
-                pair["estimated_precision_at_least_noise"] = at_least
-                if at_least < target:
-                    ok, pair["corrected"] = ok[:0], 0
-            if ok.size:
-                out[source, dest] = target
-            pairs.append(pair)
-    return out, pairs
-
-
 def calibrate(
     evidence,
     *,
@@ -375,17 +266,17 @@ def calibrate(
                        recognised=gate, blind=blind)  # fmt: skip
     tempered, r, temperature = tempered_posterior(P, codes, Q)
     W = noise_posterior(P, codes, Q)
-    alternative, strength, shrinkage = _correction_posterior(P, codes, Q, W)
+    alternative, strength, shrinkage = correction_posterior(P, codes, Q, W)
     reading = None if low else (anchor, evidence.review, gate)
     threshold = _flag_threshold(P, tempered, codes, Q, r, target_precision, reading)
     threshold = float("inf") if slight else threshold
     flagged = (r >= threshold) & _unknown(evidence.known, n)
     correction_target = target_precision or DEFAULT_CORRECTION_PRECISION
-    candidate = flagged & _agreement(evidence, alternative, require_agreement)
-    candidate &= _told_apart(P, codes, alternative, correction_target)
+    candidate = flagged & agreement(evidence, alternative, require_agreement)
+    candidate &= told_apart(P, codes, alternative, correction_target)
     withheld = kappa < LOW_PREDICTABILITY_KAPPA  # before the noise correction
-    least = _strength_at_least_noise(P, codes, alternative, reading)
-    corr_thresholds, pairs, corrected = _corrections(
+    least = strength_at_least_noise(P, codes, alternative, reading)
+    corr_thresholds, pairs, corrected = corrections(
         (codes, alternative, strength), candidate, correction_target, withheld, least
     )
     precision, recall, _ = estimates_at(threshold, tempered, codes, Q, r)
@@ -443,29 +334,6 @@ def _unknown(known, n: int) -> np.ndarray:
     flips as the rows they are (docs/review.md says why).
     """
     return np.ones(n, dtype=bool) if known is None else ~known
-
-
-def _corrections(posterior, candidate, target, withheld, least=None):
-    """Per-pair correction thresholds, their summaries, and the rows corrected.
-
-    ``withheld`` (κ under :data:`LOW_PREDICTABILITY_KAPPA` before the noise
-    correction, which overlap can inflate): relabelling could corrupt a class,
-    so suspect rows are discarded, not corrected (docs/decisions.md).
-    ``least``: see :func:`_correction_thresholds`.
-    """
-    codes, alternative, strength = posterior
-    n_classes = int(max(codes.max(), alternative.max())) + 1  # codes hold every class
-    thresholds, pairs = _correction_thresholds(
-        posterior, candidate, target, n_classes, least
-    )
-    if withheld:
-        thresholds[:] = np.inf
-        for pair in pairs:
-            pair["corrected"] = 0
-    # Only candidates (flags the final model agrees with, between classes the
-    # evidence tells apart) are corrected, as decide_calibrated does.
-    corrected = candidate & (strength >= thresholds[codes, alternative])
-    return thresholds, pairs, corrected
 
 
 def _other_noise_levels(P, tempered, codes, Q, r, threshold, reading):
@@ -543,14 +411,14 @@ def decide_calibrated(evidence, calibration: Calibration, *, require_agreement=T
     W = noise_posterior(P, ev.codes, calibration.joint)
     flagged = r >= calibration.flag_threshold
     shrinkage = calibration.summary.get("evidence_shrinkage", {})  # older files: none
-    alternative, strength, _ = _correction_posterior(
+    alternative, strength, _ = correction_posterior(
         P, ev.codes, calibration.joint, W, shrinkage
     )
     precise = strength >= calibration.correction_thresholds[ev.codes, alternative]
-    precise &= _told_apart(
+    precise &= told_apart(
         P, ev.codes, alternative, calibration.summary.get("correction_target", 0.0)
     )
-    agree = _agreement(ev, alternative, require_agreement)
+    agree = agreement(ev, alternative, require_agreement)
     corrected = flagged & precise & agree
     decision = np.full(n, "kept", dtype=object)
     reason = np.full(n, "ok", dtype=object)
