@@ -27,12 +27,12 @@ from labelclean.pipeline._calibration import (
     combine_evidence,
     decide_calibrated,
     estimate_joint,
-    evidence_shrinkage,
 )
 from labelclean.pipeline._decisions import Evidence
 from labelclean.pipeline._noise_estimate import (
     SLIGHT_AGREEMENT_KAPPA,
     estimate_interval,
+    evidence_shrinkage,
     recognised_classes,
 )
 from labelclean.report import build_report, render_html
