@@ -249,6 +249,16 @@ def run_cell(X_tr, y_noisy, y_true, flipped, X_te, y_te, seed, out):
     new = cleaner.audit_["cleaned_label"].to_numpy()[corrected]
     if corrected.any():
         out["lc_corr_p"].append(float(np.mean(new == y_true[corrected])))
+        right = int(np.sum(new == y_true[corrected]))
+        for key, measured in (
+            ("precision", right / corrected.sum()),
+            ("recall", right / max(int(flipped.sum()), 1)),
+        ):
+            interval = cal.get(f"correction_{key}_interval")
+            if interval is not None and flipped.any():
+                out[f"lc_corr_{key}_covered"].append(
+                    interval[0] - 1e-9 <= measured <= interval[1] + 1e-9
+                )
     out["lc_corrections"].append(int(corrected.sum()))
     lost = []
     for c in np.unique(y_noisy):
@@ -399,6 +409,8 @@ def main(
                 verdict["recall_cov"].extend(out["lc_recall_covered"])
                 if out["lc_corr_p"]:
                     verdict["corr"].append(_mean(out["lc_corr_p"]) >= 0.9)
+                verdict["corr_p_cov"].extend(out["lc_corr_precision_covered"])
+                verdict["corr_r_cov"].extend(out["lc_corr_recall_covered"])
             else:
                 verdict["clean_share"].append(_mean(out["lc_share"]) <= 0.03)
                 verdict["clean_loss"].append(_mean(out["lc_max_class_loss"]) <= 0.05)
@@ -418,7 +430,11 @@ def main(
         f"measured flag precision inside the reported interval in "
         f"{sum(verdict['cov'])} of {len(verdict['cov'])} repetitions with flags "
         f"(mean width {_mean(verdict['width']):.3f}), measured recall inside its "
-        f"interval in {sum(verdict['recall_cov'])} of {len(verdict['recall_cov'])}. "
+        f"interval in {sum(verdict['recall_cov'])} of {len(verdict['recall_cov'])}; "
+        "measured correction precision inside its reported interval in "
+        f"{sum(verdict['corr_p_cov'])} of {len(verdict['corr_p_cov'])} repetitions "
+        f"with corrections (recall: {sum(verdict['corr_r_cov'])} of "
+        f"{len(verdict['corr_r_cov'])}). "
         f"At 0 %: at most 3 % flagged in {sum(verdict['clean_share'])} of "
         f"{len(verdict['clean_share'])} data sets, no class losing more than 5 % in "
         f"{sum(verdict['clean_loss'])} of {len(verdict['clean_loss'])}.",

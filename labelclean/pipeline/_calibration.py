@@ -80,6 +80,7 @@ import numpy as np
 
 from labelclean.pipeline._corrections import (
     agreement,
+    correction_estimates,
     correction_posterior,
     corrections,
     strength_at_least_noise,
@@ -315,8 +316,8 @@ def calibrate(
         "correction_target": correction_target,
         "corrections_allowed": not withheld,
         "corrections": int(corrected.sum()),
-        "correction_precision": (
-            float(strength[corrected].mean()) if corrected.any() else None
+        **correction_estimates(
+            P, codes, Q, (alternative, strength, corrected, shrinkage), noise_interval
         ),
         "correction_pairs": pairs,
         "evidence_shrinkage": shrinkage,

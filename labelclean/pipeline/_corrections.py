@@ -13,14 +13,17 @@ from typing import Any
 import numpy as np
 
 from labelclean.pipeline._noise_estimate import (
+    estimate_interval,
     evidence_shrinkage,
     joint_where_cap_binds,
     noise_posterior,
+    scale_noise,
     shrink_evidence,
 )
 
 __all__ = [
     "agreement",
+    "correction_estimates",
     "correction_posterior",
     "correction_thresholds",
     "corrections",
@@ -162,3 +165,58 @@ def corrections(posterior, candidate, target, withheld, least=None):
     # evidence tells apart) are corrected, as decide_calibrated does.
     corrected = candidate & (strength >= thresholds[codes, alternative])
     return thresholds, pairs, corrected
+
+
+def _posterior_of(P, codes, Q, alternative, shrinkage):
+    """Each row's posterior of ``alternative`` under ``Q``, on the evidence
+    shrunk as the fit measured (:func:`correction_posterior`)."""
+    alpha = shrinkage.get("alpha", 0.0)
+    if alpha > 0:
+        P = shrink_evidence(P, alpha, shrinkage["class_shares"])
+    return noise_posterior(P, codes, Q)[np.arange(codes.shape[0]), alternative]
+
+
+def correction_estimates(P, codes, Q, correction, noise_interval):
+    """Estimated precision and recall of the corrections, with intervals.
+
+    ``correction``: the class each row would be corrected to, its
+    posterior, the rows corrected and the fit's shrinkage. Each corrected
+    row restores its true label with its posterior probability (the
+    posterior the correction was judged by), so the number of right
+    corrections is a sum of independent Bernoulli draws: its mean gives the
+    precision (over the corrections) and the recall (over the estimated
+    number of wrong labels), its standard deviation the uncertainty. The
+    intervals (:func:`estimate_interval`) are widened to the same
+    corrections judged with the noise at either end of ``noise_interval``
+    (the joint scaled there, :func:`scale_noise`): how many of them are
+    right depends on how much noise there is. None without corrections.
+    """
+    alternative, strength, corrected, shrinkage = correction
+    count = int(np.count_nonzero(corrected))
+    n_wrong = (1.0 - float(np.trace(Q))) * codes.shape[0]
+    out: dict[str, Any] = dict.fromkeys(
+        ("correction_precision", "correction_precision_interval",
+         "correction_recall", "correction_recall_interval")
+    )  # fmt: skip
+    if count == 0 or n_wrong <= 0:
+        return out
+    right = strength[corrected]
+    sd = float(np.sqrt(np.sum(right * (1.0 - right))))
+    ends = []
+    for rate in noise_interval or ():
+        joint = scale_noise(Q, rate)
+        hits = float(
+            _posterior_of(P, codes, joint, alternative, shrinkage)[corrected].sum()
+        )
+        n_end = rate * codes.shape[0]
+        ends.append((hits / count, hits / n_end if n_end > 0 else float("nan")))
+    precision, recall = float(right.mean()), float(right.sum()) / n_wrong
+    out["correction_precision"] = precision
+    out["correction_precision_interval"] = estimate_interval(
+        precision, sd / count, [e[0] for e in ends]
+    )
+    out["correction_recall"] = min(1.0, recall)
+    out["correction_recall_interval"] = estimate_interval(
+        min(1.0, recall), sd / n_wrong, [min(1.0, e[1]) for e in ends]
+    )
+    return out

@@ -51,6 +51,24 @@ def _least_noise_text(cal: Mapping[str, Any]) -> str:
     )  # fmt: skip
 
 
+def _corrections_made_text(cal: Mapping[str, Any]) -> str:
+    """How many labels were corrected, and how sure the run is of them."""
+    if not cal.get("corrections") or cal.get("correction_precision") is None:
+        return "."
+    text = (
+        f"; {cal['corrections']} were corrected, at an estimated precision of "
+        f"{pct(cal['correction_precision'])}"
+        f"{_interval_text(cal.get('correction_precision_interval'))}"
+    )
+    if cal.get("correction_recall") is not None:
+        text += (
+            f", restoring an estimated {pct(cal['correction_recall'])}"
+            f"{_interval_text(cal.get('correction_recall_interval'))} of the wrong "
+            "labels"
+        )
+    return text + "."
+
+
 def _no_corrections_text(pred: Mapping[str, Any]) -> str:
     """Why a calibrated run corrected no label."""
     if pred.get("low") or pred.get("kappa") is None:
@@ -117,7 +135,8 @@ def calibration_story(run: Mapping[str, Any]) -> list[str]:
                 )
                 + (
                     "; corrections need an estimated precision of "
-                    f"{pct(cal['correction_target'])} for their pair of classes."
+                    f"{pct(cal['correction_target'])} for their pair of classes"
+                    + _corrections_made_text(cal)
                     if cal.get("corrections_allowed", True)
                     else _no_corrections_text(pred)
                 )

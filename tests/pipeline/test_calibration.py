@@ -76,6 +76,35 @@ def test_calibrated_flags_are_precise_and_the_estimates_honest(noisy_cancer):
     json.dumps(cal, allow_nan=False)
 
 
+def test_the_corrections_estimates_come_with_intervals_that_hold(noisy_cancer):
+    # Each corrected row restores its label with its posterior probability:
+    # the estimated precision is their mean, the recall their sum over the
+    # estimated number of wrong labels, and the intervals (their spread,
+    # widened to the noise interval's ends) hold the measured values.
+    _, y, _, flipped, cleaner = noisy_cancer
+    cal = cleaner.calibration_
+    corrected = cleaner.decisions_ == "corrected"
+    new = cleaner.audit_["cleaned_label"].to_numpy()[corrected]
+    right = int((new == y[corrected]).sum())
+    assert corrected.sum() == cal["corrections"] > 20
+    low, high = cal["correction_precision_interval"]
+    assert low < cal["correction_precision"] <= high <= 1.0 and high - low < 0.2
+    assert low <= right / corrected.sum() <= high
+    low, high = cal["correction_recall_interval"]
+    assert low < cal["correction_recall"] < high
+    assert low <= right / flipped.sum() <= high
+    wrong = cal["noise_rate"] * len(y)
+    expected = cal["correction_precision"] * cal["corrections"] / wrong
+    assert cal["correction_recall"] == pytest.approx(expected)
+    # and the report says so
+    html = unescape(
+        render_html(build_report(cleaner.audit_, label="label", run={
+            "calibration": {**cal, "decision_rule": "calibrated"}}))
+    )  # fmt: skip
+    assert f"{cal['corrections']} were corrected, at an estimated precision of " in html
+    assert "of the wrong labels" in html
+
+
 def test_the_precision_interval_allows_for_the_count_of_flags():
     # The measured precision of m flags is a count out of m: even a known
     # expected precision p leaves it anywhere in p ± 1.645 sqrt(p (1 - p) / m).
@@ -652,6 +681,8 @@ def test_corrections_hold_at_the_least_noise_the_surest_rows_admit():
     assert pair["estimated_precision"] >= summary["correction_target"]
     assert pair["estimated_precision_at_least_noise"] < summary["correction_target"]
     assert pair["corrected"] == 0 and summary["corrections"] == 0
+    assert summary["correction_precision"] is None
+    assert summary["correction_precision_interval"] is None
     assert np.isinf(calibration.correction_thresholds).all()
     decision, reason, new_codes, _ = decide_calibrated(evidence, calibration)
     flagged = decision != "kept"
