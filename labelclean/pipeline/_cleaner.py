@@ -212,11 +212,11 @@ classifier, default='auto'
         ``noise_rate_per_class``, the flag threshold on
         ``noise_probability`` and the ``temperature`` of the evidence it
         is computed on (fitted to the observed labels through the estimated
-        noise), the estimated ``flag_precision`` and
-        ``flag_recall`` of the flags (with intervals), the corrections'
-        estimated precision per pair of classes, and how well the features
-        predict the label (``predictability``: overall, per class and, with
-        more than two classes, per pair of classes). See
+        noise), the estimated ``flag_precision`` and ``flag_recall`` of the
+        flags and ``correction_precision`` and ``correction_recall`` of the
+        corrections (with intervals; per pair of classes too), and how well
+        the features predict the label (``predictability``: overall, per
+        class and, with more than two classes, per pair). See
         ``docs/decisions.md``.
     noise_rate_ : float
         Estimated share of wrong labels among the fitted rows.

@@ -67,15 +67,14 @@ def correction_posterior(P, codes, Q, W, shrinkage=None):
     if shrinkage is None:
         shrinkage = evidence_shrinkage(P, codes, Q)
     alternative, strength = _alternative(W, codes)
-    alpha = shrinkage.get("alpha", 0.0)
-    if alpha > 0:
-        shrunk = shrink_evidence(P, alpha, shrinkage["class_shares"])
-        posterior = noise_posterior(shrunk, codes, Q)
-        strength = posterior[np.arange(codes.shape[0]), alternative]
+    if shrinkage.get("alpha", 0.0) > 0:
+        strength = _posterior_of(P, codes, Q, alternative, shrinkage)
     return alternative, strength, shrinkage
 
 
 def agreement(evidence, alternative, require_agreement):
+    """Rows whose alternative both stages find most probable (all rows
+    without ``require_agreement``)."""
     if not require_agreement:
         return np.ones(alternative.shape[0], dtype=bool)
     return (evidence.trusted == alternative) & (evidence.model_label == alternative)
