@@ -216,6 +216,17 @@ def measure(X, y, noise: float, peers: bool = False) -> dict:
     cleaned = cleaner.audit_["cleaned_label"].to_numpy()
     out["corrections"] = int(corrected.sum())
     out["wrong_corrections"] = int((cleaned[corrected] != y[corrected]).sum())
+    right = out["corrections"] - out["wrong_corrections"]
+    for key, measured in (
+        ("precision", right / max(out["corrections"], 1)),
+        ("recall", right / max(int(flipped.sum()), 1)),
+    ):
+        interval = cleaner.calibration_.get(f"correction_{key}_interval")
+        out[f"correction_{key}_covered"] = (
+            None
+            if not corrected.any() or interval is None
+            else bool(interval[0] - 1e-9 <= measured <= interval[1] + 1e-9)
+        )
     if peers:
         own = _cleanlab(X, y)
         out.update({f"own_{k}": v for k, v in own.items()})
@@ -293,6 +304,14 @@ def report(
         for r in results.values()
         if r.get("recall_covered") is not None
     ]
+    corr_covered = {
+        key: [
+            r[f"correction_{key}_covered"]
+            for r in results.values()
+            if r.get(f"correction_{key}_covered") is not None
+        ]
+        for key in ("precision", "recall")
+    }
     corrections = sum(r["corrections"] for r in results.values())
     wrong = sum(r["wrong_corrections"] for r in results.values())
     peers = any("noisy_lr_f1" in r for r in results.values())
@@ -331,7 +350,10 @@ def report(
         f"measured flag precision inside the reported interval in {sum(covered)} "
         f"of {len(covered)} (mean width {np.mean(widths) if widths else np.nan:.3f}), "
         f"measured recall inside its interval in {sum(recall_covered)} of "
-        f"{len(recall_covered)}.",
+        f"{len(recall_covered)}; measured correction precision inside its "
+        f"interval in {sum(corr_covered['precision'])} of "
+        f"{len(corr_covered['precision'])} tables with corrections (recall: "
+        f"{sum(corr_covered['recall'])} of {len(corr_covered['recall'])}).",
         *_peer_summary(results),
         "",
         "| table | rows | classes | own labels: flagged | largest class share "
