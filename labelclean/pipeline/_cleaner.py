@@ -114,11 +114,11 @@ class LabelCleaner(DecisionsMixin, ModelSelectionMixin, ClassifierMixin, BaseFil
 classifier, default='auto'
         The final model.
 
-        - 'auto': RoSR-L for more than two classes. For two classes, both
-          RoSR-L and CB-AdaBoost are evaluated out of fold, and CB-AdaBoost
-          is chosen only when its out-of-fold error rate against the observed
-          labels is lower than RoSR-L's by more than one standard error of
-          the paired difference (otherwise RoSR-L); see ``model_name_``,
+        - 'auto': RoSR-L and CB-AdaBoost with depth-3 trees (and, for two
+          classes, with stumps) are evaluated out of fold; another replaces
+          RoSR-L only when its out-of-fold error rate against the observed
+          labels is lower by more than one standard error of the paired
+          difference (the lowest such); see ``model_name_``,
           ``model_selection_`` and ``docs/decisions.md``.
         - 'cb_adaboost', 'cb_adaboost_trees' (depth-3 trees), 'rosr', 'spbl':
           that labelclean classifier.
