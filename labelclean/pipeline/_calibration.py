@@ -288,6 +288,8 @@ def calibrate(
     noise = 1.0 - float(np.trace(Q))
     noise_interval = estimate_interval(noise, boot["noise_rate"], noise_ends)
     others += estimates_at_noise_ends(P, codes, Q, r, threshold, noise_interval)
+    estimated = correction_estimates((P, tempered), codes, Q, (alternative,
+                    strength, corrected, shrinkage), noise_interval)  # fmt: skip
     per_class = 1.0 - np.diag(Q) / np.maximum(Q.sum(axis=1), 1e-300)
     summary = {
         "method": "confident joint capped by a mixture-proportion bound and "
@@ -316,9 +318,7 @@ def calibrate(
         "correction_target": correction_target,
         "corrections_allowed": not withheld,
         "corrections": int(corrected.sum()),
-        **correction_estimates(
-            P, codes, Q, (alternative, strength, corrected, shrinkage), noise_interval
-        ),
+        **estimated,
         "correction_pairs": pairs,
         "evidence_shrinkage": shrinkage,
         "predictability": predictability_summary(

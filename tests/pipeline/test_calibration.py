@@ -34,6 +34,7 @@ from labelclean.pipeline._noise_estimate import (
     estimate_interval,
     evidence_shrinkage,
     recognised_classes,
+    temper,
 )
 from labelclean.report import build_report, render_html
 from labelclean.validation import validate_output
@@ -103,6 +104,38 @@ def test_the_corrections_estimates_come_with_intervals_that_hold(noisy_cancer):
     )  # fmt: skip
     assert f"{cal['corrections']} were corrected, at an estimated precision of " in html
     assert "of the wrong labels" in html
+
+
+def test_the_corrections_interval_reaches_the_evidence_tempered_to_the_labels():
+    # The evidence is softer than the truth (true class probabilities of
+    # 0.9-0.9999, flattened): every correction restores the true label, but
+    # their posteriors, on the evidence as it is, average 0.94, and their
+    # spread alone leaves 1.0 far outside (on 100,000 rows of
+    # make_classification: 0.932, 0.904-0.949, for 0.986 measured). The
+    # labels show the evidence too soft (temperature above 1); judged on the
+    # evidence tempered to them, the same corrections are right at about
+    # 0.999, and the interval reaches that reading.
+    rng = np.random.default_rng(0)
+    true = rng.integers(0, 2, 5000)
+    wrong = rng.random(5000) < 0.2
+    codes = np.where(wrong, 1 - true, true)
+    p = rng.uniform(0.9, 0.9999, 5000)
+    sharp = np.where(true[:, None] == np.arange(2), p[:, None], 1 - p[:, None])
+    P = temper(sharp, 0.85)
+    evidence = Evidence(codes, P, P, None)
+    calibration = calibrate(evidence, random_state=0)
+    summary = calibration.summary
+    decision, _, new_codes, _ = decide_calibrated(evidence, calibration)
+    corrected = decision == "corrected"
+    assert corrected.sum() == summary["corrections"] > 100
+    measured = np.mean(new_codes[corrected] == true[corrected])
+    assert measured == 1.0 and summary["temperature"] > 1.5
+    estimate = summary["correction_precision"]
+    assert estimate < 0.95
+    low, high = summary["correction_precision_interval"]
+    assert low < estimate < 0.99 < high and low <= measured <= high
+    low, high = summary["correction_recall_interval"]
+    assert low <= corrected.sum() / wrong.sum() <= high
 
 
 def test_the_precision_interval_allows_for_the_count_of_flags():
