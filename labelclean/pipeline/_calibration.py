@@ -95,7 +95,6 @@ from labelclean.pipeline._known_flips import (
 from labelclean.pipeline._noise_estimate import (
     LOW_PREDICTABILITY_KAPPA,
     NOISE_CORRECTED_KAPPA,
-    SLIGHT_AGREEMENT_KAPPA,
     anchor_disagreement,
     cohen_kappa,
     combine_evidence,
@@ -110,6 +109,7 @@ from labelclean.pipeline._noise_estimate import (
     reviewed_joint,
     temper,
 )
+from labelclean.pipeline._predictability import weak_agreement
 
 __all__ = [
     "DEFAULT_CORRECTION_PRECISION",
@@ -261,7 +261,7 @@ def calibrate(
     kappas = cohen_kappa(P, codes, n_classes, beyond)
     kappa, kappa_star = kappas[2:]
     low = kappa < LOW_PREDICTABILITY_KAPPA and kappa_star < NOISE_CORRECTED_KAPPA
-    slight = kappa_star < SLIGHT_AGREEMENT_KAPPA  # hardly better than chance
+    weak = weak_agreement(kappa_star)  # below moderate even without the noise
     gate, (recognised, class_kappas), told = noise_gate(P, codes, n_classes, beyond)
     Q = reviewed_joint(P, codes, evidence.review, predictable=not low,
                        recognised=gate, blind=blind)  # fmt: skip
@@ -270,7 +270,7 @@ def calibrate(
     alternative, strength, shrinkage = correction_posterior(P, codes, Q, W)
     reading = None if low else (anchor, evidence.review, gate)
     threshold = _flag_threshold(P, tempered, codes, Q, r, target_precision, reading)
-    threshold = float("inf") if slight else threshold
+    threshold = float("inf") if weak else threshold
     flagged = (r >= threshold) & _unknown(evidence.known, n)
     correction_target = target_precision or DEFAULT_CORRECTION_PRECISION
     candidate = flagged & agreement(evidence, alternative, require_agreement)
@@ -322,7 +322,7 @@ def calibrate(
         "correction_pairs": pairs,
         "evidence_shrinkage": shrinkage,
         "predictability": predictability_summary(
-            kappas, low, slight, class_kappas, recognised, told
+            kappas, low, weak, class_kappas, recognised, told
         ),
     }
     return Calibration(Q, threshold, corr_thresholds, summary)

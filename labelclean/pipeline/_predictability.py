@@ -17,6 +17,7 @@ __all__ = [
     "predictability_summary",
     "recognised_classes",
     "recognised_pairs",
+    "weak_agreement",
 ]
 
 #: Below this agreement beyond chance (Cohen's κ) between the evidence's most
@@ -39,6 +40,22 @@ NOISE_CORRECTED_KAPPA = 0.6
 #: chance: it cannot tell a wrong label from a hard case, and nothing is
 #: flagged (docs/decisions.md, *Evidence hardly better than chance*).
 SLIGHT_AGREEMENT_KAPPA = 0.2
+
+
+def weak_agreement(kappa_star: float) -> str | None:
+    """``'slight'`` or ``'fair'`` (Landis and Koch 1977) where even the
+    agreement corrected for the noise is below moderate; None otherwise.
+
+    Nothing is flagged there: the evidence cannot tell a wrong label from a
+    hard case (docs/decisions.md, *Evidence hardly better than chance* and
+    *Fair agreement flags nothing either*). The band decides the report's
+    first line.
+    """
+    if kappa_star < SLIGHT_AGREEMENT_KAPPA:
+        return "slight"
+    if kappa_star < LOW_PREDICTABILITY_KAPPA:
+        return "fair"
+    return None
 
 
 def cohen_kappa(P, codes, n_classes, noise=0.0):
@@ -179,9 +196,10 @@ def recognised_pairs(P, codes, n_classes, noise=0.0):
     return apart, kappas
 
 
-def predictability_summary(kappas, low, slight, class_kappas, recognised, told) -> dict:
-    """``calibration_['predictability']``: agreement, reading, per class and,
-    with more than two classes, per pair of classes."""
+def predictability_summary(kappas, low, weak, class_kappas, recognised, told) -> dict:
+    """``calibration_['predictability']``: agreement, reading (``weak``: the
+    band of :func:`weak_agreement`), per class and, with more than two
+    classes, per pair of classes."""
     accuracy, majority, kappa, kappa_star = kappas
     per_class = np.asarray(class_kappas, dtype=float).reshape(-1, 2).tolist()
     out = {
@@ -190,7 +208,8 @@ def predictability_summary(kappas, low, slight, class_kappas, recognised, told) 
         "kappa": kappa,
         "kappa_noise_corrected": kappa_star,
         "low": bool(low),
-        "slight": bool(slight),
+        "slight": weak == "slight",
+        "fair": weak == "fair",
         "per_class": [
             {"kappa": k, "kappa_noise_corrected": c, "recognised": bool(ok)}
             for (k, c), ok in zip(per_class, recognised, strict=True)

@@ -100,6 +100,17 @@ def calibration_story(run: Mapping[str, Any]) -> list[str]:
                 "tell a wrong label from a hard case: labelclean flagged no row. "
                 "The estimates below are rough."
             )
+        elif pred.get("fair"):
+            story.append(
+                "Warning: the features predict the label poorly (out-of-fold "
+                f"accuracy {pct(pred['out_of_fold_accuracy'])} against "
+                f"{pct(pred['majority_share'])} for the largest class; Cohen's κ "
+                f"{pred['kappa']:.2f}, {pred['kappa_noise_corrected']:.2f} corrected "
+                "for the noise): even with the noise the surest rows suggest taken "
+                "out, the evidence agrees with the labels only fairly, so it cannot "
+                "tell a wrong label from a hard case: labelclean flagged no row. "
+                "The estimates below are rough."
+            )
         elif pred.get("low"):
             story.append(
                 "Warning: the features predict the label poorly (out-of-fold "
@@ -141,7 +152,7 @@ def calibration_story(run: Mapping[str, Any]) -> list[str]:
                     else _no_corrections_text(pred)
                 )
             )
-        elif not pred.get("slight"):
+        elif not (pred.get("slight") or pred.get("fair")):
             text += " No row was flagged: no operating point was precise enough."
         story.append(text + _shrinkage_text(cal) + _least_noise_text(cal))
         story += _unseen_story(cal, pred)
