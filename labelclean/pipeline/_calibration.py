@@ -261,7 +261,7 @@ def calibrate(
     kappas = cohen_kappa(P, codes, n_classes, beyond)
     kappa, kappa_star = kappas[2:]
     low = kappa < LOW_PREDICTABILITY_KAPPA and kappa_star < NOISE_CORRECTED_KAPPA
-    weak = weak_agreement(kappa_star)  # below moderate even without the noise
+    weak = weak_agreement(kappa_star)  # below moderate, noise taken out: no flags
     gate, (recognised, class_kappas), told = noise_gate(P, codes, n_classes, beyond)
     Q = reviewed_joint(P, codes, evidence.review, predictable=not low,
                        recognised=gate, blind=blind)  # fmt: skip
