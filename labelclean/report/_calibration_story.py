@@ -84,33 +84,35 @@ def _no_corrections_text(pred: Mapping[str, Any]) -> str:
     )
 
 
+def _weak_agreement_warning(pred: Mapping[str, Any]) -> str:
+    """The first line where the evidence agrees with the labels less than
+    moderately even with the noise taken out (``slight`` or ``fair``), and
+    nothing was flagged."""
+    how = (
+        "the evidence agrees with the labels hardly better than chance"
+        if pred.get("slight")
+        else "the features predict the label poorly: even with the noise the "
+        "surest rows suggest taken out, the evidence agrees with the labels "
+        "only fairly"
+    )
+    return (
+        f"Warning: {how} (Cohen's κ {pred['kappa']:.2f}, "
+        f"{pred['kappa_noise_corrected']:.2f} corrected for the noise; out-of-fold "
+        f"accuracy {pct(pred['out_of_fold_accuracy'])} against "
+        f"{pct(pred['majority_share'])} for the largest class), so it cannot tell "
+        "a wrong label from a hard case: labelclean flagged no row. The estimates "
+        "below are rough."
+    )
+
+
 def calibration_story(run: Mapping[str, Any]) -> list[str]:
     """The first sentences: how sure the run is, from its own rows."""
     story = []
     cal = run.get("calibration")
     if isinstance(cal, Mapping) and cal.get("noise_rate") is not None:
         pred = cal.get("predictability") or {}
-        if pred.get("slight"):
-            story.append(
-                "Warning: the evidence agrees with the labels hardly better than "
-                f"chance (Cohen's κ {pred['kappa']:.2f}, "
-                f"{pred['kappa_noise_corrected']:.2f} corrected for the noise; out-of-"
-                f"fold accuracy {pct(pred['out_of_fold_accuracy'])} against "
-                f"{pct(pred['majority_share'])} for the largest class), so it cannot "
-                "tell a wrong label from a hard case: labelclean flagged no row. "
-                "The estimates below are rough."
-            )
-        elif pred.get("fair"):
-            story.append(
-                "Warning: the features predict the label poorly (out-of-fold "
-                f"accuracy {pct(pred['out_of_fold_accuracy'])} against "
-                f"{pct(pred['majority_share'])} for the largest class; Cohen's κ "
-                f"{pred['kappa']:.2f}, {pred['kappa_noise_corrected']:.2f} corrected "
-                "for the noise): even with the noise the surest rows suggest taken "
-                "out, the evidence agrees with the labels only fairly, so it cannot "
-                "tell a wrong label from a hard case: labelclean flagged no row. "
-                "The estimates below are rough."
-            )
+        if pred.get("slight") or pred.get("fair"):
+            story.append(_weak_agreement_warning(pred))
         elif pred.get("low"):
             story.append(
                 "Warning: the features predict the label poorly (out-of-fold "

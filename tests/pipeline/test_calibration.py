@@ -952,12 +952,31 @@ def test_the_report_opens_with_a_poorly_predicted_label(tmp_path):
     assert len(audit) == 1500 and not (audit["decision"] == "corrected").any()
     report = json.loads((out / "report.json").read_text())
     predictability = report["run"]["calibration"]["predictability"]
-    assert predictability["low"]
-    if predictability["fair"]:  # below moderate even with the noise taken out
-        assert "agrees with the labels only fairly" in first
-        assert "flagged no row" in first and (audit["decision"] == "kept").all()
-    else:
-        assert "corrected no label" in first
+    # below moderate agreement even with the noise taken out: nothing flagged
+    assert predictability["low"] and predictability["fair"]
+    assert "agrees with the labels only fairly" in first
+    assert "flagged no row" in first and (audit["decision"] == "kept").all()
+
+
+@pytest.mark.parametrize(
+    ("band", "says"),
+    [
+        ({"slight": True}, "hardly better than chance"),
+        ({"fair": True}, "agrees with the labels only fairly"),
+        ({}, "read the noise cautiously and corrected no label"),
+    ],
+)
+def test_the_first_line_names_the_reading(noisy_cancer, band, says):
+    # The cautious reading's three bands, each with its own first line.
+    cleaner = noisy_cancer[4]
+    predictability = {**cleaner.calibration_["predictability"], "low": True,
+                      "slight": False, "fair": False, **band}  # fmt: skip
+    cal = {**cleaner.calibration_, "predictability": predictability}
+    html = unescape(render_html(cleaner.report(run={"calibration": cal})))
+    summary = html[html.index("<h2") :]
+    first = summary[summary.index("<p") : summary.index("</p>")]
+    assert first.startswith("<p>Warning: ") and says in first
+    assert ("flagged no row" in first) == bool(band)
 
 
 def test_mixture_bound_is_not_fooled_by_the_sources_own_wrong_labels():
