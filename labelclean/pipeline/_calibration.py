@@ -96,6 +96,7 @@ from labelclean.pipeline._noise_estimate import (
     LOW_PREDICTABILITY_KAPPA,
     NOISE_CORRECTED_KAPPA,
     anchor_disagreement,
+    class_gate,
     cohen_kappa,
     combine_evidence,
     confident_joint,
@@ -103,7 +104,6 @@ from labelclean.pipeline._noise_estimate import (
     estimate_joint,
     joint_where_cap_binds,
     label_blind_evidence,
-    noise_gate,
     noise_posterior,
     predictability_summary,
     reviewed_joint,
@@ -262,7 +262,7 @@ def calibrate(
     kappa, kappa_star = kappas[2:]
     low = kappa < LOW_PREDICTABILITY_KAPPA and kappa_star < NOISE_CORRECTED_KAPPA
     weak = weak_agreement(kappa_star)  # below moderate, noise taken out: no flags
-    gate, (recognised, class_kappas), told = noise_gate(P, codes, n_classes, beyond)
+    gate, (recognised, class_kappas), told = class_gate(P, codes, anchor, not low)
     Q = reviewed_joint(P, codes, evidence.review, predictable=not low,
                        recognised=gate, blind=blind)  # fmt: skip
     tempered, r, temperature = tempered_posterior(P, codes, Q)

@@ -30,6 +30,7 @@ __all__ = [
     "LOW_PREDICTABILITY_KAPPA",
     "NOISE_CORRECTED_KAPPA",
     "SLIGHT_AGREEMENT_KAPPA",
+    "class_gate",
     "cohen_kappa",
     "combine_evidence",
     "conditional_rows",
@@ -204,6 +205,33 @@ def anchor_disagreement(
         "upper_limit": upper,
         "beyond_evidence": max(0.0, min(excess, point)),
     }
+
+
+def class_gate(P, codes, anchor, predictable):
+    """:func:`noise_gate`, its κ corrected for the noise the reading admits.
+
+    The surest rows' disagreement beyond the evidence
+    (``anchor["beyond_evidence"]``) is a point estimate, low where few rows
+    are sure: on 89 rows of scikit-learn's wine with 30 % of the labels
+    flipped it read 0.19, the gate then took two of the three classes the
+    flips had blurred for classes the evidence cannot see, and the noise
+    estimate fell to 0.05. When the features predict the label well
+    (``predictable``) and there are more than two classes, the correction
+    therefore takes the noise confident learning counts without the gate
+    (:func:`estimate_joint`), as far as the surest rows admit it (their
+    upper limit, that reading's cap), and never less than before: the gate
+    only assumes a class clean that the evidence cannot recognise even then
+    (docs/decisions.md, *The class gate reads the noise the surest rows
+    admit*). With two classes the gate is the data set's own test, which
+    ``predictable`` has already passed.
+    """
+    n_classes = P.shape[1]
+    noise = anchor["beyond_evidence"]
+    if predictable and n_classes > 2:
+        free = estimate_joint(P, codes, n_classes, noise_cap=1.0)
+        counted = min(1.0 - float(np.trace(free)), anchor["upper_limit"])
+        noise = max(noise, counted)
+    return noise_gate(P, codes, n_classes, noise)
 
 
 def scale_noise(Q: np.ndarray, rate: float) -> np.ndarray:
