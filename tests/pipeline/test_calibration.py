@@ -34,6 +34,7 @@ from labelclean.pipeline._noise_estimate import (
     SLIGHT_AGREEMENT_KAPPA,
     estimate_interval,
     evidence_shrinkage,
+    noise_gate,
     recognised_classes,
     temper,
 )
@@ -908,6 +909,44 @@ def test_a_class_the_features_do_not_describe_is_not_discarded():
     flagged = cleaner.decisions_ != "kept"
     assert flagged[y == 3].mean() <= 0.02
     assert flagged.mean() <= 0.02
+
+
+def _fit_wine_half_with_heavy_flips():
+    X, y = load_wine(return_X_y=True)
+    X_half, _, y_half, _ = train_test_split(
+        X, y, test_size=0.5, stratify=y, random_state=3
+    )
+    noisy, flipped = flip_labels(y_half, 0.3, random_state=3)
+    return LabelCleaner(random_state=3).fit(X_half, noisy), flipped
+
+
+def test_heavy_flips_on_a_small_table_do_not_hide_a_class_from_the_gate(
+    monkeypatch,
+):
+    # 89 rows of wine with 30 % of the labels flipped: the features separate
+    # the three cultivars, and the flips blur each class's own κ.
+    cleaner, flipped = _fit_wine_half_with_heavy_flips()
+    cal = cleaner.calibration_
+    assert not cal["predictability"]["low"]
+    assert all(c["recognised"] for c in cal["predictability"]["per_class"])
+    low, high = cal["noise_rate_interval"]
+    assert low <= flipped.mean() <= high
+    assert abs(cal["noise_rate"] - flipped.mean()) < 0.1
+    flagged = cleaner.decisions_ != "kept"
+    assert flipped[flagged].mean() >= 0.85  # precision
+    assert flagged[flipped].mean() >= 0.5  # recall
+
+    # With the gate's κ corrected only for the surest rows' excess (0.19 on
+    # these rows), a class was assumed clean and the noise read 0.05.
+    def beyond_only(P, codes, anchor, predictable):
+        return noise_gate(P, codes, P.shape[1], anchor["beyond_evidence"])
+
+    monkeypatch.setattr(calibration_module, "class_gate", beyond_only)
+    before, _ = _fit_wine_half_with_heavy_flips()
+    per_class = before.calibration_["predictability"]["per_class"]
+    assert not all(c["recognised"] for c in per_class)
+    assert before.calibration_["noise_rate"] < 0.1
+    assert (before.decisions_ != "kept").sum() < flagged.sum() / 2
 
 
 def test_the_report_names_the_classes_the_evidence_cannot_see(tmp_path):
