@@ -5,7 +5,11 @@ from html import unescape
 
 import numpy as np
 import pandas as pd
+from sklearn.datasets import load_iris
+from sklearn.metrics import cohen_kappa_score
+from sklearn.model_selection import train_test_split
 
+from labelclean.noise import flip_labels
 from labelclean.pipeline import LabelCleaner
 from labelclean.pipeline._calibration import calibrate, decide_calibrated
 from labelclean.pipeline._decisions import Evidence
@@ -52,6 +56,45 @@ def test_recognised_pairs_tells_an_overlapping_pair_from_separated_ones():
     apart, kappas = recognised_pairs(P, noisy, 3, noise=0.5)
     assert apart.all()
     assert kappas[(0, 1)][0] < 0.4 and kappas[(0, 1)][1] > 0.95
+
+
+def test_rows_the_evidence_places_in_a_third_class_do_not_blur_a_pair():
+    # Classes 0 and 1 are told apart perfectly; half the rows of the large
+    # class 2 carry label 0, and the evidence, sure they are class 2, finds
+    # them nearer class 1 than class 0. Read among the pair's rows they
+    # would disagree with their label 90 times in 210 (κ 0.28): they say
+    # nothing about 0 against 1, so they are not read there.
+    truth = np.repeat([0, 1, 2], [60, 60, 180])
+    codes = truth.copy()
+    codes[120:210] = 0
+    P = np.eye(3)[truth] * 0.9 + 0.05
+    P[truth == 2] = [0.02, 0.18, 0.80]
+    pair = codes < 2
+    read_everywhere = cohen_kappa_score(codes[pair], (P[pair, 1] > P[pair, 0]))
+    assert read_everywhere < 0.3
+    apart, kappas = recognised_pairs(P, codes, 3)
+    assert apart[0, 1] and kappas[(0, 1)][0] == 1.0
+    # The same rows still count for the pair they are placed in: their
+    # label 0 disagrees with the evidence's class 2.
+    assert kappas[(0, 2)][0] < 0.4
+
+
+def test_a_small_table_with_heavy_flips_keeps_its_pairs_told_apart():
+    # 75 rows of iris with 30 % of the labels flipped uniformly: virginica
+    # rows labelled setosa sit among setosa's and versicolor's rows, nearer
+    # versicolor; read there, setosa and versicolor looked like a pair the
+    # evidence cannot tell apart, and their flips were assumed overlap.
+    X, y = load_iris(return_X_y=True)
+    X_half, _, y_half, _ = train_test_split(
+        X, y, test_size=0.5, stratify=y, random_state=4
+    )
+    noisy, flipped = flip_labels(y_half, 0.3, random_state=4)
+    cleaner = LabelCleaner(random_state=4).fit(X_half, noisy)
+    pairs = cleaner.calibration_["predictability"]["pairs"]
+    assert all(pair["told_apart"] for pair in pairs)
+    flagged = cleaner.decisions_ != "kept"
+    assert flipped[flagged].mean() >= 0.8  # precision
+    assert flagged[flipped].mean() >= 0.8  # recall
 
 
 def test_a_pair_the_evidence_confuses_exchanges_no_noise():
