@@ -178,7 +178,7 @@ def recognised_pairs(P, codes, n_classes, noise=0.0):
         Symmetric, True on the diagonal.
     kappas : dict
         ``(a, b) -> (κ, noise-corrected κ)`` for classes a < b with rows of
-        both.
+        both among the rows read (a pair without is taken as told apart).
     """
     apart = np.ones((n_classes, n_classes), dtype=bool)
     kappas = {}
