@@ -57,7 +57,10 @@ fit's own evidence (``docs/decisions.md``, "Calibrated decisions"):
    floor (with a target precision, the widest that meets it) is chosen;
    without a target and where the features predict the label, never below
    one half: a row is flagged only when its own label is more likely wrong
-   than right.
+   than right. Where the agreement corrected for the noise is at least
+   substantial (κ* ≥ 0.6), it reaches down to one half while the flags stay
+   at least half right: every row more likely wrong than right raises the
+   expected F1.
 5. **Corrections.** A flagged row is corrected to ``a = argmax_{j≠y} W[i, j]``
    only when its own ``W[i, a]`` meets the correction target (so the
    estimated precision of the corrections from its observed class to *a*,
@@ -164,12 +167,13 @@ class Calibration:
 
 
 def _choose_threshold(
-    thresholds, caught, n_wrong, target, at_share=None, row_floor=0.0
+    thresholds, caught, n_wrong, target, at_share=None, row_floor=0.0, reach=False
 ):
     """The flag threshold on the descending scores; with ``at_share`` (see
     :func:`_precision_at_share`) the flags must reach the floor or target
     under both readings of the noise; the threshold is at least
-    ``row_floor``."""
+    ``row_floor`` and, with ``reach``, down to it where the flags stay at
+    least half right."""
     flagged = np.arange(1, thresholds.shape[0] + 1)
     precision = np.minimum(1.0, caught / flagged)
     if at_share is not None:
@@ -183,10 +187,19 @@ def _choose_threshold(
     f1 = 2.0 * caught / (flagged + n_wrong)
     f1 = np.where(admissible & (precision >= DEFAULT_FLAG_PRECISION_FLOOR), f1, -1.0)
     k = int(np.argmax(f1))
-    return float(thresholds[k]) if f1[k] > 0 else float("inf")
+    if f1[k] <= 0:
+        return float("inf")
+    if reach and row_floor > 0:
+        # A row whose r reaches the floor (one half) raises the expected F1 of
+        # any flag set (adding it pays when r > F1 / 2); on a small table the
+        # F1 measured on the known flips is too noisy to stop above it.
+        k = max(k, int(np.flatnonzero(f1 > 0).max()))
+    return float(thresholds[k])
 
 
-def _flag_threshold(P, tempered, codes, Q, r, target, predictable_reading=None):
+def _flag_threshold(
+    P, tempered, codes, Q, r, target, predictable_reading=None, kappa_star=0.0
+):
     """The operating point on known flips of the ``tempered`` evidence;
     ``predictable_reading`` (the anchor, the review, the recognised classes)
     adds the check at the anchor share and, without a target, the floor on
@@ -195,14 +208,20 @@ def _flag_threshold(P, tempered, codes, Q, r, target, predictable_reading=None):
     wrong. Not in the cautious reading, whose joint is capped below the
     noise it may hold, so that its ``r`` understates a wrong label (the
     caution would be taken twice), nor with a target, which sets the
-    operating point the user asked for."""
+    operating point the user asked for. Where the agreement corrected for
+    the noise (``kappa_star``) is at least substantial, the threshold also
+    reaches down to the floor while the flags stay at least half right: a
+    row more likely wrong than right raises the expected F1 (below that
+    agreement, rows the features cannot place inflate ``r``; see
+    docs/decisions.md, *Every row more likely wrong than right*)."""
     thresholds, caught, n_wrong = known_flip_curve(tempered, codes, Q, r)
     at_share, row_floor = None, 0.0
     if predictable_reading is not None:
         at_share = _precision_at_share(P, codes, r, *predictable_reading)
         row_floor = DEFAULT_FLAG_PRECISION_FLOOR if target is None else 0.0
+    reach = kappa_star >= NOISE_CORRECTED_KAPPA
     return _choose_threshold(thresholds, caught, n_wrong, target, at_share,
-                             row_floor)  # fmt: skip
+                             row_floor, reach)  # fmt: skip
 
 
 def _precision_at_share(P, codes, r, anchor, review, recognised):
@@ -244,7 +263,8 @@ def calibrate(
     target_precision : float, default=None
         Precision the flags and the corrections must be estimated to reach.
         None: flags at the highest estimated F1 whose estimated precision is
-        at least :data:`DEFAULT_FLAG_PRECISION_FLOOR`, corrections at
+        at least :data:`DEFAULT_FLAG_PRECISION_FLOOR` (step 4 of the module
+        docstring for the floor on each row), corrections at
         :data:`DEFAULT_CORRECTION_PRECISION`.
     random_state : int, default=0
         Seed of the bootstrap.
@@ -269,8 +289,8 @@ def calibrate(
     W = noise_posterior(P, codes, Q)
     alternative, strength, shrinkage = correction_posterior(P, codes, Q, W)
     reading = None if low else (anchor, evidence.review, gate)
-    threshold = _flag_threshold(P, tempered, codes, Q, r, target_precision, reading)
-    threshold = float("inf") if weak else threshold
+    threshold = float("inf") if weak else _flag_threshold(P, tempered, codes, Q, r,
+                    target_precision, reading, kappa_star)  # fmt: skip
     flagged = (r >= threshold) & _unknown(evidence.known, n)
     correction_target = target_precision or DEFAULT_CORRECTION_PRECISION
     candidate = flagged & agreement(evidence, alternative, require_agreement)

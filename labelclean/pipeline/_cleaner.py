@@ -131,9 +131,9 @@ classifier, default='auto'
         target, the most rows are flagged whose estimated precision still
         reaches it, and a class is corrected into another only where the
         estimated precision of those corrections reaches it. None: the
-        operating point of highest estimated F1 among those whose estimated
-        precision is at least 0.5, and corrections at an estimated precision
-        of 0.9 (none when the features predict the label poorly).
+        operating point of highest estimated F1 among those at least half
+        right (docs/decisions.md, step 4: the floor of r at one half), and
+        corrections at 0.9 (none when the features predict the label poorly).
     correct_threshold : float or None, default=None
         Setting any of the three thresholds replaces the calibrated decisions
         with the fixed rule: probability both the confidence stage and the

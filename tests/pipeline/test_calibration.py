@@ -203,6 +203,55 @@ def test_a_row_is_flagged_only_when_its_label_is_more_likely_wrong_than_right():
     assert (new_r[(audit["decision"] != "kept").to_numpy()] >= 0.5).all()
 
 
+def test_the_threshold_reaches_down_to_the_floor_where_the_flags_stay_precise():
+    # The F1 measured on the known flips peaks at the second row (0.99 and
+    # 0.95 caught); rows down to r = 0.6 keep the estimated precision above
+    # one half, so each of them raises the expected F1 (r > F1 / 2).
+    thresholds = np.array([0.99, 0.95, 0.9, 0.6, 0.3, 0.1])
+    caught = np.array([1.0, 2.0, 2.0, 2.6, 3.4, 3.5])
+    n_wrong = 4.0
+    choose = calibration_module._choose_threshold
+    assert choose(thresholds, caught, n_wrong, None) == 0.3  # F1 0.74 there
+    caught_low = np.array([1.0, 2.0, 2.0, 2.6, 2.7, 2.7])
+    assert choose(thresholds, caught_low, n_wrong, None) == 0.95
+    assert choose(thresholds, caught_low, n_wrong, None, row_floor=0.5) == 0.95
+    reaching = {"row_floor": 0.5, "reach": True}
+    assert choose(thresholds, caught_low, n_wrong, None, **reaching) == 0.6
+    # not below the floor, nor where the set would be mostly wrong
+    mostly_wrong = np.array([1.0, 1.5, 1.5, 1.5, 2.7, 2.7])
+    assert choose(thresholds, mostly_wrong, n_wrong, None, **reaching) == 0.9
+    # a target names the operating point itself
+    assert choose(thresholds, caught_low, n_wrong, 0.95, **reaching) == 0.95
+
+
+def test_every_row_more_likely_wrong_than_right_is_flagged_on_a_small_table(
+    monkeypatch,
+):
+    # 89 rows of wine, 9 labels flipped: four rows have r above 0.9, every
+    # one of them flipped, but the F1 measured on the known flips peaked at
+    # two of them (0.691 against 0.685 at four), so two were kept.
+    X, y = load_wine(return_X_y=True)
+    X_half, _, y_half, _ = train_test_split(
+        X, y, test_size=0.5, stratify=y, random_state=3
+    )
+    noisy, flipped = flip_labels(y_half, 0.1, random_state=3)
+    cleaner = LabelCleaner(random_state=3).fit(X_half, noisy)
+    r = cleaner.audit_["noise_probability"].to_numpy(float)
+    flagged = cleaner.decisions_ != "kept"
+    assert (r >= 0.5).sum() >= 4
+    assert flagged[r >= 0.5].all()
+    assert flipped[flagged].all()
+    assert cleaner.flag_threshold_ >= 0.5
+    assert cleaner.calibration_["predictability"]["kappa_noise_corrected"] >= 0.6
+
+    # Below substantial agreement (noise taken out) rows the features cannot
+    # place inflate r, and the threshold stays where the known flips put it.
+    monkeypatch.setattr(calibration_module, "NOISE_CORRECTED_KAPPA", 1.01)
+    stopped = calibrate(cleaner.evidence_, random_state=0)
+    assert stopped.flag_threshold > 0.9
+    assert (r >= stopped.flag_threshold).sum() < (r >= 0.5).sum()
+
+
 def _ordinal(n=1500, seed=0):
     """Six ordered classes from a latent score the features only partly give."""
     rng = np.random.RandomState(seed)
