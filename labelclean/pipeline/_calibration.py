@@ -69,7 +69,8 @@ fit's own evidence (``docs/decisions.md``, "Calibrated decisions"):
    shares as far as the observed labels show it overstates its certainty
    (:func:`evidence_shrinkage`, forward correction with a likelihood-ratio
    test). Nothing is corrected where κ is under 0.4 before the noise
-   correction (the evidence agrees with the labels less than moderately).
+   correction (the evidence agrees with the labels less than moderately),
+   nor where κ* is under 0.6 after it (less than substantially).
    Where the cap binds, a pair's corrections must also reach the target
    under the least noise the surest rows admit (their lower limit).
 
@@ -295,7 +296,7 @@ def calibrate(
     correction_target = target_precision or DEFAULT_CORRECTION_PRECISION
     candidate = flagged & agreement(evidence, alternative, require_agreement)
     candidate &= told_apart(P, codes, alternative, correction_target)
-    withheld = kappa < LOW_PREDICTABILITY_KAPPA  # before the noise correction
+    withheld = kappa < LOW_PREDICTABILITY_KAPPA or kappa_star < NOISE_CORRECTED_KAPPA
     least = strength_at_least_noise(P, codes, alternative, reading)
     corr_thresholds, pairs, corrected = corrections(
         (codes, alternative, strength), candidate, correction_target, withheld, least

@@ -147,8 +147,9 @@ def corrections(posterior, candidate, target, withheld, least=None):
     """Per-pair correction thresholds, their summaries, and the rows corrected.
 
     ``withheld`` (κ under :data:`LOW_PREDICTABILITY_KAPPA` before the noise
-    correction, which overlap can inflate): relabelling could corrupt a class,
-    so suspect rows are discarded, not corrected (docs/decisions.md).
+    correction, which overlap can inflate, or κ* under
+    :data:`NOISE_CORRECTED_KAPPA` after it): relabelling could corrupt a
+    class, so suspect rows are discarded, not corrected (docs/decisions.md).
     ``least``: see :func:`correction_thresholds`.
     """
     codes, alternative, strength = posterior

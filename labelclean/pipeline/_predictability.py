@@ -215,6 +215,10 @@ def predictability_summary(kappas, low, weak, class_kappas, recognised, told) ->
         "kappa": kappa,
         "kappa_noise_corrected": kappa_star,
         "low": bool(low),
+        # the lines corrections need (docs/decisions.md, *Corrections need
+        # substantial agreement with the noise taken out*)
+        "moderate": bool(kappa >= LOW_PREDICTABILITY_KAPPA),
+        "substantial": bool(kappa_star >= NOISE_CORRECTED_KAPPA),
         "slight": weak == "slight",
         "fair": weak == "fair",
         "per_class": [

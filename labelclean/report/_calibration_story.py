@@ -76,11 +76,20 @@ def _no_corrections_text(pred: Mapping[str, Any]) -> str:
             "; no label was corrected, as the features predict the label too "
             "poorly to tell which other label is right."
         )
+    if pred.get("substantial", True) or not pred.get("moderate", False):
+        return (
+            "; no label was corrected: the evidence agrees with the observed labels "
+            f"less than moderately (Cohen's κ {pred['kappa']:.2f}); it reads as "
+            "predictive only once the noise the surest rows suggest is taken out, "
+            "and that noise may be overlap, so which other label is right is not "
+            "settled."
+        )
     return (
-        "; no label was corrected: the evidence agrees with the observed labels "
-        f"less than moderately (Cohen's κ {pred['kappa']:.2f}); it reads as predictive "
-        "only once the noise the surest rows suggest is taken out, and that "
-        "noise may be overlap, so which other label is right is not settled."
+        "; no label was corrected: even with the noise the surest rows suggest "
+        "taken out, the evidence agrees with the observed labels only moderately "
+        f"(Cohen's κ {pred['kappa_noise_corrected']:.2f}, under substantial): "
+        "rows the features cannot place look like wrong labels, so which other "
+        "label is right is not settled."
     )
 
 

@@ -536,6 +536,35 @@ def test_corrections_need_moderate_agreement_before_the_noise_correction():
     assert f"Cohen's κ {predictability['kappa']:.2f}" in html
 
 
+
+def test_corrections_need_substantial_agreement_with_the_noise_taken_out():
+    # Three classes of two clusters each that overlap, 10 % of the labels
+    # flipped: the evidence agrees with the labels moderately (κ 0.46) and,
+    # with the noise the surest rows suggest taken out, still only
+    # moderately (κ* 0.55). Rows the features cannot place look like wrong
+    # labels there, so flagged rows are discarded, not relabelled (3 were
+    # relabelled before), and the report says why.
+    X, y = make_classification(
+        n_samples=600, n_features=6, n_informative=4, n_redundant=0,
+        n_classes=3, n_clusters_per_class=2, class_sep=0.6, flip_y=0.0,
+        random_state=0,
+    )  # fmt: skip
+    noisy, flipped = flip_labels(y, 0.1, random_state=0)
+    cleaner = LabelCleaner(random_state=0).fit(X, noisy)
+    calibration = cleaner.calibration_
+    predictability = calibration["predictability"]
+    assert predictability["moderate"] and not predictability["substantial"]
+    assert not predictability["low"]
+    assert not calibration["corrections_allowed"]
+    flagged = cleaner.decisions_ != "kept"
+    assert flagged.sum() >= 20
+    assert (cleaner.decisions_ == "corrected").sum() == 0
+    assert _precision_recall(flagged, flipped)[0] >= 0.5
+    html = unescape(render_html(cleaner.report(run={"calibration": calibration})))
+    assert "even with the noise the surest rows suggest taken out" in html
+    star = predictability["kappa_noise_corrected"]
+    assert f"Cohen's κ {star:.2f}, under substantial" in html
+
 def test_anchor_disagreement_measures_noise_on_the_surest_rows():
     rng = np.random.RandomState(0)
     n = 5000
