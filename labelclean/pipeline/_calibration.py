@@ -98,7 +98,6 @@ from labelclean.pipeline._known_flips import (
 )
 from labelclean.pipeline._noise_estimate import (
     LOW_PREDICTABILITY_KAPPA,
-    NOISE_CORRECTED_KAPPA,
     anchor_disagreement,
     class_gate,
     cohen_kappa,
@@ -113,7 +112,7 @@ from labelclean.pipeline._noise_estimate import (
     reviewed_joint,
     temper,
 )
-from labelclean.pipeline._predictability import weak_agreement
+from labelclean.pipeline._predictability import agreement_lines, weak_agreement
 
 __all__ = [
     "DEFAULT_CORRECTION_PRECISION",
@@ -199,7 +198,7 @@ def _choose_threshold(
 
 
 def _flag_threshold(
-    P, tempered, codes, Q, r, target, predictable_reading=None, kappa_star=0.0
+    P, tempered, codes, Q, r, target, predictable_reading=None, substantial=False
 ):
     """The operating point on known flips of the ``tempered`` evidence;
     ``predictable_reading`` (the anchor, the review, the recognised classes)
@@ -210,7 +209,7 @@ def _flag_threshold(
     noise it may hold, so that its ``r`` understates a wrong label (the
     caution would be taken twice), nor with a target, which sets the
     operating point the user asked for. Where the agreement corrected for
-    the noise (``kappa_star``) is at least substantial, the threshold also
+    the noise is at least ``substantial``, the threshold also
     reaches down to the floor while the flags stay at least half right: a
     row more likely wrong than right raises the expected F1 (below that
     agreement, rows the features cannot place inflate ``r``; see
@@ -220,9 +219,8 @@ def _flag_threshold(
     if predictable_reading is not None:
         at_share = _precision_at_share(P, codes, r, *predictable_reading)
         row_floor = DEFAULT_FLAG_PRECISION_FLOOR if target is None else 0.0
-    reach = kappa_star >= NOISE_CORRECTED_KAPPA
     return _choose_threshold(thresholds, caught, n_wrong, target, at_share,
-                             row_floor, reach)  # fmt: skip
+                             row_floor, substantial)  # fmt: skip
 
 
 def _precision_at_share(P, codes, r, anchor, review, recognised):
@@ -278,10 +276,10 @@ def calibrate(
     P = combine_evidence(evidence.confidence_proba, evidence.model_proba)
     blind = label_blind_evidence(evidence)
     anchor = anchor_disagreement(P, codes, blind)
-    beyond = anchor["beyond_evidence"]
-    kappas = cohen_kappa(P, codes, n_classes, beyond)
+    kappas = cohen_kappa(P, codes, n_classes, anchor["beyond_evidence"])
     kappa, kappa_star = kappas[2:]
-    low = kappa < LOW_PREDICTABILITY_KAPPA and kappa_star < NOISE_CORRECTED_KAPPA
+    moderate, substantial = agreement_lines(kappa, kappa_star)
+    low = not (moderate or substantial)  # the cautious reading
     weak = weak_agreement(kappa_star)  # below moderate, noise taken out: no flags
     gate, (recognised, class_kappas), told = class_gate(P, codes, anchor, not low)
     Q = reviewed_joint(P, codes, evidence.review, predictable=not low,
@@ -291,12 +289,12 @@ def calibrate(
     alternative, strength, shrinkage = correction_posterior(P, codes, Q, W)
     reading = None if low else (anchor, evidence.review, gate)
     threshold = float("inf") if weak else _flag_threshold(P, tempered, codes, Q, r,
-                    target_precision, reading, kappa_star)  # fmt: skip
+                    target_precision, reading, substantial)  # fmt: skip
     flagged = (r >= threshold) & _unknown(evidence.known, n)
     correction_target = target_precision or DEFAULT_CORRECTION_PRECISION
     candidate = flagged & agreement(evidence, alternative, require_agreement)
     candidate &= told_apart(P, codes, alternative, correction_target)
-    withheld = kappa < LOW_PREDICTABILITY_KAPPA or kappa_star < NOISE_CORRECTED_KAPPA
+    withheld = not (moderate and substantial)  # docs/decisions.md, step 5
     least = strength_at_least_noise(P, codes, alternative, reading)
     corr_thresholds, pairs, corrected = corrections(
         (codes, alternative, strength), candidate, correction_target, withheld, least

@@ -12,6 +12,7 @@ __all__ = [
     "LOW_PREDICTABILITY_KAPPA",
     "NOISE_CORRECTED_KAPPA",
     "SLIGHT_AGREEMENT_KAPPA",
+    "agreement_lines",
     "cohen_kappa",
     "noise_gate",
     "predictability_summary",
@@ -56,6 +57,20 @@ def weak_agreement(kappa_star: float) -> str | None:
     if kappa_star < LOW_PREDICTABILITY_KAPPA:
         return "fair"
     return None
+
+
+def agreement_lines(kappa: float, kappa_star: float) -> tuple[bool, bool]:
+    """Whether the evidence agrees with the labels at least moderately as
+    they are (κ ≥ :data:`LOW_PREDICTABILITY_KAPPA`) and at least
+    substantially with the noise taken out (κ* ≥
+    :data:`NOISE_CORRECTED_KAPPA`).
+
+    A correction needs both; the flag threshold reaches down to one half
+    only at the second: below it, rows the features cannot place inflate the
+    posterior read row by row (docs/decisions.md, *Corrections need
+    substantial agreement with the noise taken out*).
+    """
+    return kappa >= LOW_PREDICTABILITY_KAPPA, kappa_star >= NOISE_CORRECTED_KAPPA
 
 
 def cohen_kappa(P, codes, n_classes, noise=0.0):
@@ -208,6 +223,7 @@ def predictability_summary(kappas, low, weak, class_kappas, recognised, told) ->
     band of :func:`weak_agreement`), per class and, with more than two
     classes, per pair of classes."""
     accuracy, majority, kappa, kappa_star = kappas
+    moderate, substantial = agreement_lines(kappa, kappa_star)
     per_class = np.asarray(class_kappas, dtype=float).reshape(-1, 2).tolist()
     out = {
         "out_of_fold_accuracy": accuracy,
@@ -215,10 +231,8 @@ def predictability_summary(kappas, low, weak, class_kappas, recognised, told) ->
         "kappa": kappa,
         "kappa_noise_corrected": kappa_star,
         "low": bool(low),
-        # the lines corrections need (docs/decisions.md, *Corrections need
-        # substantial agreement with the noise taken out*)
-        "moderate": bool(kappa >= LOW_PREDICTABILITY_KAPPA),
-        "substantial": bool(kappa_star >= NOISE_CORRECTED_KAPPA),
+        "moderate": moderate,
+        "substantial": substantial,
         "slight": weak == "slight",
         "fair": weak == "fair",
         "per_class": [

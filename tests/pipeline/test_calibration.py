@@ -246,7 +246,9 @@ def test_every_row_more_likely_wrong_than_right_is_flagged_on_a_small_table(
 
     # Below substantial agreement (noise taken out) rows the features cannot
     # place inflate r, and the threshold stays where the known flips put it.
-    monkeypatch.setattr(calibration_module, "NOISE_CORRECTED_KAPPA", 1.01)
+    monkeypatch.setattr(
+        calibration_module, "agreement_lines", lambda k, s: (True, False)
+    )
     stopped = calibrate(cleaner.evidence_, random_state=0)
     assert stopped.flag_threshold > 0.9
     assert (r >= stopped.flag_threshold).sum() < (r >= 0.5).sum()
