@@ -99,6 +99,7 @@ from labelclean.pipeline._known_flips import (
 from labelclean.pipeline._noise_estimate import (
     LOW_PREDICTABILITY_KAPPA,
     anchor_disagreement,
+    cap_level,
     class_gate,
     cohen_kappa,
     combine_evidence,
@@ -282,8 +283,9 @@ def calibrate(
     low = not (moderate or substantial)  # the cautious reading
     weak = weak_agreement(kappa_star)  # below moderate, noise taken out: no flags
     gate, (recognised, class_kappas), told = class_gate(P, codes, anchor, not low)
-    Q = reviewed_joint(P, codes, evidence.review, predictable=not low,
-                       recognised=gate, blind=blind)  # fmt: skip
+    Q, level = _joint(
+        P, codes, evidence.review, anchor, (low, substantial, gate, blind)
+    )
     tempered, r, temperature = tempered_posterior(P, codes, Q)
     W = noise_posterior(P, codes, Q)
     alternative, strength, shrinkage = correction_posterior(P, codes, Q, W)
@@ -301,9 +303,9 @@ def calibrate(
     )
     precision, recall, _ = estimates_at(threshold, tempered, codes, Q, r)
     others, noise_ends = _other_noise_levels(
-        P, tempered, codes, Q, r, threshold, (low, anchor, evidence.review)
+        P, tempered, codes, Q, r, threshold, (low, anchor, evidence.review, level)
     )
-    boot = _bootstrap(evidence, threshold, random_state, not low, gate)
+    boot = _bootstrap(evidence, threshold, random_state, not low, gate, substantial)
     noise = 1.0 - float(np.trace(Q))
     noise_interval = estimate_interval(noise, boot["noise_rate"], noise_ends)
     others += estimates_at_noise_ends(P, codes, Q, r, threshold, noise_interval)
@@ -318,6 +320,7 @@ def calibrate(
         "noise_rate": noise,
         "noise_rate_interval": noise_interval,
         "noise_rate_per_class": [float(v) for v in per_class],
+        "noise_cap_reading": level,
         "rows_per_class": np.bincount(codes, minlength=n_classes).tolist(),
         "flag_threshold": threshold,
         "temperature": temperature,
@@ -347,6 +350,20 @@ def calibrate(
     return Calibration(Q, threshold, corr_thresholds, summary)
 
 
+def _joint(P, codes, review, anchor, reading):
+    """The estimated joint and the surest rows' reading that capped it
+    (:func:`~labelclean.pipeline._noise_estimate.cap_level`). ``reading``:
+    the cautious reading, substantial agreement, the class gate and the
+    label-blind evidence."""
+    low, substantial, gate, blind = reading
+    kwargs = {"predictable": not low, "recognised": gate, "blind": blind}
+    free = 1.0 - float(
+        np.trace(reviewed_joint(P, codes, review, noise_cap=1.0, **kwargs))
+    )
+    level = cap_level(free, anchor, not low, substantial)
+    return reviewed_joint(P, codes, review, substantial=substantial, **kwargs), level
+
+
 def _unknown(known, n: int) -> np.ndarray:
     """Rows whose label no person has confirmed: the only ones flagged.
 
@@ -359,16 +376,17 @@ def _unknown(known, n: int) -> np.ndarray:
 def _other_noise_levels(P, tempered, codes, Q, r, threshold, reading):
     """The estimates at ``threshold`` with unweighted known flips, and with the
     other noise levels the data allow: the cap not applied, and the cap one
-    level lower (the surest rows' share, or in the cautious reading its lower
-    limit; classes the evidence does not recognise not assumed clean: their
-    noise is unknown, not absent). ``reading``: whether the cautious reading
-    applies, the surest rows' disagreement, and the review
-    (:func:`~labelclean.pipeline._noise_estimate.reviewed_joint`).
+    level lower (the surest rows' share, or where the noise was read at that
+    share its lower limit; classes the evidence does not recognise not
+    assumed clean: their noise is unknown, not absent). ``reading``: whether
+    the cautious reading applies, the surest rows' disagreement, the review
+    (:func:`~labelclean.pipeline._noise_estimate.reviewed_joint`) and the
+    reading that capped the joint.
     Returns the (precision, recall, ...) tuples and the two noise rates."""
-    low, anchor, review = reading
+    low, anchor, review, level = reading
     others = [estimates_at(threshold, tempered, codes, Q, r, weighted=False)]
     noise_ends = []
-    for cap in (1.0, anchor["lower_limit" if low else "share"]):
+    for cap in (1.0, anchor["lower_limit" if level == "share" else "share"]):
         Qc = reviewed_joint(P, codes, review, predictable=not low, noise_cap=cap)
         Pc, rc, _ = tempered_posterior(P, codes, Qc)
         others.append(estimates_at(threshold, Pc, codes, Qc, rc))
@@ -376,7 +394,9 @@ def _other_noise_levels(P, tempered, codes, Q, r, threshold, reading):
     return others, noise_ends
 
 
-def _bootstrap(evidence, threshold, random_state, predictable, recognised=None):
+def _bootstrap(
+    evidence, threshold, random_state, predictable, recognised=None, substantial=True
+):
     """Point estimates ± 1.645 bootstrap standard deviations (about 5–95 %).
 
     The noise estimate and the known-flip measurement are redone on each
@@ -403,6 +423,7 @@ def _bootstrap(evidence, threshold, random_state, predictable, recognised=None):
             predictable=predictable,
             recognised=recognised,
             blind=None if blind is None else blind[rows],
+            substantial=substantial,
         )
         Pt, rb, _ = tempered_posterior(Pb, cb, Qb)
         precision, recall, rate = estimates_at(threshold, Pt, cb, Qb, rb)

@@ -30,6 +30,7 @@ __all__ = [
     "LOW_PREDICTABILITY_KAPPA",
     "NOISE_CORRECTED_KAPPA",
     "SLIGHT_AGREEMENT_KAPPA",
+    "cap_level",
     "class_gate",
     "cohen_kappa",
     "combine_evidence",
@@ -255,6 +256,22 @@ def _cap_noise(Q: np.ndarray, cap: float) -> np.ndarray:
     return scale_noise(Q, cap)
 
 
+def cap_level(free_noise: float, anchor, predictable: bool, substantial=True) -> str:
+    """Which reading of the surest rows caps the noise (a key of
+    :func:`anchor_disagreement`): their upper limit where the features
+    predict the label, the share itself where they do not. Also the share
+    where the agreement with the noise taken out is below substantial
+    (``substantial`` false) and confident learning counts ``free_noise`` at
+    least the upper limit: the surest rows then contradict its count, which
+    at that agreement is mostly rows the features cannot place, and the
+    upper limit of a few dozen sure rows is no better a reading of the noise
+    than their share (docs/decisions.md, *Below substantial agreement the
+    noise is read at the surest rows' share*)."""
+    if predictable and (substantial or free_noise < anchor["upper_limit"]):
+        return "upper_limit"
+    return "share"
+
+
 def estimate_joint(
     P: np.ndarray,
     codes: np.ndarray,
@@ -264,6 +281,7 @@ def estimate_joint(
     noise_cap: float | None = None,
     recognised: np.ndarray | None = None,
     blind: np.ndarray | None = None,
+    substantial: bool = True,
 ) -> np.ndarray:
     """The joint distribution Q[observed, true] of the labels (sums to 1).
 
@@ -274,9 +292,9 @@ def estimate_joint(
     bound that does not mistake the overlap of neighbouring classes for noise
     (and that underestimates noise concentrated between two classes: the
     conservative side). The total is capped by :func:`anchor_disagreement`
-    (its upper limit, or the share itself when not ``predictable``; read
-    also on ``blind``, :func:`label_blind_evidence`, when given), or by
-    ``noise_cap`` when given.
+    (the reading :func:`cap_level` names, from ``predictable`` and
+    ``substantial``; read also on ``blind``, :func:`label_blind_evidence`,
+    when given), or by ``noise_cap`` when given.
 
     ``recognised``: per class, whether the evidence tells the class apart
     from the others (:func:`recognised_classes`). A class it does not is
@@ -309,10 +327,12 @@ def estimate_joint(
             apart = np.outer(apart, apart)
         Q[~(apart | np.eye(n_classes, dtype=bool))] = 0.0
         Q[np.diag_indices(n_classes)] += counts - Q.sum(axis=1)
+    Q /= max(counts.sum(), 1.0)
     if noise_cap is None:
         anchor = anchor_disagreement(P, codes, blind)
-        noise_cap = anchor["upper_limit" if predictable else "share"]
-    return _cap_noise(Q / max(counts.sum(), 1.0), noise_cap)
+        free = 1.0 - float(np.trace(Q))
+        noise_cap = anchor[cap_level(free, anchor, predictable, substantial)]
+    return _cap_noise(Q, noise_cap)
 
 
 def conditional_rows(Q: np.ndarray) -> np.ndarray:
