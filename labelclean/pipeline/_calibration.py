@@ -167,6 +167,12 @@ class Calibration:
         self.summary = summary
 
 
+_METHOD = (
+    "confident joint capped by a mixture-proportion bound and by the labels of "
+    "the surest rows; operating point measured on known flips of the fit's own rows"
+)
+
+
 def _choose_threshold(
     thresholds, caught, n_wrong, target, at_share=None, row_floor=0.0, reach=False
 ):
@@ -283,9 +289,8 @@ def calibrate(
     low = not (moderate or substantial)  # the cautious reading
     weak = weak_agreement(kappa_star)  # below moderate, noise taken out: no flags
     gate, (recognised, class_kappas), told = class_gate(P, codes, anchor, not low)
-    Q, level = _joint(
-        P, codes, evidence.review, anchor, (low, substantial, gate, blind)
-    )
+    Q = reviewed_joint(P, codes, evidence.review, predictable=not low, recognised=gate,
+                       blind=blind, substantial=substantial)  # fmt: skip
     tempered, r, temperature = tempered_posterior(P, codes, Q)
     W = noise_posterior(P, codes, Q)
     alternative, strength, shrinkage = correction_posterior(P, codes, Q, W)
@@ -303,7 +308,7 @@ def calibrate(
     )
     precision, recall, _ = estimates_at(threshold, tempered, codes, Q, r)
     others, noise_ends = _other_noise_levels(
-        P, tempered, codes, Q, r, threshold, (low, anchor, evidence.review, level)
+        P, tempered, codes, Q, r, threshold, (low, anchor, evidence.review, substantial)
     )
     boot = _bootstrap(evidence, threshold, random_state, not low, gate, substantial)
     noise = 1.0 - float(np.trace(Q))
@@ -313,14 +318,12 @@ def calibrate(
                     strength, corrected, shrinkage), noise_interval)  # fmt: skip
     per_class = 1.0 - np.diag(Q) / np.maximum(Q.sum(axis=1), 1e-300)
     summary = {
-        "method": "confident joint capped by a mixture-proportion bound and "
-        "by the labels of the surest rows; operating point measured on known "
-        "flips of the fit's own rows",
+        "method": _METHOD,
         "anchor_disagreement": anchor,
         "noise_rate": noise,
         "noise_rate_interval": noise_interval,
         "noise_rate_per_class": [float(v) for v in per_class],
-        "noise_cap_reading": level,
+        "noise_cap_reading": cap_level(not low, substantial),
         "rows_per_class": np.bincount(codes, minlength=n_classes).tolist(),
         "flag_threshold": threshold,
         "temperature": temperature,
@@ -350,20 +353,6 @@ def calibrate(
     return Calibration(Q, threshold, corr_thresholds, summary)
 
 
-def _joint(P, codes, review, anchor, reading):
-    """The estimated joint and the surest rows' reading that capped it
-    (:func:`~labelclean.pipeline._noise_estimate.cap_level`). ``reading``:
-    the cautious reading, substantial agreement, the class gate and the
-    label-blind evidence."""
-    low, substantial, gate, blind = reading
-    kwargs = {"predictable": not low, "recognised": gate, "blind": blind}
-    free = 1.0 - float(
-        np.trace(reviewed_joint(P, codes, review, noise_cap=1.0, **kwargs))
-    )
-    level = cap_level(free, anchor, not low, substantial)
-    return reviewed_joint(P, codes, review, substantial=substantial, **kwargs), level
-
-
 def _unknown(known, n: int) -> np.ndarray:
     """Rows whose label no person has confirmed: the only ones flagged.
 
@@ -380,13 +369,15 @@ def _other_noise_levels(P, tempered, codes, Q, r, threshold, reading):
     share its lower limit; classes the evidence does not recognise not
     assumed clean: their noise is unknown, not absent). ``reading``: whether
     the cautious reading applies, the surest rows' disagreement, the review
-    (:func:`~labelclean.pipeline._noise_estimate.reviewed_joint`) and the
-    reading that capped the joint.
+    (:func:`~labelclean.pipeline._noise_estimate.reviewed_joint`) and whether the
+    agreement with the noise taken out is substantial (which reading capped
+    the joint, :func:`~labelclean.pipeline._noise_estimate.cap_level`).
     Returns the (precision, recall, ...) tuples and the two noise rates."""
-    low, anchor, review, level = reading
+    low, anchor, review, substantial = reading
     others = [estimates_at(threshold, tempered, codes, Q, r, weighted=False)]
     noise_ends = []
-    for cap in (1.0, anchor["lower_limit" if level == "share" else "share"]):
+    lower = "lower_limit" if cap_level(not low, substantial) == "share" else "share"
+    for cap in (1.0, anchor[lower]):
         Qc = reviewed_joint(P, codes, review, predictable=not low, noise_cap=cap)
         Pc, rc, _ = tempered_posterior(P, codes, Qc)
         others.append(estimates_at(threshold, Pc, codes, Qc, rc))

@@ -256,20 +256,16 @@ def _cap_noise(Q: np.ndarray, cap: float) -> np.ndarray:
     return scale_noise(Q, cap)
 
 
-def cap_level(free_noise: float, anchor, predictable: bool, substantial=True) -> str:
+def cap_level(predictable: bool, substantial: bool = True) -> str:
     """Which reading of the surest rows caps the noise (a key of
     :func:`anchor_disagreement`): their upper limit where the features
-    predict the label, the share itself where they do not. Also the share
-    where the agreement with the noise taken out is below substantial
-    (``substantial`` false) and confident learning counts ``free_noise`` at
-    least the upper limit: the surest rows then contradict its count, which
-    at that agreement is mostly rows the features cannot place, and the
-    upper limit of a few dozen sure rows is no better a reading of the noise
-    than their share (docs/decisions.md, *Below substantial agreement the
-    noise is read at the surest rows' share*)."""
-    if predictable and (substantial or free_noise < anchor["upper_limit"]):
-        return "upper_limit"
-    return "share"
+    predict the label and the agreement with the noise taken out is
+    substantial; their share itself otherwise. Below substantial agreement
+    confident learning counts the rows the features cannot place as wrong
+    labels, and the upper limit of a few dozen sure rows admits that count
+    (docs/decisions.md, *Below substantial agreement the noise is read at
+    the surest rows' share*)."""
+    return "upper_limit" if predictable and substantial else "share"
 
 
 def estimate_joint(
@@ -327,12 +323,10 @@ def estimate_joint(
             apart = np.outer(apart, apart)
         Q[~(apart | np.eye(n_classes, dtype=bool))] = 0.0
         Q[np.diag_indices(n_classes)] += counts - Q.sum(axis=1)
-    Q /= max(counts.sum(), 1.0)
     if noise_cap is None:
         anchor = anchor_disagreement(P, codes, blind)
-        free = 1.0 - float(np.trace(Q))
-        noise_cap = anchor[cap_level(free, anchor, predictable, substantial)]
-    return _cap_noise(Q, noise_cap)
+        noise_cap = anchor[cap_level(predictable, substantial)]
+    return _cap_noise(Q / max(counts.sum(), 1.0), noise_cap)
 
 
 def conditional_rows(Q: np.ndarray) -> np.ndarray:

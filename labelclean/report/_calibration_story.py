@@ -69,6 +69,21 @@ def _corrections_made_text(cal: Mapping[str, Any]) -> str:
     return text + "."
 
 
+def _share_reading_text(cal: Mapping[str, Any], pred: Mapping[str, Any]) -> str:
+    """Why the noise was read at the surest rows' share though the features
+    predict the label (docs/decisions.md, *Below substantial agreement the
+    noise is read at the surest rows' share*)."""
+    if cal.get("noise_cap_reading") != "share" or pred.get("low", True):
+        return ""
+    return (
+        "; with that noise taken out the evidence agrees with the labels only "
+        f"moderately (Cohen's κ {pred['kappa_noise_corrected']:.2f}, under "
+        "substantial), where confident learning counts rows the features cannot "
+        "place as wrong labels, so the estimate was capped at that share, not at "
+        "its upper limit"
+    )
+
+
 def _no_corrections_text(pred: Mapping[str, Any]) -> str:
     """Why a calibrated run corrected no label."""
     if pred.get("low") or pred.get("kappa") is None:
@@ -141,7 +156,7 @@ def calibration_story(run: Mapping[str, Any]) -> list[str]:
                 f"; among the rows the evidence is surest of, {pct(anchor['share'])}"
                 " of the labels disagree with it"
             )
-        text += "."
+        text += _share_reading_text(cal, pred) + "."
         if cal.get("decision_rule") == "thresholds":
             text += " The decisions used the fixed thresholds given."
         elif cal.get("flagged"):

@@ -17,6 +17,7 @@ from sklearn.model_selection import train_test_split
 from typer.testing import CliRunner
 
 import labelclean.pipeline._calibration as calibration_module
+import labelclean.pipeline._noise_estimate as noise_estimate_module
 from labelclean.cli.main import app
 from labelclean.noise import flip_labels
 from labelclean.pipeline import LabelCleaner
@@ -32,6 +33,7 @@ from labelclean.pipeline._calibration import (
 from labelclean.pipeline._decisions import Evidence
 from labelclean.pipeline._noise_estimate import (
     SLIGHT_AGREEMENT_KAPPA,
+    cap_level,
     estimate_interval,
     evidence_shrinkage,
     noise_gate,
@@ -565,6 +567,65 @@ def test_corrections_need_substantial_agreement_with_the_noise_taken_out():
     assert "even with the noise the surest rows suggest taken out" in html
     star = predictability["kappa_noise_corrected"]
     assert f"Cohen's κ {star:.2f}, under substantial" in html
+
+
+def test_the_cap_reads_the_share_below_substantial_agreement():
+    # The upper limit caps the noise only where the features predict the
+    # label and the agreement with the noise taken out is substantial.
+    assert cap_level(predictable=True) == "upper_limit"
+    assert cap_level(True, substantial=False) == "share"
+    assert cap_level(predictable=False) == "share"
+    assert cap_level(False, substantial=False) == "share"
+
+
+def test_clean_labels_at_moderate_agreement_keep_the_noise_at_the_surest_rows_share(
+    tmp_path, monkeypatch
+):
+    # Two classes of two overlapping clusters each, no label flipped, run as
+    # a user runs it: the evidence agrees with the labels moderately (κ 0.43,
+    # 0.45 with the noise taken out). Confident learning counts the overlap
+    # as noise: 16 % capped at the surest rows' upper limit, and 57 right
+    # labels were discarded (one class lost 22 % of its rows); capped at
+    # their share (4 %), 3 are.
+    X, y = make_classification(
+        n_samples=500, n_features=6, n_informative=3, n_redundant=0,
+        n_clusters_per_class=2, class_sep=0.3, flip_y=0.0, random_state=0,
+    )  # fmt: skip
+    frame = pd.DataFrame(X, columns=[f"x{j}" for j in range(6)]).assign(label=y)
+    frame.to_parquet(data := tmp_path / "overlap.parquet", index=False)
+    out = tmp_path / "out"
+    res = runner.invoke(
+        app, ["run", str(data), "-p", "binary-cbadaboost", "--out", str(out),
+              "--label", "label"],
+    )  # fmt: skip
+    assert res.exit_code == 0, res.output
+    calibration = json.loads((out / "report.json").read_text())["run"]["calibration"]
+    predictability = calibration["predictability"]
+    anchor = calibration["anchor_disagreement"]
+    assert predictability["moderate"] and not predictability["substantial"]
+    assert calibration["noise_cap_reading"] == "share"
+    assert calibration["noise_rate"] <= anchor["share"] + 1e-9
+    audit = pd.read_parquet(out / "audit.parquet")
+    flagged = (audit["decision"] != "kept").to_numpy()
+    assert flagged.mean() <= 0.02
+    assert max(flagged[y == c].mean() for c in (0, 1)) <= 0.05
+    if flagged.any():  # every label is right: an honest interval reaches 0
+        assert calibration["flag_precision_interval"][0] == 0.0
+    html = unescape((out / "report.html").read_text())
+    assert "the estimate was capped at that share, not at its upper limit" in html
+    # The same fit with the upper limit as the cap, as before.
+    upper = lambda predictable, substantial=True: (  # noqa: E731
+        "upper_limit" if predictable else "share"
+    )
+    monkeypatch.setattr(noise_estimate_module, "cap_level", upper)
+    monkeypatch.setattr(calibration_module, "cap_level", upper)
+    res = runner.invoke(
+        app, ["run", str(data), "-p", "binary-cbadaboost", "--out",
+              str(before := tmp_path / "before"), "--label", "label"],
+    )  # fmt: skip
+    assert res.exit_code == 0, res.output
+    audit = pd.read_parquet(before / "audit.parquet")
+    assert (audit["decision"] != "kept").mean() >= 0.08
 
 
 def test_anchor_disagreement_measures_noise_on_the_surest_rows():
