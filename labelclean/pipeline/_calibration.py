@@ -32,10 +32,12 @@ fit's own evidence (``docs/decisions.md``, "Calibrated decisions"):
    Patrini et al., CVPR 2017): where the classes are pure, a label that
    disagrees with the most probable class is wrong, and the share of such
    labels among the most confident rows measures the noise without counting
-   the overlap elsewhere. Where the features predict the label well, the cap
-   is the upper confidence limit of that share; where they barely do, the
-   share itself (without pure regions, noise and overlap cannot be told
-   apart, and labelclean assumes overlap). The joint ``Q`` (observed × true)
+   the overlap elsewhere. Where the features predict the label well and the
+   agreement with the noise taken out is substantial, the cap is the upper
+   confidence limit of that share; otherwise the share itself (without pure
+   regions, noise and overlap cannot be told apart, and labelclean assumes
+   overlap; below substantial agreement confident learning counts the rows
+   the features cannot place). The joint ``Q`` (observed × true)
    gives the transition ``T[j, l] = P(observed l | true j)``.
 3. **Per-row posterior.** By Bayes' rule with ``P`` as the class posterior,
    ``W[i, j] ∝ T[j, y_i] P[i, j]`` is the probability that row *i*'s true

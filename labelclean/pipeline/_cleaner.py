@@ -208,16 +208,16 @@ classifier, default='auto'
         like the input.
     calibration_ : dict
         What the fit measured about its own rows, JSON-ready: the estimated
-        ``noise_rate`` (with a 5–95 % bootstrap interval) and
-        ``noise_rate_per_class``, the flag threshold on
-        ``noise_probability`` and the ``temperature`` of the evidence it
-        is computed on (fitted to the observed labels through the estimated
-        noise), the estimated ``flag_precision`` and ``flag_recall`` of the
-        flags and ``correction_precision`` and ``correction_recall`` of the
-        corrections (with intervals; per pair of classes too), and how well
-        the features predict the label (``predictability``: overall, per
-        class and, with more than two classes, per pair). See
-        ``docs/decisions.md``.
+        ``noise_rate`` (with a 5–95 % bootstrap interval),
+        ``noise_rate_per_class`` and the surest rows' reading that capped it
+        (``noise_cap_reading``), the flag threshold on ``noise_probability``
+        and the ``temperature`` of the evidence it is computed on (fitted to
+        the observed labels through the estimated noise), the estimated
+        ``flag_precision`` and ``flag_recall`` of the flags and
+        ``correction_precision`` and ``correction_recall`` of the corrections
+        (with intervals; per pair of classes too), and how well the features
+        predict the label (``predictability``: overall, per class and, with
+        more than two classes, per pair). See ``docs/decisions.md``.
     noise_rate_ : float
         Estimated share of wrong labels among the fitted rows.
     noise_rate_per_class_ : dict
