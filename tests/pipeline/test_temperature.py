@@ -120,7 +120,9 @@ def test_the_fit_flags_on_the_tempered_evidence():
     X, y = make_classification(
         n_samples=600, n_features=8, n_informative=5, random_state=0
     )
-    noisy, _ = flip_labels(y, 0.2, random_state=0)
+    # 15 % flips: the agreement with the noise taken out stays substantial,
+    # where the noise is read at the surest rows' upper limit.
+    noisy, _ = flip_labels(y, 0.15, random_state=0)
     cleaner = LabelCleaner(random_state=0).fit(X, noisy)
     cal = cleaner.calibration_
     tau = cal["temperature"]
@@ -148,7 +150,7 @@ def test_new_rows_are_judged_on_evidence_tempered_as_the_fit_measured():
     X, y = make_classification(
         n_samples=800, n_features=8, n_informative=5, random_state=1
     )
-    noisy, _ = flip_labels(y, 0.2, random_state=1)
+    noisy, _ = flip_labels(y, 0.15, random_state=1)
     cleaner = LabelCleaner(random_state=0).fit(X[:600], noisy[:600])
     tau = cleaner.calibration_["temperature"]
     assert tau != 1.0
