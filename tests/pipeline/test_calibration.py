@@ -798,7 +798,8 @@ def test_overlap_the_surest_rows_contradict_is_not_flagged():
     # predictable reading. Confident learning counts the overlap as noise,
     # beyond what even the upper limit of the surest rows' disagreement
     # allows; under that limit 2.8 % of the rows were flagged, all of them
-    # right. The flags must also hold under the surest rows' share itself.
+    # right. The flags must also hold under the surest rows' share itself
+    # (and below substantial agreement the noise is read at that share).
     X, y = make_classification(
         500, n_features=6, n_informative=4, n_redundant=0, n_classes=3,
         class_sep=0.7, flip_y=0, random_state=2,
