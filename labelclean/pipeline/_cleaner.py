@@ -12,7 +12,7 @@ data's way through"):
    clearly better out of fold), evaluated out of fold for every row on the
    rows SPLBoost kept (with their observed labels; CB-AdaBoost with the
    confidence stage's soft labels, its label confidences) and refitted on
-   the cleaned rows for new data;
+   the cleaned rows for new data, each weighted by how sure its label is;
 5. one decision per row (:mod:`labelclean.pipeline._decisions`).
 
 It is an estimator (``fit``/``predict``/``predict_proba``), a sampler
@@ -42,10 +42,7 @@ from labelclean.pipeline._decisions import (
     check_reviewed,
     with_user_columns,
 )
-from labelclean.pipeline._model_selection import (
-    ModelSelectionMixin,
-    make_stage,
-)
+from labelclean.pipeline._model_selection import ModelSelectionMixin, make_stage
 from labelclean.utils._features import (
     MISSING_VALUE_HANDLING,
     check_feature_frame,
@@ -148,17 +145,18 @@ classifier, default='auto'
         threshold is given).
     require_agreement : bool, default=True
         Corrections need the final model to agree with the confidence stage.
-    final_fit : {'cleaned', 'soft'}, default='cleaned'
+    final_fit : {'weighted', 'cleaned', 'soft'}, default='weighted'
         What the final model (``model_``, used by :meth:`predict` and
-        :meth:`audit`) is fitted on. The out-of-fold evidence is always from
-        models fitted on the rows SPLBoost kept, with the confidence stage's
-        soft labels (the papers' setting).
+        :meth:`audit`) is fitted on (``final_fit_`` says how it went). The
+        out-of-fold evidence is always from models fitted on the rows
+        SPLBoost kept, with the confidence stage's soft labels (the papers').
 
-        - 'cleaned': the cleaned result, i.e. kept and corrected rows with
-          their cleaned labels as hard labels. More accurate on clean test
-          data in our measurements (``docs/decisions.md``).
-        - 'soft': the rows SPLBoost kept, with the soft labels, as the
-          out-of-fold models.
+        - 'weighted': the cleaned rows (kept and corrected, their cleaned
+          labels as hard labels), each weighted by its estimated probability
+          that the label is right (``docs/decisions.md``, *The final model's
+          row weights*).
+        - 'cleaned': the cleaned rows, unweighted.
+        - 'soft': the rows SPLBoost kept, with the soft labels.
     cv : int, default=5
         Folds of the out-of-sample model probabilities (and of cross-fitted
         confidence).
@@ -182,8 +180,9 @@ classifier, default='auto'
     suspect_estimator_ : estimator or None
         The fitted suspect stage.
     model_ : classifier
-        The final model (by default fitted on the cleaned rows, see
-        ``final_fit``).
+        The final model (``final_fit``). ``final_fit_`` (dict) says what it
+        was fitted on: ``rows`` ('cleaned' or 'soft'), ``n_rows``,
+        ``weighted``, and with weights ``mean_weight`` and ``rows_under_half``.
     model_name_ : str
         Which final model was used: 'rosr', 'cb_adaboost' or 'spbl' when
         ``model`` is a string ('auto' resolved), otherwise the class name of
@@ -285,7 +284,7 @@ classifier, default='auto'
         "suspect_confidence": [Interval(Real, 0.0, 1.0, closed="both"), None],
         "model_threshold": [Interval(Real, 0.0, 1.0, closed="both"), None],
         "require_agreement": ["boolean"],
-        "final_fit": [StrOptions({"cleaned", "soft"})],
+        "final_fit": [StrOptions({"weighted", "cleaned", "soft"})],
         "cv": [Interval(Integral, 2, None, closed="left")],
         "random_state": ["random_state"],
         "n_jobs": [Integral, None],
@@ -302,7 +301,7 @@ classifier, default='auto'
         suspect_confidence: float | None = None,
         model_threshold: float | None = None,
         require_agreement: bool = True,
-        final_fit: str = "cleaned",
+        final_fit: str = "weighted",
         cv: int = 5,
         random_state=None,
         n_jobs: int | None = None,

@@ -300,8 +300,8 @@ def final_model_info(cleaner: Any) -> dict[str, Any] | None:
     """The fitted cleaner's final model and how it was chosen, as JSON types.
 
     ``{"name": model_name_, "estimator": class name, "selection":
-    model_selection_}``; None for an object without ``model_name_`` (e.g. a
-    model file written before the attribute existed).
+    model_selection_, "fit": final_fit_}``; None for an object without
+    ``model_name_`` (e.g. a model file written before the attribute existed).
     """
     name = getattr(cleaner, "model_name_", None)
     if name is None:
@@ -310,6 +310,7 @@ def final_model_info(cleaner: Any) -> dict[str, Any] | None:
         "name": name,
         "estimator": type(cleaner.model_).__name__,
         "selection": getattr(cleaner, "model_selection_", None),
+        "fit": getattr(cleaner, "final_fit_", None),
     }
 
 

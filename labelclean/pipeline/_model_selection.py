@@ -22,6 +22,10 @@ from sklearn.utils.parallel import Parallel, delayed
 
 from labelclean.pipeline._decisions import argmax_keep_observed
 from labelclean.pipeline._kinds import STAGE_KINDS
+from labelclean.pipeline._noise_estimate import (
+    combine_evidence,
+    right_label_probability,
+)
 from labelclean.utils._sampling import stratified_rows
 from labelclean.utils._sklearn import fit_context
 from labelclean.utils._threads import one_blas_thread
@@ -40,6 +44,10 @@ AUTO_CANDIDATES = ("rosr", "cb_adaboost", "cb_adaboost_trees")
 #: The candidates for more than two classes (boosted stumps are weak
 #: multi-class learners; depth-3 trees capture interactions).
 AUTO_CANDIDATES_MULTICLASS = ("rosr", "cb_adaboost_trees")
+
+#: The least row weight of ``final_fit='weighted'``: a row the evidence holds
+#: surely mislabelled still keeps its class in the fit.
+_LEAST_WEIGHT = 1e-3
 
 #: The rule of :func:`_choose_model`, in words (``model_selection_['rule']``).
 AUTO_RULE = (
@@ -255,7 +263,8 @@ class ModelSelectionMixin:
         self, model_seed, Z, codes, soft, new_codes, train_rows, soft_model, weight
     ):
         """Stage 5: ``model_`` for new rows, on the cleaned rows (or the soft one)."""
-        if self.final_fit != "cleaned":
+        self.final_fit_ = {"rows": "soft", "weighted": False}
+        if self.final_fit == "soft":
             return
         name = self.model_name_
         kept = self.sample_indices_
@@ -274,9 +283,33 @@ class ModelSelectionMixin:
         self.model_ = self._make_model(name, model_seed)
         cleaned_soft = np.zeros_like(soft)
         cleaned_soft[kept] = np.eye(self.classes_.shape[0])[new_codes[kept]]
+        weight = self._final_weights(new_codes, kept, weight)
         self._fit_model(
             self.model_, Z, new_codes.copy(), cleaned_soft, kept, weight=weight
         )
+
+    def _final_weights(self, new_codes, kept, weight):
+        """The final model's row weights: with ``final_fit='weighted'``, each
+        cleaned row's probability that its label is right
+        (:func:`right_label_probability`; a reviewed row's is 1), times the
+        caller's ``sample_weight``; ``final_fit_`` says how it went."""
+        self.final_fit_ = {"rows": "cleaned", "n_rows": int(kept.shape[0])}
+        self.final_fit_["weighted"] = self.final_fit == "weighted"
+        if self.final_fit != "weighted":
+            return weight
+        ev = self.evidence_
+        P = combine_evidence(ev.confidence_proba, ev.model_proba)
+        share = self.calibration_["anchor_disagreement"]["share"]
+        right = right_label_probability(P, ev.codes, new_codes, share)
+        if ev.known is not None:
+            right[ev.known] = 1.0
+        # A floor keeps every class in the fit: a weight only lowers a say.
+        right = np.maximum(right, _LEAST_WEIGHT)
+        self.final_fit_.update(
+            mean_weight=float(right[kept].mean()),
+            rows_under_half=int(np.count_nonzero(right[kept] < 0.5)),
+        )
+        return right if weight is None else right * weight
 
     def _select_model(self, names, seed, Z, codes, soft, folds, in_train, weight):
         """Out-of-fold probabilities of the chosen final model, and the choice.

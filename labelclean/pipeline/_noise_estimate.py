@@ -48,6 +48,7 @@ __all__ = [
     "recognised_classes",
     "recognised_pairs",
     "reviewed_joint",
+    "right_label_probability",
     "scale_noise",
     "shrink_evidence",
     "temper",
@@ -535,6 +536,24 @@ def reviewed_joint(P, codes, review, **kwargs):
     rest = ~known
     share = np.bincount(codes[rest], minlength=n_classes) / max(int(rest.sum()), 1)
     return share[:, None] * np.where(more_noise[:, None], rows[1], rows[0])
+
+
+def right_label_probability(P, codes, labels, share):
+    """Each row's probability that ``labels`` (its cleaned label) is its true
+    class: the posterior under confident learning's joint capped at the
+    surest rows' ``share`` of disagreeing labels, read as it is (no class
+    or pair assumed clean).
+
+    The final model's row weights (``final_fit='weighted'``): importance
+    reweighting for noisy labels (Liu and Tao, TPAMI 2016), whose weight
+    P(Y = ỹ | x) / P(Ỹ = ỹ | x) this is up to the factor 1 − ρ of the
+    label's class. The flags are held to what the evidence can tell apart;
+    a weight only lowers a row's say in the model, in proportion to the
+    doubt the surest rows show (docs/decisions.md, *The final model's row
+    weights*).
+    """
+    joint = estimate_joint(P, codes, P.shape[1], noise_cap=share)
+    return noise_posterior(P, codes, joint)[np.arange(codes.shape[0]), labels]
 
 
 def joint_where_cap_binds(P, codes, predictable_reading, level):

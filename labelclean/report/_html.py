@@ -194,6 +194,14 @@ def _final_model_text(final: Mapping[str, Any]) -> str:
             f", chosen by out-of-fold error rate against the observed labels "
             f"({', '.join(rates)})"
         )
+    fit = final.get("fit") or {}
+    if fit.get("weighted") and fit.get("mean_weight") is not None:
+        text += (
+            f". It was fitted on the {fit['n_rows']} cleaned row(s), each "
+            "weighted by the estimated probability that its label is right "
+            f"(mean {fit['mean_weight']:.2f}; {fit['rows_under_half']} row(s) "
+            "under one half)"
+        )
     return text + "."
 
 
