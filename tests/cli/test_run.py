@@ -135,9 +135,16 @@ def test_report_names_the_final_model_auto_choice(noisy_data, tmp_path):
         "cb_adaboost_trees",
     }
     assert final["selection"]["difference"] <= final["selection"]["standard_error"]
+    html = (out / "report.html").read_text()
+    assert "The final model was RoSR-L, chosen by out-of-fold error rate" in html
+    # fitted on the cleaned rows, each weighted by how sure its label is
+    cleaned = len(pd.read_parquet(out / "cleaned.parquet"))
+    assert final["fit"]["weighted"] and final["fit"]["n_rows"] == cleaned
+    assert 0 < final["fit"]["mean_weight"] < 1
     assert (
-        "The final model was RoSR-L, chosen by out-of-fold error rate"
-        in (out / "report.html").read_text()
+        f"It was fitted on the {cleaned} cleaned row(s), each weighted by the "
+        "estimated probability that its label is right (mean "
+        f"{final['fit']['mean_weight']:.2f}" in html
     )
     res = _run(noisy_data, tmp_path / "fixed")
     assert res.exit_code == 0, res.output

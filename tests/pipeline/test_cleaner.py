@@ -24,6 +24,10 @@ from labelclean.noise import flip_labels
 from labelclean.pipeline import LabelCleaner
 from labelclean.pipeline._decisions import Evidence, decide
 from labelclean.pipeline._model_selection import _choose_model
+from labelclean.pipeline._noise_estimate import (
+    combine_evidence,
+    right_label_probability,
+)
 from labelclean.report import AUDIT_COLUMNS
 
 FAST = {
@@ -426,3 +430,85 @@ def test_model_choice_compares_candidates_that_never_saw_the_fold_labels():
     assert set(errors) == {"rosr", "cb_adaboost", "cb_adaboost_trees"}
     for name, rates in errors.items():
         assert np.mean(rates) >= 0.45, name
+
+
+# --- the final model's row weights ------------------------------------------
+class _WeightRecorder(LogisticRegression):
+    """A final model that keeps the row weights it was fitted with."""
+
+    def fit(self, X, y, sample_weight=None):
+        self.seen_weight_ = None if sample_weight is None else np.array(sample_weight)
+        return super().fit(X, y, sample_weight=sample_weight)
+
+
+def _right_label_weights(cleaner):
+    """Each cleaned row's probability that its label is right, from the fit."""
+    ev = cleaner.evidence_
+    codes = ev.codes.copy()
+    kept = cleaner.sample_indices_
+    codes[kept] = np.searchsorted(cleaner.classes_, cleaner.cleaned_labels_)
+    P = combine_evidence(ev.confidence_proba, ev.model_proba)
+    share = cleaner.calibration_["anchor_disagreement"]["share"]
+    return right_label_probability(P, ev.codes, codes, share)[kept]
+
+
+@pytest.fixture(scope="module")
+def overlapping_flips():
+    # Classes that overlap: the flags, held to what the evidence can tell
+    # apart, leave many of the flipped labels in the cleaned rows.
+    X, y = make_classification(
+        600, n_features=5, n_informative=3, n_redundant=0, class_sep=0.7,
+        random_state=0,
+    )  # fmt: skip
+    y_noisy, flipped = flip_labels(y, 0.2, random_state=0)
+    return X, y_noisy, flipped
+
+
+def test_the_final_model_weighs_each_cleaned_row_by_how_sure_its_label_is(
+    overlapping_flips,
+):
+    X, y_noisy, flipped = overlapping_flips
+    fits = {
+        fit: LabelCleaner(
+            **FAST_SUSPECTS, model=_WeightRecorder(), final_fit=fit, random_state=0
+        ).fit(X, y_noisy)
+        for fit in ("weighted", "cleaned")
+    }
+    weighted, plain = fits["weighted"], fits["cleaned"]
+    # The same decisions: only the final model's row weights differ.
+    pd.testing.assert_frame_equal(weighted.audit_, plain.audit_)
+    assert plain.model_.seen_weight_ is None
+    assert plain.final_fit_ == {"rows": "cleaned", "n_rows": 600 - int(
+        (plain.decisions_ == "discarded").sum()), "weighted": False}  # fmt: skip
+    seen = weighted.model_.seen_weight_
+    kept = weighted.sample_indices_
+    assert seen.shape == kept.shape
+    np.testing.assert_allclose(seen, np.maximum(_right_label_weights(weighted), 1e-3))
+    # The weights point at the wrong labels the flags left in the cleaned rows.
+    left = flipped[kept]
+    assert left.sum() >= 40
+    gap = seen[~left].mean() - seen[left].mean()
+    se = np.sqrt(seen[left].var() / left.sum() + seen[~left].var() / (~left).sum())
+    assert gap > 3 * se  # uninformative weights: a gap within the noise
+    info = weighted.final_fit_
+    assert info["weighted"] and info["n_rows"] == kept.shape[0]
+    assert info["mean_weight"] == pytest.approx(seen.mean())
+    assert info["rows_under_half"] == int((seen < 0.5).sum()) > 0
+    assert not np.allclose(weighted.predict_proba(X), plain.predict_proba(X))
+
+
+def test_reviewed_rows_and_the_callers_weights_in_the_final_model(overlapping_flips):
+    X, y_noisy, _ = overlapping_flips
+    reviewed = np.zeros(y_noisy.shape[0], dtype=bool)
+    reviewed[::10] = True
+    heavy = np.where(np.arange(y_noisy.shape[0]) % 3 == 0, 4.0, 1.0)
+    cleaner = LabelCleaner(
+        **FAST_SUSPECTS, model=_WeightRecorder(), random_state=0
+    ).fit(X, y_noisy, sample_weight=heavy, reviewed=reviewed)
+    kept = cleaner.sample_indices_
+    right = np.maximum(_right_label_weights(cleaner), 1e-3)
+    right[reviewed[kept]] = 1.0  # a person confirmed those labels
+    np.testing.assert_allclose(cleaner.model_.seen_weight_, right * heavy[kept])
+    assert (
+        cleaner.model_.seen_weight_[reviewed[kept]] == heavy[kept][reviewed[kept]]
+    ).all()
