@@ -263,7 +263,8 @@ class ModelSelectionMixin:
         self, model_seed, Z, codes, soft, new_codes, train_rows, soft_model, weight
     ):
         """Stage 5: ``model_`` for new rows, on the cleaned rows (or the soft one)."""
-        self.final_fit_ = {"rows": "soft", "weighted": False}
+        n_soft = int(np.asarray(train_rows).shape[0])
+        self.final_fit_ = {"rows": "soft", "n_rows": n_soft, "weighted": False}
         if self.final_fit == "soft":
             return
         name = self.model_name_

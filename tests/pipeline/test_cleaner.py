@@ -472,9 +472,12 @@ def test_the_final_model_weighs_each_cleaned_row_by_how_sure_its_label_is(
         fit: LabelCleaner(
             **FAST_SUSPECTS, model=_WeightRecorder(), final_fit=fit, random_state=0
         ).fit(X, y_noisy)
-        for fit in ("weighted", "cleaned")
+        for fit in ("weighted", "cleaned", "soft")
     }
-    weighted, plain = fits["weighted"], fits["cleaned"]
+    weighted, plain, soft = fits["weighted"], fits["cleaned"], fits["soft"]
+    spl_kept = int((soft.evidence_.spl_weight > 0).sum())
+    assert soft.final_fit_ == {"rows": "soft", "n_rows": spl_kept, "weighted": False}
+    assert soft.model_.seen_weight_ is None
     # The same decisions: only the final model's row weights differ.
     pd.testing.assert_frame_equal(weighted.audit_, plain.audit_)
     assert plain.model_.seen_weight_ is None
