@@ -8,7 +8,11 @@ code the streaming and Dask engines call per batch). Reports the F1 of the
 flagged rows (corrected ∪ discarded) against the flipped rows on each side,
 their difference, and whether two applies give identical decisions.
 
-    python benchmarks/apply_consistency.py [--reps 10]
+    python benchmarks/apply_consistency.py [--reps 10] [--final-fit cleaned]
+
+``--final-fit`` sets ``LabelCleaner(final_fit=...)`` (the final model decides
+new rows with its ``model_probability``); a value other than the default
+writes its own section.
 """
 
 import argparse
@@ -31,6 +35,9 @@ from labelclean.pipeline import LabelCleaner
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--reps", type=int, default=10)
+    parser.add_argument(
+        "--final-fit", choices=["weighted", "cleaned", "soft"], default="weighted"
+    )
     args = parser.parse_args()
     warnings.simplefilter("ignore")
     lines = [
@@ -40,7 +47,8 @@ def main() -> None:
         "",
         f"Command: `{command()}`",
         "",
-        f"{args.reps} repetitions; half train / half held-out batch (stratified), "
+        f"{args.reps} repetitions, `final_fit='{args.final_fit}'`; half train / half "
+        "held-out batch (stratified), "
         "both with the same rate of uniform flips (independent draws). F1 of "
         "flagged rows against flipped rows; Δ = apply − run.",
         "",
@@ -65,7 +73,8 @@ def main() -> None:
                 y_new_noisy, flip_new = flip_labels(
                     np.asarray(y_new), noise, random_state=10_000 + rep
                 )
-                cleaner = LabelCleaner(random_state=rep).fit(X_tr, y_tr_noisy)
+                cleaner = LabelCleaner(final_fit=args.final_fit, random_state=rep)
+                cleaner.fit(X_tr, y_tr_noisy)
                 first = cleaner.audit(X_new, y_new_noisy)
                 second = cleaner.audit(X_new, y_new_noisy)
                 run_f1.append(f1_score(flip_tr, cleaner.decisions_ != "kept"))
@@ -77,7 +86,8 @@ def main() -> None:
                 f"| {delta:+.4f} | {all(same)} |"
             )
             print(name, noise, "done", flush=True)
-    write_section("apply-consistency", "\n".join(lines))
+    suffix = "" if args.final_fit == "weighted" else f"-{args.final_fit}"
+    write_section(f"apply-consistency{suffix}", "\n".join(lines))
 
 
 if __name__ == "__main__":
