@@ -160,13 +160,19 @@ class Calibration:
         enough).
     summary : dict
         JSON-ready estimates (see :meth:`LabelCleaner.calibration_`).
+    gate : ndarray of shape (n_classes,) or (n_classes, n_classes), or None
+        Which classes (pairs of classes) may exchange noise: the class and
+        pair tests' result (:func:`class_gate`).
     """
 
-    def __init__(self, joint, flag_threshold, correction_thresholds, summary):
+    def __init__(
+        self, joint, flag_threshold, correction_thresholds, summary, gate=None
+    ):
         self.joint = joint
         self.flag_threshold = flag_threshold
         self.correction_thresholds = correction_thresholds
         self.summary = summary
+        self.gate = gate
 
 
 _METHOD = (
@@ -352,7 +358,7 @@ def calibrate(
             kappas, low, weak, class_kappas, recognised, told
         ),
     }
-    return Calibration(Q, threshold, corr_thresholds, summary)
+    return Calibration(Q, threshold, corr_thresholds, summary, gate)
 
 
 def _unknown(known, n: int) -> np.ndarray:

@@ -30,6 +30,7 @@ from labelclean.pipeline._calibration import (
     calibrate,
     decide_calibrated,
 )
+from labelclean.pipeline._noise_estimate import new_row_joint
 from labelclean.report import build_report, to_jsonable
 from labelclean.utils._audit import renamed_user_columns
 from labelclean.utils._validation import is_dataframe
@@ -341,6 +342,7 @@ class DecisionsMixin:
             random_state=seed,
         )
         self.noise_joint_ = calibration.joint
+        self.noise_gate_ = calibration.gate
         self.flag_threshold_ = calibration.flag_threshold
         self.correction_thresholds_ = calibration.correction_thresholds
         thresholds = self._thresholds()
@@ -364,8 +366,10 @@ class DecisionsMixin:
             zip(labels, summary["noise_rate_per_class"], strict=True)
         )
 
-    def _decide(self, evidence: Evidence):
-        """Decision, reason, new codes and noise probability of each row."""
+    def _decide(self, evidence: Evidence, new_rows: bool = False):
+        """Decision, reason, new codes and noise probability of each row
+        (``new_rows``: rows the fit did not see, judged on
+        :func:`new_row_joint`)."""
 
         # Flags are judged on the evidence tempered as the fit measured, the
         # corrections on the evidence shrunk as it measured and on its
@@ -376,8 +380,12 @@ class DecisionsMixin:
             for key in ("temperature", "evidence_shrinkage", "correction_target")
             if key in fitted
         }
+        joint = self.noise_joint_
+        if new_rows and getattr(self, "noise_gate_", None) is not None:
+            fitted_rows = sum(fitted.get("rows_per_class", [])) or 1
+            joint = new_row_joint(joint, fitted_rows, self.noise_gate_)
         calibration = Calibration(
-            self.noise_joint_,
+            joint,
             self.flag_threshold_,
             self.correction_thresholds_,
             summary,
@@ -508,7 +516,7 @@ class DecisionsMixin:
             spl_weight = suspects.self_paced_weights(Z, self._stage_labels(codes))
         evidence = Evidence(codes, soft, model_proba, spl_weight)
         index = X.index if is_dataframe(X) else pd.RangeIndex(Z.shape[0])
-        decision, reason, new_codes, noise = self._decide(evidence)
+        decision, reason, new_codes, noise = self._decide(evidence, new_rows=True)
         if missing.any():
             decision[missing], reason[missing] = "discarded", "missing_label"
             noise = np.where(missing, np.nan, noise)

@@ -42,6 +42,7 @@ __all__ = [
     "fitted_temperature",
     "joint_where_cap_binds",
     "label_blind_evidence",
+    "new_row_joint",
     "noise_gate",
     "noise_posterior",
     "predictability_summary",
@@ -536,6 +537,40 @@ def reviewed_joint(P, codes, review, **kwargs):
     rest = ~known
     share = np.bincount(codes[rest], minlength=n_classes) / max(int(rest.sum()), 1)
     return share[:, None] * np.where(more_noise[:, None], rows[1], rows[0])
+
+
+def new_row_joint(Q, n_rows, gate=None):
+    """The joint with which rows the fit did not see are decided.
+
+    Its cells of flips are confident learning's counts of the fit's own
+    rows. A training row's flip is counted in its cell by construction; a
+    new row's can fall in a cell the fit's rows happened to leave empty (on
+    digits at 10 % noise, 39 of 90), where its posterior stays near 0 even
+    when both stages call its label wrong. So each true class's flips are
+    smoothed by one pseudo-flip per cell that may hold noise (``gate``, the
+    class and pair tests: a cleared cell stays empty): with m counted flips
+    over k such cells, the share k / (m + k) of them is spread evenly over
+    the k cells. Each class keeps its noise rate; with many counted flips
+    the joint is nearly unchanged (docs/decisions.md, *New rows*).
+    """
+    n_classes = Q.shape[0]
+    allowed = ~np.eye(n_classes, dtype=bool)
+    if gate is not None:
+        gate = np.asarray(gate, dtype=bool)
+        allowed &= np.outer(gate, gate) if gate.ndim == 1 else gate
+    out = Q.copy()
+    for true in range(n_classes):
+        cells = allowed[:, true]
+        flips = Q[:, true].sum() - Q[true, true]
+        if flips <= 0 or not cells.any():
+            continue
+        k = int(cells.sum())
+        weight = k / (n_rows * flips + k)
+        off = np.where(np.arange(n_classes) == true, 0.0, Q[:, true])
+        spread = np.where(cells, flips / k, 0.0)
+        out[:, true] = (1.0 - weight) * off + weight * spread
+        out[true, true] = Q[true, true]
+    return out
 
 
 def right_label_probability(P, codes, labels, share):
