@@ -9,6 +9,7 @@ flagged rows (corrected ∪ discarded) against the flipped rows on each side,
 their difference, and whether two applies give identical decisions.
 
     python benchmarks/apply_consistency.py [--reps 10] [--final-fit cleaned]
+    python benchmarks/apply_consistency.py --data wine iris penguins cars mpg
 
 ``--final-fit`` sets ``LabelCleaner(final_fit=...)`` (the final model decides
 new rows with its ``model_probability``); a value other than the default
@@ -28,6 +29,7 @@ from sklearn.model_selection import train_test_split
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from benchmarks._common import command, machine, mean_std, write_section
+from benchmarks.real_data import DATASETS as PUBLIC_TABLES
 from labelclean.noise import flip_labels
 from labelclean.pipeline import LabelCleaner
 
@@ -38,7 +40,17 @@ def main() -> None:
     parser.add_argument(
         "--final-fit", choices=["weighted", "cleaned", "soft"], default="weighted"
     )
+    parser.add_argument(
+        "--data", nargs="+", default=["breast_cancer", "digits"],
+        choices=["breast_cancer", "digits", *PUBLIC_TABLES],
+    )  # fmt: skip
+    parser.add_argument("--section", default=None)
     args = parser.parse_args()
+    loaders = {
+        "breast_cancer": lambda: load_breast_cancer(return_X_y=True),
+        "digits": lambda: load_digits(return_X_y=True),
+        **PUBLIC_TABLES,
+    }
     warnings.simplefilter("ignore")
     lines = [
         "## run against apply: flag quality on the training rows and on a new batch",
@@ -56,11 +68,9 @@ def main() -> None:
         "| identical reruns |",
         "|---|---|---|---|---|---|",
     ]
-    for name, loader in (
-        ("breast_cancer", load_breast_cancer),
-        ("digits", load_digits),
-    ):
-        X, y = loader(return_X_y=True)
+    for name in args.data:
+        X, y = loaders[name]()
+        y = np.asarray(y)
         for noise in (0.1, 0.2, 0.3):
             run_f1, apply_f1, same = [], [], []
             for rep in range(args.reps):
@@ -87,7 +97,7 @@ def main() -> None:
             )
             print(name, noise, "done", flush=True)
     suffix = "" if args.final_fit == "weighted" else f"-{args.final_fit}"
-    write_section(f"apply-consistency{suffix}", "\n".join(lines))
+    write_section(args.section or f"apply-consistency{suffix}", "\n".join(lines))
 
 
 if __name__ == "__main__":
