@@ -542,19 +542,16 @@ def reviewed_joint(P, codes, review, **kwargs):
 def new_row_joint(Q, n_rows, gate=None):
     """The joint with which rows the fit did not see are decided.
 
-    Its cells of flips are confident learning's counts of the fit's own
-    rows. A training row's flip is counted in its cell by construction; a
-    new row's can fall in a cell the fit's rows happened to leave empty (on
-    digits at 10 % noise, 39 of 90), where its posterior stays near 0 even
-    when both stages call its label wrong. So each true class's flips are
-    smoothed by one pseudo-flip per cell that may hold noise (``gate``, the
-    class and pair tests: a cleared cell stays empty): with m counted flips
-    over k such cells, the share k / (m + k) of them is spread evenly over
-    the k cells. Each class keeps its noise rate; with many counted flips
-    the joint is nearly unchanged (docs/decisions.md, *New rows*).
+    Its flip cells count the fit's own rows' flips; a new row's can fall in
+    a cell they left empty (digits at 10 %: 39 of 90), where its posterior
+    stays near 0 however sure both stages are. So each true class with m
+    counted flips and k cells that may hold noise (``gate``: a cell the
+    class and pair tests clear stays empty) has the share k / (m + k) of
+    its flips spread evenly over those cells; its noise rate is kept
+    (docs/decisions.md, *New rows*).
     """
     n_classes = Q.shape[0]
-    allowed = ~np.eye(n_classes, dtype=bool)
+    allowed = ~np.eye(n_classes, dtype=bool)  # cells of flips
     if gate is not None:
         gate = np.asarray(gate, dtype=bool)
         allowed &= np.outer(gate, gate) if gate.ndim == 1 else gate
@@ -582,8 +579,7 @@ def right_label_probability(P, codes, labels, share):
     The final model's row weights (``final_fit='weighted'``): importance
     reweighting for noisy labels (Liu and Tao, TPAMI 2016), whose weight
     P(Y = ỹ | x) / P(Ỹ = ỹ | x) this is up to the factor 1 − ρ of the
-    label's class. The flags are held to what the evidence can tell apart;
-    a weight only lowers a row's say in the model, in proportion to the
+    label's class; a weight only lowers a row's say, in proportion to the
     doubt the surest rows show (docs/decisions.md, *The final model's row
     weights*).
     """
