@@ -146,6 +146,7 @@ SECTIONS: dict[str, dict[str, Callable[[Any], str | None]]] = {
         "suspect_confidence": _PROBABILITY,
         "model_threshold": _PROBABILITY,
         "require_agreement": _is_bool,
+        "final_fit": _one_of("weighted", "cleaned", "soft"),
     },
     "validation": {
         "max_discarded_share": _PROBABILITY,

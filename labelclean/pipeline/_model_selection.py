@@ -263,7 +263,7 @@ class ModelSelectionMixin:
         self, model_seed, Z, codes, soft, new_codes, train_rows, soft_model, weight
     ):
         """Stage 5: ``model_`` for new rows, on the cleaned rows (or the soft one)."""
-        n_soft = int(np.asarray(train_rows).shape[0])
+        n_soft = int(train_rows.shape[0])  # an index array (_rows_kept_by_suspects)
         self.final_fit_ = {"rows": "soft", "n_rows": n_soft, "weighted": False}
         if self.final_fit == "soft":
             return

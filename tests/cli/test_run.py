@@ -148,6 +148,23 @@ def test_report_names_the_final_model_auto_choice(noisy_data, tmp_path):
     )
     res = _run(noisy_data, tmp_path / "fixed")
     assert res.exit_code == 0, res.output
+    # a definition can ask for the unweighted fit: the same decisions
+    plain = tmp_path / "plain.toml"
+    plain.write_text(FAST_PIPELINE + '[decisions]\nfinal_fit = "cleaned"\n')
+    res = _run({**noisy_data, "pipeline": plain}, tmp_path / "plain")
+    assert res.exit_code == 0, res.output
+    fit = json.loads((tmp_path / "plain" / "report.json").read_text())
+    rows = len(pd.read_parquet(tmp_path / "plain" / "cleaned.parquet"))
+    assert fit["run"]["final_model"]["fit"] == {
+        "rows": "cleaned",
+        "n_rows": rows,
+        "weighted": False,
+    }
+    assert "each weighted" not in (tmp_path / "plain" / "report.html").read_text()
+    pd.testing.assert_frame_equal(
+        pd.read_parquet(tmp_path / "plain" / "audit.parquet"),
+        pd.read_parquet(tmp_path / "fixed" / "audit.parquet"),
+    )
     run_info = json.loads((tmp_path / "fixed" / "report.json").read_text())["run"]
     assert run_info["final_model"]["name"] == "CBAdaBoostClassifier"
     assert list(run_info["final_model"]["selection"]["candidates"]) == [

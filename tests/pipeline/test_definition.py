@@ -235,6 +235,12 @@ def test_missing_file_and_bad_toml(tmp_path, registry):
             "validation -> fail_on",
             "did you mean 'error'?",
         ),
+        (
+            "suspect_confidence = 0.5",
+            'final_fit = "weigted"',
+            "decisions -> final_fit",
+            "did you mean 'weighted'?",
+        ),
         ("version = 1", "version = 2", "pipeline -> version", "reads format version 1"),
         (
             'fail_on = "error"\n',
