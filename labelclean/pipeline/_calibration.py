@@ -115,7 +115,11 @@ from labelclean.pipeline._noise_estimate import (
     reviewed_joint,
     temper,
 )
-from labelclean.pipeline._predictability import agreement_lines, weak_agreement
+from labelclean.pipeline._predictability import (
+    agreement_lines,
+    kappa_lower_limit,
+    weak_agreement,
+)
 
 __all__ = [
     "DEFAULT_CORRECTION_PRECISION",
@@ -293,9 +297,10 @@ def calibrate(
     anchor = anchor_disagreement(P, codes, blind)
     kappas = cohen_kappa(P, codes, n_classes, anchor["beyond_evidence"])
     kappa, kappa_star = kappas[2:]
+    kappas += (kappa_lower_limit(P, codes, n_classes, kappa),)
     moderate, substantial = agreement_lines(kappa, kappa_star)
     low = not (moderate or substantial)  # the cautious reading
-    weak = weak_agreement(kappa_star)  # below moderate, noise taken out: no flags
+    weak = weak_agreement(kappa_star, kappas[4])  # below moderate or chance: no flags
     gate, (recognised, class_kappas), told = class_gate(P, codes, anchor, not low)
     Q = reviewed_joint(P, codes, evidence.review, predictable=not low, recognised=gate,
                        blind=blind, substantial=substantial)  # fmt: skip

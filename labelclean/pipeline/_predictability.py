@@ -14,6 +14,7 @@ __all__ = [
     "SLIGHT_AGREEMENT_KAPPA",
     "agreement_lines",
     "cohen_kappa",
+    "kappa_lower_limit",
     "noise_gate",
     "predictability_summary",
     "recognised_classes",
@@ -43,16 +44,57 @@ NOISE_CORRECTED_KAPPA = 0.6
 SLIGHT_AGREEMENT_KAPPA = 0.2
 
 
-def weak_agreement(kappa_star: float) -> str | None:
+#: One-sided standard normal quantile of κ's lower confidence limit (95 %).
+_KAPPA_LOWER_Z = 1.645
+
+
+def kappa_lower_limit(P, codes, n_classes, kappa):
+    """κ's one-sided 95 % lower confidence limit.
+
+    From κ's large-sample standard error (Fleiss, Cohen and Everitt 1969;
+    Fleiss, Levin and Paik, *Statistical Methods for Rates and
+    Proportions*, 3rd ed., eq. 18.13) on the table of the evidence's most
+    probable class against the label. Where it is not above 0 the rows do
+    not show the evidence agreeing with the labels beyond chance
+    (:func:`weak_agreement`).
+    """
+    predicted = np.argmax(P, axis=1)
+    N = np.zeros((n_classes, n_classes))
+    np.add.at(N, (predicted, codes), 1)
+    n = N.sum()
+    p = N / max(n, 1.0)
+    rows, cols = p.sum(axis=1), p.sum(axis=0)
+    chance = float(rows @ cols)
+    if n <= 0 or chance >= 1:
+        return float(kappa)
+    diagonal = np.diag(p) * (1.0 - (rows + cols) * (1.0 - kappa)) ** 2
+    spread = cols[:, None] + rows[None, :]  # [i, j]: p_.i + p_j.
+    off = p * spread**2
+    np.fill_diagonal(off, 0.0)
+    term = diagonal.sum() + (1.0 - kappa) ** 2 * off.sum()
+    term -= (kappa - chance * (1.0 - kappa)) ** 2
+    se = float(np.sqrt(max(term, 0.0) / n)) / (1.0 - chance)
+    return float(kappa - _KAPPA_LOWER_Z * se)
+
+
+def weak_agreement(kappa_star: float, kappa_low: float | None = None) -> str | None:
     """``'slight'`` or ``'fair'`` (Landis and Koch 1977) where even the
     agreement corrected for the noise is below moderate; None otherwise.
+    ``'slight'`` also where κ's lower limit (``kappa_low``,
+    :func:`kappa_lower_limit`) is not above 0: on a few hundred rows κ
+    varies by ±0.1 around 0 from chance alone, and the noise correction
+    scales it up by the noise it reads, so chance can pass for agreement
+    (random labels on 200 rows: a fit discarded 45 % of them;
+    docs/decisions.md, *Agreement the rows do not show beyond chance*).
 
     Nothing is flagged there: the evidence cannot tell a wrong label from a
     hard case (docs/decisions.md, *Evidence hardly better than chance* and
     *Fair agreement flags nothing either*). The band decides the report's
     first line.
     """
-    if kappa_star < SLIGHT_AGREEMENT_KAPPA:
+    if kappa_star < SLIGHT_AGREEMENT_KAPPA or (
+        kappa_low is not None and kappa_low <= 0
+    ):
         return "slight"
     if kappa_star < LOW_PREDICTABILITY_KAPPA:
         return "fair"
@@ -222,7 +264,7 @@ def predictability_summary(kappas, low, weak, class_kappas, recognised, told) ->
     """``calibration_['predictability']``: agreement, reading (``weak``: the
     band of :func:`weak_agreement`), per class and, with more than two
     classes, per pair of classes."""
-    accuracy, majority, kappa, kappa_star = kappas
+    accuracy, majority, kappa, kappa_star, kappa_low = kappas
     moderate, substantial = agreement_lines(kappa, kappa_star)
     per_class = np.asarray(class_kappas, dtype=float).reshape(-1, 2).tolist()
     out = {
@@ -230,6 +272,7 @@ def predictability_summary(kappas, low, weak, class_kappas, recognised, told) ->
         "majority_share": majority,
         "kappa": kappa,
         "kappa_noise_corrected": kappa_star,
+        "kappa_lower_limit": kappa_low,
         "low": bool(low),
         "moderate": moderate,
         "substantial": substantial,

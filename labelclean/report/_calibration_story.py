@@ -110,8 +110,11 @@ def _no_corrections_text(pred: Mapping[str, Any]) -> str:
 
 def _weak_agreement_warning(pred: Mapping[str, Any]) -> str:
     """The first line where the evidence agrees with the labels less than
-    moderately even with the noise taken out (``slight`` or ``fair``), and
+    moderately even with the noise taken out (``slight`` or ``fair``), or
+    not demonstrably beyond chance (κ's lower limit not above 0), and
     nothing was flagged."""
+    low = pred.get("kappa_lower_limit")
+    chance = low is not None and low <= 0
     how = (
         "the evidence agrees with the labels hardly better than chance"
         if pred.get("slight")
@@ -119,8 +122,9 @@ def _weak_agreement_warning(pred: Mapping[str, Any]) -> str:
         "surest rows suggest taken out, the evidence agrees with the labels "
         "only fairly"
     )
+    shown = f", its 95 % lower limit {low:.2f}" if chance else ""
     return (
-        f"Warning: {how} (Cohen's κ {pred['kappa']:.2f}, "
+        f"Warning: {how} (Cohen's κ {pred['kappa']:.2f}{shown}, "
         f"{pred['kappa_noise_corrected']:.2f} corrected for the noise; out-of-fold "
         f"accuracy {pct(pred['out_of_fold_accuracy'])} against "
         f"{pct(pred['majority_share'])} for the largest class), so it cannot tell "

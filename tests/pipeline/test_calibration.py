@@ -40,6 +40,7 @@ from labelclean.pipeline._noise_estimate import (
     recognised_classes,
     temper,
 )
+from labelclean.pipeline._predictability import kappa_lower_limit
 from labelclean.report import build_report, render_html
 from labelclean.validation import validate_output
 
@@ -970,6 +971,72 @@ def test_evidence_hardly_better_than_chance_flags_nothing():
     assert "hardly better than chance" in unescape(render_html(report))
 
 
+def test_kappa_lower_limit_is_the_large_sample_limit():
+    # Perfect agreement has no spread; the limit tightens as 1 / sqrt(n);
+    # and it is statsmodels' asymptotic standard error where that is at hand.
+    rng = np.random.default_rng(0)
+    codes = rng.integers(0, 3, 300)
+    predicted = np.where(rng.random(300) < 0.6, codes, rng.integers(0, 3, 300))
+    P = np.eye(3)[predicted] * 0.9 + 0.1 / 3
+    kappa = cohen_kappa(P, codes, 3)[2]
+    se = (kappa - kappa_lower_limit(P, codes, 3, kappa)) / 1.645
+    assert 0.02 < se < 0.06
+    four = np.tile(codes, 4), np.tile(P, (4, 1))
+    assert cohen_kappa(four[1], four[0], 3)[2] == pytest.approx(kappa)
+    se4 = (kappa - kappa_lower_limit(four[1], four[0], 3, kappa)) / 1.645
+    assert se4 == pytest.approx(se / 2, rel=1e-9)
+    perfect = np.eye(3)[codes]
+    assert kappa_lower_limit(perfect, codes, 3, 1.0) == pytest.approx(1.0)
+    inter_rater = pytest.importorskip("statsmodels.stats.inter_rater")
+    table = np.zeros((3, 3))
+    np.add.at(table, (predicted, codes), 1)
+    assert se == pytest.approx(inter_rater.cohens_kappa(table).std_kappa, rel=1e-9)
+
+
+def _random_labels():
+    """200 rows whose two labels were drawn at random, four unrelated features."""
+    rng = np.random.default_rng(4)
+    X = pd.DataFrame(rng.normal(size=(200, 4)), columns=list("abcd"))
+    return X, rng.integers(0, 2, 200)
+
+
+def test_agreement_not_shown_beyond_chance_flags_nothing(tmp_path, monkeypatch):
+    # Random labels: κ 0.09 from chance alone, 0.31 once corrected for the
+    # noise the surest rows suggest. Through the command, the shipped
+    # multi-class pipeline discarded 45 % of the rows (a class lost more
+    # than half) and failed its guardrails. κ's lower 95 % limit is under 0:
+    # the rows do not show agreement beyond chance, and nothing is flagged.
+    X, y = _random_labels()
+    data = tmp_path / "random.parquet"
+    X.assign(label=y).to_parquet(data, index=False)
+
+    def run(out):
+        return runner.invoke(app, ["run", str(data), "-p", "multiclass-rosr",
+                                   "--label", "label", "--out", str(out)])  # fmt: skip
+
+    weak = calibration_module.weak_agreement  # the rule without the chance test
+    with monkeypatch.context() as patch:
+        patch.setattr(calibration_module, "weak_agreement", lambda k, low=None: weak(k))
+        before = run(tmp_path / "before")
+    assert before.exit_code == 7, before.output
+    audit = pd.read_parquet(tmp_path / "before" / "audit.parquet")
+    assert (audit["decision"] != "kept").mean() > 0.3
+    res = run(tmp_path / "out")
+    assert res.exit_code == 0, res.output
+    cleaned = pd.read_parquet(tmp_path / "out" / "cleaned.parquet")
+    assert len(cleaned) == 200 and (cleaned["label"].to_numpy() == y).all()
+    report = json.loads((tmp_path / "out" / "report.json").read_text())
+    predictability = report["run"]["calibration"]["predictability"]
+    assert predictability["kappa"] > 0 >= predictability["kappa_lower_limit"]
+    assert predictability["kappa_noise_corrected"] >= SLIGHT_AGREEMENT_KAPPA
+    assert predictability["slight"]
+    html = unescape((tmp_path / "out" / "report.html").read_text())
+    summary = html[html.index("<h2") :]
+    first = summary[summary.index("<p") : summary.index("</p>")]
+    assert "hardly better than chance" in first and "95 % lower limit" in first
+    assert "flagged no row" in first
+
+
 def _treated_rats(seed):
     """One rat in three is treated, by design; the features (litter, survival
     time, tumour) say little about which."""
@@ -1006,14 +1073,14 @@ def test_fair_agreement_flags_nothing_either(monkeypatch):
     # Under the rule before (nothing flagged only below slight agreement) the
     # same evidence flagged treated rats, none else.
     monkeypatch.setattr(calibration_module, "weak_agreement",
-                        lambda k: "slight" if k < 0.2 else None)  # fmt: skip
+                        lambda k, low=None: "slight" if k < 0.2 else None)  # fmt: skip
     evidence = cleaner.evidence_
     decision, *_ = decide_calibrated(evidence, calibrate(evidence, random_state=0))
     flagged = decision != "kept"
     assert flagged.sum() >= 10 and (treated[flagged] == 1).all()
 
 
-def test_a_fairly_predicted_label_passes_the_guardrails_untouched(
+def test_a_poorly_predicted_label_passes_the_guardrails_untouched(
     tmp_path, monkeypatch
 ):
     # Through the command: the shipped two-class pipeline keeps every row
@@ -1031,7 +1098,7 @@ def test_a_fairly_predicted_label_passes_the_guardrails_untouched(
 
     with monkeypatch.context() as patch:
         patch.setattr(calibration_module, "weak_agreement",
-                      lambda k: "slight" if k < 0.2 else None)  # fmt: skip
+                      lambda k, low=None: "slight" if k < 0.2 else None)  # fmt: skip
         before = run(tmp_path / "before")
     assert before.exit_code == 7
     audit = pd.read_parquet(tmp_path / "before" / "audit.parquet")
@@ -1042,11 +1109,16 @@ def test_a_fairly_predicted_label_passes_the_guardrails_untouched(
     cleaned = pd.read_parquet(out / "cleaned.parquet")
     assert len(cleaned) == 180 and (cleaned["rx"].to_numpy() == treated).all()
     report = json.loads((out / "report.json").read_text())
-    assert report["run"]["calibration"]["predictability"]["fair"]
+    # This pipeline's evidence agrees with the labels at κ 0.09 (0.27 with
+    # the noise taken out), which 180 rows do not show beyond chance: its
+    # lower 95 % limit is under 0, so the reading is slight, not fair.
+    predictability = report["run"]["calibration"]["predictability"]
+    assert predictability["slight"] and predictability["kappa_lower_limit"] <= 0
+    assert predictability["kappa_noise_corrected"] >= SLIGHT_AGREEMENT_KAPPA
     html = unescape((out / "report.html").read_text())
     summary = html[html.index("<h2") :]
     first = summary[summary.index("<p") : summary.index("</p>")]
-    assert "agrees with the labels only fairly" in first
+    assert "hardly better than chance" in first and "flagged no row" in first
 
 
 def test_an_unrecognised_class_is_assumed_clean_in_the_joint():
