@@ -58,9 +58,7 @@ def kappa_lower_limit(P, codes, n_classes, kappa):
     not show the evidence agreeing with the labels beyond chance
     (:func:`weak_agreement`).
     """
-    predicted = np.argmax(P, axis=1)
-    N = np.zeros((n_classes, n_classes))
-    np.add.at(N, (predicted, codes), 1)
+    N = _agreement_table(P, codes, n_classes)
     n = N.sum()
     p = N / max(n, 1.0)
     rows, cols = p.sum(axis=1), p.sum(axis=0)
@@ -129,10 +127,8 @@ def cohen_kappa(P, codes, n_classes, noise=0.0):
     nearly every row 'substantial': κ 0.03 became 0.65 on a public table of
     voters' race, and the whole other class was flagged.)
     """
-    predicted = np.argmax(P, axis=1)
-    accuracy = float(np.mean(predicted == codes))
-    N = np.zeros((n_classes, n_classes))
-    np.add.at(N, (predicted, codes), 1)
+    N = _agreement_table(P, codes, n_classes)
+    accuracy = float(np.trace(N) / max(codes.shape[0], 1))
     kappa = _table_kappa(N)
     majority = float(N.sum(axis=0).max() / max(codes.shape[0], 1))
     spread = noise / max(n_classes - 1, 1)
@@ -143,6 +139,14 @@ def cohen_kappa(P, codes, n_classes, noise=0.0):
         # so no amount of noise makes such an evidence predictive.
         return accuracy, majority, kappa, kappa
     return accuracy, majority, kappa, max(kappa, _corrected_kappa(N, T))
+
+
+def _agreement_table(P, codes, n_classes):
+    """Counts of the evidence's most probable class (rows) against the label
+    (columns)."""
+    N = np.zeros((n_classes, n_classes))
+    np.add.at(N, (np.argmax(P, axis=1), codes), 1)
+    return N
 
 
 def _table_kappa(N):

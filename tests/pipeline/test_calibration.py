@@ -972,8 +972,9 @@ def test_evidence_hardly_better_than_chance_flags_nothing():
 
 
 def test_kappa_lower_limit_is_the_large_sample_limit():
-    # Perfect agreement has no spread; the limit tightens as 1 / sqrt(n);
-    # and it is statsmodels' asymptotic standard error where that is at hand.
+    # Perfect agreement has no spread; the limit tightens as 1 / sqrt(n); a
+    # table worked by hand; and statsmodels' asymptotic standard error where
+    # that is at hand.
     rng = np.random.default_rng(0)
     codes = rng.integers(0, 3, 300)
     predicted = np.where(rng.random(300) < 0.6, codes, rng.integers(0, 3, 300))
@@ -987,6 +988,16 @@ def test_kappa_lower_limit_is_the_large_sample_limit():
     assert se4 == pytest.approx(se / 2, rel=1e-9)
     perfect = np.eye(3)[codes]
     assert kappa_lower_limit(perfect, codes, 3, 1.0) == pytest.approx(1.0)
+    # By hand (Fleiss, Levin and Paik, eq. 18.13): predicted x label
+    # [[20, 5], [10, 15]], κ 0.4; A 0.10972, B 0.10188, C 0.01, so
+    # SE = sqrt(0.2016 / 50) / 0.5.
+    codes2 = np.r_[np.zeros(20), np.ones(5), np.zeros(10), np.ones(15)].astype(int)
+    P2 = np.eye(2)[np.r_[np.zeros(25), np.ones(25)].astype(int)]
+    kappa2 = cohen_kappa(P2, codes2, 2)[2]
+    assert kappa2 == pytest.approx(0.4)
+    assert kappa_lower_limit(P2, codes2, 2, kappa2) == pytest.approx(
+        0.4 - 1.645 * np.sqrt(0.2016 / 50) / 0.5
+    )
     inter_rater = pytest.importorskip("statsmodels.stats.inter_rater")
     table = np.zeros((3, 3))
     np.add.at(table, (predicted, codes), 1)
