@@ -509,7 +509,10 @@ class DecisionsMixin:
             soft = self._proba_of(conf, raw)
             if hasattr(conf, "neighbor_counts"):
                 counts = conf.neighbor_counts(raw)
-        model_proba = self._proba_in_classes(self.model_, Z)
+        # the model type the decisions were calibrated on (model_ before the
+        # final model was chosen apart from it)
+        decider = getattr(self, "decision_model_", self.model_)
+        model_proba = self._proba_in_classes(decider, Z)
         spl_weight = None
         suspects = self.suspect_estimator_
         if suspects is not None and hasattr(suspects, "self_paced_weights"):

@@ -49,6 +49,15 @@ AUTO_CANDIDATES_MULTICLASS = ("rosr", "cb_adaboost_trees")
 #: surely mislabelled still keeps its class in the fit.
 _LEAST_WEIGHT = 1e-3
 
+#: The rule of :meth:`ModelSelectionMixin._choose_final`, in words
+#: (``model_selection_['final']['rule']``).
+FINAL_RULE = (
+    "out-of-fold error rate against the cleaned labels over the cleaned rows, "
+    "each row weighted as in the final fit; another candidate replaces RoSR-L "
+    "only if its error rate is lower by more than one standard error of the "
+    "paired per-row difference (the lowest error rate among those that are)"
+)
+
 #: The rule of :func:`_choose_model`, in words (``model_selection_['rule']``).
 AUTO_RULE = (
     "out-of-fold error rate against the observed labels over every row decided "
@@ -59,7 +68,7 @@ AUTO_RULE = (
 
 
 def _choose_model(
-    oofs: dict[str, np.ndarray], codes: np.ndarray
+    oofs: dict[str, np.ndarray], codes: np.ndarray, weight: np.ndarray | None = None
 ) -> tuple[str, dict[str, Any]]:
     """Pick the final model from the out-of-fold probabilities of candidates.
 
@@ -68,13 +77,15 @@ def _choose_model(
     standard error of the paired per-row difference (the one-standard-error
     rule, leaning to the linear model). Rows without out-of-fold
     probabilities for some candidate are left out of the comparison; with
-    fewer than two rows left, the first candidate is kept.
+    fewer than two rows left, the first candidate is kept. With ``weight``,
+    each row's error counts by its weight (:func:`_weighted_mean`).
     """
     names = list(oofs)
     decided = np.ones(codes.shape[0], dtype=bool)
     for proba in oofs.values():
         decided &= ~np.isnan(proba).any(axis=1)
     n_rows = int(decided.sum())
+    w = None if weight is None else weight[decided]
     errors: dict[str, np.ndarray | None] = {}
     for name, proba in oofs.items():
         if n_rows == 0:
@@ -87,7 +98,7 @@ def _choose_model(
         "rule": AUTO_RULE if len(names) > 1 else "the configured final model",
         "candidates": {
             name: {
-                "error_rate": None if e is None else float(e.mean()),
+                "error_rate": None if e is None else _weighted_mean(e, w)[0],
                 "rows": n_rows,
             }
             for name, e in errors.items()
@@ -102,10 +113,8 @@ def _choose_model(
         diff: float | None = None
         se: float | None = None
         if n_rows >= 2 and first is not None and other is not None:
-            d = first - other
-            diff = float(d.mean())
-            se = float(d.std(ddof=1) / np.sqrt(n_rows))
-            rate = float(other.mean())
+            diff, se = _weighted_mean(first - other, w)
+            rate = _weighted_mean(other, w)[0]
             if diff > se and (best_error is None or rate < best_error):
                 chosen, best_error = name, rate
         compared[name] = (diff, se)
@@ -120,6 +129,22 @@ def _choose_model(
         selection["difference"], selection["standard_error"] = diff, se
     selection["chosen"] = chosen
     return chosen, selection
+
+
+def _weighted_mean(values: np.ndarray, weight: np.ndarray | None):
+    """Mean of ``values`` and its standard error (None for one value); with
+    ``weight``, the weighted
+    mean and sqrt(n / (n - 1) * sum(w² (v - mean)²)) / sum(w), which is the
+    unweighted standard error when every weight is equal."""
+    n = values.shape[0]
+    if n < 2:
+        return float(np.average(values, weights=weight)), None
+    if weight is None:
+        return float(values.mean()), float(values.std(ddof=1) / np.sqrt(n))
+    total = float(weight.sum())
+    mean = float(np.dot(weight, values) / total)
+    spread = float(np.dot(weight**2, (values - mean) ** 2)) * n / (n - 1)
+    return mean, float(np.sqrt(spread) / total)
 
 
 def make_stage(spec: Any, seed: int) -> Any:
@@ -262,10 +287,18 @@ class ModelSelectionMixin:
     def _fit_final(
         self, model_seed, Z, codes, soft, new_codes, train_rows, soft_model, weight
     ):
-        """Stage 5: ``model_`` for new rows, on the cleaned rows (or the soft one)."""
+        """Stage 5: ``model_`` for new rows, on the cleaned rows (or the soft one).
+
+        On the cleaned rows with ``model='auto'``, the candidates are compared
+        once more as they are fitted here (:meth:`_choose_final`), and
+        ``model_`` is the winner; ``decision_model_``, whose probabilities
+        decide new rows (:meth:`audit`), stays the model type the decisions
+        were calibrated on (the same object when the two choices agree).
+        """
         n_soft = int(train_rows.shape[0])  # an index array (_rows_kept_by_suspects)
         self.final_fit_ = {"rows": "soft", "n_rows": n_soft, "weighted": False}
         if self.final_fit == "soft":
+            self.decision_model_ = self.model_
             return
         name = self.model_name_
         kept = self.sample_indices_
@@ -279,15 +312,59 @@ class ModelSelectionMixin:
             if soft_model is None:
                 soft_model = self._make_model(name, model_seed)
                 self._fit_model(soft_model, Z, codes, soft, train_rows, weight=weight)
-            self.model_ = soft_model
+            self.model_ = self.decision_model_ = soft_model
             return
-        self.model_ = self._make_model(name, model_seed)
         cleaned_soft = np.zeros_like(soft)
         cleaned_soft[kept] = np.eye(self.classes_.shape[0])[new_codes[kept]]
         weight = self._final_weights(new_codes, kept, weight)
-        self._fit_model(
-            self.model_, Z, new_codes.copy(), cleaned_soft, kept, weight=weight
+        final = self._choose_final(model_seed, Z, new_codes, kept, weight)
+        fitted = {}
+        for each in dict.fromkeys((name, final)):
+            model = self._make_model(each, model_seed)
+            fitted[each] = self._fit_model(
+                model, Z, new_codes.copy(), cleaned_soft, kept, weight=weight
+            )
+        self.decision_model_, self.model_ = fitted[name], fitted[final]
+        self.model_name_ = final
+
+    def _choose_final(self, seed, Z, new_codes, kept, weight) -> str:
+        """The final model among ``model='auto'``'s candidates, compared as
+        :meth:`_fit_final` fits it: out of fold on the cleaned rows, with their
+        cleaned labels and row weights, each row's error weighted as in the
+        fit (:func:`_choose_model`, rule :data:`FINAL_RULE`). The weighted
+        error on the cleaned labels estimates the error on the true ones as
+        far as the weights discount the wrong labels (importance
+        reweighting). ``model_selection_['final']`` records the comparison;
+        the evidence's model (``model_selection_['chosen']``) is kept when
+        there is nothing to compare."""
+        names = self._model_candidates(self.classes_.shape[0])
+        evidence_model = self.model_selection_["chosen"]
+        if len(names) < 2:
+            return evidence_model
+        codes = new_codes[kept]
+        counts = np.bincount(codes)
+        n_folds = int(min(self.cv, counts[counts > 0].min()))
+        if n_folds < 2:
+            self.model_selection_["final"] = {"rule": FINAL_RULE, "chosen": None}
+            return evidence_model
+        rows = stratified_rows(
+            codes, MODEL_SELECTION_MAX_SAMPLES, min_per_class=n_folds, seed=seed
         )
+        rows = kept if rows is None else kept[rows]
+        splitter = StratifiedKFold(n_folds, shuffle=True, random_state=seed)
+        folds = list(splitter.split(rows, new_codes[rows]))
+        w = None if weight is None else weight[rows]
+        one_hot = np.eye(self.classes_.shape[0])[new_codes[rows]]
+        oofs = self._out_of_fold(
+            names, seed, Z[rows], new_codes[rows], one_hot, folds,
+            np.ones(rows.shape[0], dtype=bool), w,
+        )  # fmt: skip
+        chosen, selection = _choose_model(oofs, new_codes[rows], weight=w)
+        selection["rule"] = FINAL_RULE
+        if rows.shape[0] < kept.shape[0]:
+            selection["sampled_rows"] = int(rows.shape[0])
+        self.model_selection_["final"] = selection
+        return chosen
 
     def _final_weights(self, new_codes, kept, weight):
         """The final model's row weights: with ``final_fit='weighted'``, each
