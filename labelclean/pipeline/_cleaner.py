@@ -112,11 +112,12 @@ classifier, default='auto'
         The final model.
 
         - 'auto': RoSR-L and CB-AdaBoost with depth-3 trees (and, for two
-          classes, with stumps) are evaluated out of fold; another replaces
-          RoSR-L only when its out-of-fold error rate against the observed
-          labels is lower by more than one standard error of the paired
-          difference (the lowest such); see ``model_name_``,
-          ``model_selection_`` and ``docs/decisions.md``.
+          classes, with stumps) are evaluated out of fold, twice: for the
+          evidence (error against the observed labels) and, once the rows are
+          decided, as the final model is fitted (error against the cleaned
+          labels, weighted as in the fit). Another replaces RoSR-L only when
+          its error rate is lower by more than one standard error of the
+          paired difference (the lowest such); see ``docs/decisions.md``.
         - 'cb_adaboost', 'cb_adaboost_trees' (depth-3 trees), 'rosr', 'spbl':
           that labelclean classifier.
         - a classifier: used as given (cloned); soft labels are passed when
@@ -146,15 +147,13 @@ classifier, default='auto'
     require_agreement : bool, default=True
         Corrections need the final model to agree with the confidence stage.
     final_fit : {'weighted', 'cleaned', 'soft'}, default='weighted'
-        What the final model (``model_``, used by :meth:`predict` and
-        :meth:`audit`) is fitted on (``final_fit_`` says how it went). The
-        out-of-fold evidence is always from models fitted on the rows
-        SPLBoost kept, with the confidence stage's soft labels (the papers').
+        What ``model_`` and ``decision_model_`` are fitted on (``final_fit_``
+        says how it went); the out-of-fold evidence is always from models
+        fitted on the rows SPLBoost kept, with the soft labels (the papers').
 
         - 'weighted': the cleaned rows (kept and corrected, their cleaned
           labels as hard labels), each weighted by its estimated probability
-          that the label is right (``docs/decisions.md``, *The final model's
-          row weights*).
+          that the label is right (*The final model's row weights*).
         - 'cleaned': the cleaned rows, unweighted.
         - 'soft': the rows SPLBoost kept, with the soft labels.
     cv : int, default=5
@@ -180,23 +179,25 @@ classifier, default='auto'
     suspect_estimator_ : estimator or None
         The fitted suspect stage.
     model_ : classifier
-        The final model (``final_fit``). ``final_fit_`` (dict) says what it
-        was fitted on: ``rows`` ('cleaned' or 'soft'), ``n_rows``,
-        ``weighted``, and with weights ``mean_weight`` and ``rows_under_half``.
+        The final model (``final_fit``); ``final_fit_`` (dict): ``rows``
+        ('cleaned' or 'soft'), ``n_rows``, ``weighted``, ``mean_weight`` and
+        ``rows_under_half``.
     model_name_ : str
-        Which final model was used: 'rosr', 'cb_adaboost' or 'spbl' when
-        ``model`` is a string ('auto' resolved), otherwise the class name of
-        the given estimator.
+        ``model_``'s kind: 'rosr', 'cb_adaboost', 'cb_adaboost_trees' or
+        'spbl' ('auto' resolved), or the given estimator's class name.
+    decision_model_ : classifier
+        Fitted like ``model_``, of the kind whose out-of-fold probabilities
+        were the evidence; it decides new rows (:meth:`audit`). ``model_``
+        itself when the two choices agree.
     model_selection_ : dict
-        How the final model was chosen: ``rule`` (in words), ``chosen``,
-        ``candidates`` (per candidate its out-of-fold ``error_rate`` against
-        the observed labels, fitted on soft labels that did not use the
-        held-out fold's labels, and the number of ``rows`` compared; ``None``
-        when there was nothing to compare), and for two candidates
-        ``difference`` (RoSR-L's error rate minus CB-AdaBoost's) and its
-        ``standard_error``; ``sampled_rows`` when the comparison ran on a
-        stratified sample (more than :data:`MODEL_SELECTION_MAX_SAMPLES`
-        rows).
+        How the evidence's model was chosen: ``rule``, ``chosen``,
+        ``candidates`` (each one's out-of-fold ``error_rate`` against the
+        observed labels, fitted on soft labels without the held-out fold's
+        labels, and the ``rows`` compared; ``None`` when nothing was compared),
+        the chosen (or closest) challenger's ``difference`` from RoSR-L and its
+        ``standard_error``, ``sampled_rows`` for a stratified sample (above
+        :data:`MODEL_SELECTION_MAX_SAMPLES` rows); and with 'auto', ``final``:
+        the same for the final model, on the cleaned rows.
     feature_encoder_ : object
         Fitted feature preparation for the suspect stage and final model.
     audit_ : DataFrame

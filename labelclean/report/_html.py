@@ -179,20 +179,34 @@ _MODEL_NAMES = {
 }
 
 
+def _error_rates(selection: Mapping[str, Any]) -> list[str]:
+    """'Name 12.3 %' per compared candidate of a model selection."""
+    return [
+        f"{_MODEL_NAMES.get(name, name)} {pct(c['error_rate'])}"
+        for name, c in (selection.get("candidates") or {}).items()
+        if isinstance(c, Mapping) and c.get("error_rate") is not None
+    ]
+
+
 def _final_model_text(final: Mapping[str, Any]) -> str:
     """One sentence: the final model, and the comparison that chose it."""
     name = str(final["name"])
     text = f"The final model was {_MODEL_NAMES.get(name, name)}"
     selection = final.get("selection") or {}
-    rates = [
-        f"{_MODEL_NAMES.get(name, name)} {pct(c['error_rate'])}"
-        for name, c in (selection.get("candidates") or {}).items()
-        if isinstance(c, Mapping) and c.get("error_rate") is not None
-    ]
+    on_cleaned = selection.get("final") or {}
+    rates = _error_rates(on_cleaned) or _error_rates(selection)
     if len(rates) > 1:
         text += (
-            f", chosen by out-of-fold error rate against the observed labels "
-            f"({', '.join(rates)})"
+            ", chosen by out-of-fold error rate against the cleaned labels of "
+            "the cleaned rows, weighted as in its fit"
+            if on_cleaned.get("candidates")
+            else ", chosen by out-of-fold error rate against the observed labels"
+        ) + f" ({', '.join(rates)})"
+    evidence = selection.get("chosen")
+    if on_cleaned.get("chosen") and evidence and evidence != name:
+        text += (
+            f"; the out-of-fold evidence that decided the rows came from "
+            f"{_MODEL_NAMES.get(evidence, evidence)}, which also decides new rows"
         )
     fit = final.get("fit") or {}
     if fit.get("weighted") and fit.get("mean_weight") is not None:

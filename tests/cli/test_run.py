@@ -135,10 +135,18 @@ def test_report_names_the_final_model_auto_choice(noisy_data, tmp_path):
         "cb_adaboost_trees",
     }
     assert final["selection"]["difference"] <= final["selection"]["standard_error"]
-    html = (out / "report.html").read_text()
-    assert "The final model was RoSR-L, chosen by out-of-fold error rate" in html
-    # fitted on the cleaned rows, each weighted by how sure its label is
+    # chosen once more on the cleaned rows, as the model is fitted
+    on_cleaned = final["selection"]["final"]
+    assert on_cleaned["chosen"] == "rosr"
     cleaned = len(pd.read_parquet(out / "cleaned.parquet"))
+    for candidate in on_cleaned["candidates"].values():
+        assert candidate["rows"] == cleaned
+    html = (out / "report.html").read_text()
+    assert (
+        "The final model was RoSR-L, chosen by out-of-fold error rate against "
+        "the cleaned labels of the cleaned rows" in html
+    )
+    # fitted on the cleaned rows, each weighted by how sure its label is
     assert final["fit"]["weighted"] and final["fit"]["n_rows"] == cleaned
     assert 0 < final["fit"]["mean_weight"] < 1
     assert (

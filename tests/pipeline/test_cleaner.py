@@ -364,9 +364,16 @@ def test_model_choice_on_a_sample_of_a_large_input(monkeypatch):
     fitted = LabelCleaner(**params).fit(X, y_noisy)
     selection = fitted.model_selection_
     assert 118 <= selection["sampled_rows"] <= 122
-    assert selection["chosen"] == fitted.model_name_ in ("rosr", "cb_adaboost")
+    assert selection["chosen"] in ("rosr", "cb_adaboost")
     for candidate in selection["candidates"].values():
         assert candidate["rows"] == selection["sampled_rows"]
+    # the final model's comparison, on a sample of the cleaned rows
+    final = selection["final"]
+    assert final["chosen"] == fitted.model_name_
+    assert 118 <= final["sampled_rows"] <= 122
+    assert final["sampled_rows"] < fitted.sample_indices_.shape[0]
+    for candidate in final["candidates"].values():
+        assert candidate["rows"] == final["sampled_rows"]
     # the chosen model's evidence is still out of fold for every row
     assert not np.isnan(fitted.evidence_.model_proba).any()
     threaded = LabelCleaner(**params, n_jobs=2).fit(X, y_noisy)

@@ -163,6 +163,29 @@ def test_story_names_the_final_model_and_its_choice(audit):
         "The final model was CB-AdaBoost, chosen by out-of-fold error rate against "
         "the observed labels (RoSR-L 25.0%, CB-AdaBoost 12.5%)." in html
     )
+    # chosen again on the cleaned rows, apart from the evidence's model
+    rechosen = {
+        "name": "cb_adaboost_trees",
+        "selection": {
+            **chosen["selection"],
+            "chosen": "rosr",
+            "final": {
+                "chosen": "cb_adaboost_trees",
+                "candidates": {
+                    "rosr": {"error_rate": 0.2, "rows": 8},
+                    "cb_adaboost_trees": {"error_rate": 0.05, "rows": 8},
+                },
+            },
+        },
+    }
+    html = render_html(build_report(audit, run={"final_model": rechosen}))
+    assert (
+        "The final model was CB-AdaBoost (depth-3 trees), chosen by out-of-fold "
+        "error rate against the cleaned labels of the cleaned rows, weighted as "
+        "in its fit (RoSR-L 20.0%, CB-AdaBoost (depth-3 trees) 5.0%); the "
+        "out-of-fold evidence that decided the rows came from RoSR-L, which "
+        "also decides new rows." in html
+    )
     given = {"name": "LogisticRegression", "selection": {"candidates": {}}}
     html = render_html(build_report(audit, run={"final_model": given}))
     assert "The final model was LogisticRegression." in html
