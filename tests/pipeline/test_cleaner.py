@@ -1,5 +1,6 @@
 """Tests of LabelCleaner, the cleaning pipeline as a Python object."""
 
+import copy
 from collections import defaultdict
 
 import numpy as np
@@ -309,6 +310,80 @@ def test_choose_model_exact_small_case():
     name, sel = _choose_model({"rosr": tie, "cb_adaboost": tie}, np.array([0, 1]))
     assert name == "rosr" and sel["difference"] == 0.0
     assert sel["candidates"]["rosr"]["error_rate"] == 0.0
+
+
+def test_choose_model_weighs_each_row_error():
+    codes = np.array([0, 1, 1, 0, 1, 0])
+    rosr = np.eye(2)[[1, 0, 1, 0, 1, 1]]  # wrong on rows 0, 1, 5
+    cb = np.eye(2)[[0, 1, 1, 0, 1, 0]]  # right everywhere
+    # equal weights give the unweighted comparison exactly
+    plain = _choose_model({"rosr": rosr, "cb_adaboost": cb}, codes)
+    same = _choose_model({"rosr": rosr, "cb_adaboost": cb}, codes, np.full(6, 0.3))
+    assert same[0] == plain[0] == "cb_adaboost"
+    for key in ("difference", "standard_error"):
+        assert same[1][key] == pytest.approx(plain[1][key])
+    # rosr errs on two rows that weigh 1, cb_adaboost on three that weigh
+    # 0.05: unweighted rosr is better, weighted cb_adaboost by far
+    codes = np.zeros(6, dtype=int)
+    rosr = np.eye(2)[[1, 1, 0, 0, 0, 0]]
+    cb = np.eye(2)[[0, 0, 1, 1, 1, 0]]
+    w = np.array([1.0, 1.0, 0.05, 0.05, 0.05, 1.0])
+    assert _choose_model({"rosr": rosr, "cb_adaboost": cb}, codes)[0] == "rosr"
+    name, sel = _choose_model({"rosr": rosr, "cb_adaboost": cb}, codes, w)
+    d = np.array([1.0, 1, -1, -1, -1, 0])
+    mean = 1.85 / 3.15
+    se = np.sqrt(6 / 5 * np.sum(w**2 * (d - mean) ** 2)) / 3.15  # about 0.29
+    assert sel["candidates"]["rosr"]["error_rate"] == pytest.approx(2 / 3.15)
+    assert sel["candidates"]["cb_adaboost"]["error_rate"] == pytest.approx(0.15 / 3.15)
+    assert sel["difference"] == pytest.approx(mean)
+    assert sel["standard_error"] == pytest.approx(se)
+    assert name == "cb_adaboost"
+
+
+def _partly_linear_data(n_rows=4400, seed=2):
+    X, y = make_classification(
+        n_rows, n_features=8, n_informative=4, n_redundant=0,
+        n_clusters_per_class=1, flip_y=0, random_state=seed,
+    )  # fmt: skip
+    return X[:400], y[:400], X[400:], y[400:]
+
+
+def test_final_model_is_chosen_again_on_the_cleaned_rows():
+    X, y, X_new, y_new = _partly_linear_data()
+    cleaner = LabelCleaner(random_state=2).fit(X, y)
+    selection = cleaner.model_selection_
+    # the evidence's comparison (soft labels, observed labels) kept RoSR-L;
+    # fitted as the final model is, on the cleaned rows, trees are better
+    assert selection["chosen"] == "rosr"
+    final = selection["final"]
+    assert final["chosen"] == cleaner.model_name_ == "cb_adaboost_trees"
+    assert isinstance(cleaner.model_, CBAdaBoostClassifier)
+    assert final["difference"] > final["standard_error"] > 0
+    n_cleaned = cleaner.sample_indices_.shape[0]
+    assert all(c["rows"] == n_cleaned for c in final["candidates"].values())
+    # new rows are decided by the evidence's kind, fitted on the same rows
+    assert isinstance(cleaner.decision_model_, RoSRClassifier)
+    before = copy.copy(cleaner)
+    before.model_ = cleaner.decision_model_
+    gain = np.mean(cleaner.predict(X_new) == y_new) - np.mean(
+        before.predict(X_new) == y_new
+    )
+    assert gain > 0.02
+
+
+def test_the_second_choice_changes_no_decision(monkeypatch):
+    X, y, X_new, y_new = _partly_linear_data()
+    chosen = LabelCleaner(random_state=2).fit(X, y)
+    monkeypatch.setattr(
+        LabelCleaner, "_choose_final", lambda self, *a: self.model_selection_["chosen"]
+    )
+    kept = LabelCleaner(random_state=2).fit(X, y)
+    assert chosen.model_name_ != kept.model_name_
+    pd.testing.assert_frame_equal(chosen.audit_, kept.audit_)
+    pd.testing.assert_frame_equal(
+        chosen.audit(X_new[:300], y_new[:300]), kept.audit(X_new[:300], y_new[:300])
+    )
+    assert kept.decision_model_ is kept.model_
 
 
 def test_report_names_the_final_model():
