@@ -132,10 +132,11 @@ def _choose_model(
 
 
 def _weighted_mean(values: np.ndarray, weight: np.ndarray | None):
-    """Mean of ``values`` and its standard error (None for one value); with
-    ``weight``, the weighted
-    mean and sqrt(n / (n - 1) * sum(w² (v - mean)²)) / sum(w), which is the
-    unweighted standard error when every weight is equal."""
+    """Mean of ``values`` and its standard error (None for one value).
+
+    With ``weight``: the weighted mean, and sqrt(n / (n - 1) * sum(w² (v -
+    mean)²)) / sum(w), which is the unweighted standard error when every
+    weight is equal."""
     n = values.shape[0]
     if n < 2:
         return float(np.average(values, weights=weight)), None

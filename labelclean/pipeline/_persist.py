@@ -65,6 +65,9 @@ def dumps_cleaner(cleaner: Any, *, metadata: dict[str, Any] | None = None) -> by
         "stage_times_",
     ):
         model.__dict__.pop(name, None)
+    if vars(cleaner).get("decision_model_") is getattr(cleaner, "model_", None):
+        # the same model: stored once (new rows fall back to model_)
+        model.__dict__.pop("decision_model_", None)
     payload = {
         "format": MODEL_FORMAT,
         "version": MODEL_VERSION,

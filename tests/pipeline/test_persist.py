@@ -107,3 +107,27 @@ def test_models_whose_stages_learnt_labels_still_decide_the_same(monkeypatch):
     loaded, _ = loads_cleaner(dumps_cleaner(old))
     np.testing.assert_array_equal(loaded.predict_proba(X), new.predict_proba(X))
     assert loaded.audit(X, y).equals(new.audit(X, y))
+
+
+def test_a_final_model_apart_from_the_deciding_one_round_trips():
+    X, y = make_classification(
+        4400, n_features=8, n_informative=4, n_redundant=0,
+        n_clusters_per_class=1, flip_y=0, random_state=2,
+    )  # fmt: skip
+    apart = LabelCleaner(random_state=2).fit(X[:400], y[:400])
+    assert apart.decision_model_ is not apart.model_  # trees for predict
+    same = LabelCleaner(model="rosr", random_state=0).fit(X[:400], y[:400])
+    assert same.decision_model_ is same.model_
+    new = X[400:700], y[400:700]
+    for cleaner in (apart, same):
+        loaded, _ = loads_cleaner(dumps_cleaner(cleaner))
+        np.testing.assert_array_equal(loaded.predict(new[0]), cleaner.predict(new[0]))
+        loaded_audit, audit = loaded.audit(*new), cleaner.audit(*new)
+        assert loaded_audit.equals(audit)
+        # one model stored once: new rows are decided by model_ itself
+        assert ("decision_model_" in vars(loaded)) == (cleaner is apart)
+    # the two models decide new rows differently, so the file kept the right one
+    assert not np.array_equal(
+        apart.model_.predict_proba(apart._check_X(new[0], reset=False)[1]),
+        apart.decision_model_.predict_proba(apart._check_X(new[0], reset=False)[1]),
+    )
