@@ -564,6 +564,10 @@ def test_the_final_model_weighs_each_cleaned_row_by_how_sure_its_label_is(
     spl_kept = int((soft.evidence_.spl_weight > 0).sum())
     assert soft.final_fit_ == {"rows": "soft", "n_rows": spl_kept, "weighted": False}
     assert soft.model_.seen_weight_ is None
+    # one given model: it decides new rows too, whatever it was fitted on
+    for fitted in fits.values():
+        assert fitted.decision_model_ is fitted.model_
+        assert "final" not in fitted.model_selection_
     # The same decisions: only the final model's row weights differ.
     pd.testing.assert_frame_equal(weighted.audit_, plain.audit_)
     assert plain.model_.seen_weight_ is None
