@@ -42,6 +42,20 @@ def command() -> str:
     return "python " + " ".join(sys.argv)
 
 
+def section_head(title: str, *, path_prefix: str = "") -> list[str]:
+    """The first lines of a results section: its title, the machine and the
+    command that wrote it (``path_prefix`` before the command, e.g. the
+    ``PYTHONPATH=. `` a script needs)."""
+    return [
+        f"## {title}",
+        "",
+        f"Machine: {machine()}",
+        "",
+        f"Command: `{path_prefix}{command()}`",
+        "",
+    ]
+
+
 def peak_rss_mb() -> float:
     """Peak resident memory of this process so far, in MiB."""
     return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024.0

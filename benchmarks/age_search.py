@@ -22,7 +22,7 @@ import time
 
 import numpy as np
 
-from benchmarks._common import command, machine, mean_std, write_section
+from benchmarks._common import mean_std, section_head, write_section
 
 
 def _data(n_rows):
@@ -74,12 +74,7 @@ def main() -> None:
     ages = sorted({float(fits[1, r].age_) for r in range(args.reps)})
     ratio = np.array(times[1]) / np.array(times[2])
     lines = [
-        "## SPLBoost's age search on threads (age_search.py)",
-        "",
-        f"Machine: {machine()}",
-        "",
-        f"Command: `{command()}`",
-        "",
+        *section_head("SPLBoost's age search on threads (age_search.py)"),
         f"Data: {what}; 20 % of the labels flipped uniformly. "
         "`SPLBoostClassifier(age='auto')` with its defaults (3 folds x 6 ages, "
         f"200 rounds of binned stumps); {args.reps} fits per setting "

@@ -28,7 +28,7 @@ from sklearn.model_selection import train_test_split
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from benchmarks._common import command, machine, mean_std, write_section
+from benchmarks._common import mean_std, section_head, write_section
 from benchmarks.real_data import DATASETS as PUBLIC_TABLES
 from labelclean.noise import flip_labels
 from labelclean.pipeline import LabelCleaner
@@ -53,12 +53,9 @@ def main() -> None:
     }
     warnings.simplefilter("ignore")
     lines = [
-        "## run against apply: flag quality on the training rows and on a new batch",
-        "",
-        f"Machine: {machine()}",
-        "",
-        f"Command: `{command()}`",
-        "",
+        *section_head(
+            "run against apply: flag quality on the training rows and on a new batch"
+        ),
         f"{args.reps} repetitions, `final_fit='{args.final_fit}'`; half train / half "
         "held-out batch (stratified), "
         "both with the same rate of uniform flips (independent draws). F1 of "

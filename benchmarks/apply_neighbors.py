@@ -29,7 +29,7 @@ import numpy as np
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from benchmarks._common import Timer, command, machine, write_section
+from benchmarks._common import Timer, section_head, write_section
 
 OUT = ROOT / "benchmarks" / "_out"
 K = 10
@@ -91,12 +91,7 @@ def main() -> None:
         return
     folder = build(args.rows)
     lines = [
-        "## New rows against a large model's L_red (apply_neighbors.py)",
-        "",
-        f"Machine: {machine()}",
-        "",
-        f"Command: `{command()}`",
-        "",
+        *section_head("New rows against a large model's L_red (apply_neighbors.py)"),
         f"Index of {args.rows:,} `make_classification` rows (20 features), "
         "approximate backend, 85 % of the rows in L_red; one fresh process per "
         f"checkout: load the stored index, first query (10 rows), {BATCH:,} new "

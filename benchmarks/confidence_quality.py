@@ -28,7 +28,7 @@ from sklearn.metrics import f1_score, precision_score, recall_score, roc_auc_sco
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from benchmarks._common import command, machine, mean_std, write_section
+from benchmarks._common import command, mean_std, section_head, write_section
 from labelclean.confidence import BayesConfidence, KNNConfidence
 from labelclean.filters import KNNFilter
 from labelclean.noise import flip_labels
@@ -69,12 +69,9 @@ def sine_data(n: int, rng: np.random.RandomState):
 
 def table_1(reps: int) -> str:
     lines = [
-        "## Table I of cb-adaboost.md: label confidence of clean and mislabeled rows",
-        "",
-        f"Machine: {machine()}",
-        "",
-        f"Command: `{command()}`",
-        "",
+        *section_head(
+            "Table I of cb-adaboost.md: label confidence of clean and mislabeled rows"
+        ),
         f"{reps} repetitions per cell. Normal: `BayesConfidence(noise_level=ε)` "
         "(Gaussian densities on L_red, the known ε). Sine: "
         "`KNNConfidence(n_neighbors=5)` (the paper's K). Both with the default "
@@ -215,12 +212,7 @@ DATASETS = {
 
 def detection(reps: int) -> str:
     lines = [
-        "## Detection quality of the confidence stage on bundled data",
-        "",
-        f"Machine: {machine()}",
-        "",
-        f"Command: `{command()}`",
-        "",
+        *section_head("Detection quality of the confidence stage on bundled data"),
         f"{reps} repetitions (seeded uniform flips), mean ± sd over repetitions. "
         "KNN = `KNNConfidence()` defaults (filter K=5, confidence K=10); Bayes = "
         "`BayesConfidence()` with the noise level *estimated* (not given). "
@@ -258,12 +250,7 @@ def detection(reps: int) -> str:
 
 def filter_k(reps: int) -> str:
     lines = [
-        "## Choice of the filter's and the confidence's K",
-        "",
-        f"Machine: {machine()}",
-        "",
-        f"Command: `{command()}`",
-        "",
+        *section_head("Choice of the filter's and the confidence's K"),
         f"{reps} repetitions, mean over repetitions. Filter F1 of removed rows "
         "against flipped rows for the filter's K (thresholds 0.07/0.14/0.21), and "
         "AUROC of 1 − γ for the confidence's K (with the K=5 filter).",

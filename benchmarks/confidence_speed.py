@@ -17,7 +17,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from benchmarks._common import command, machine, write_section
+from benchmarks._common import section_head, write_section
 
 CHILD = r"""
 import json, resource, sys, time
@@ -103,12 +103,7 @@ def main() -> None:
             gap = result["auroc"] - exact["auroc"]
             agreement.append((n, backend, float(diff.mean()), float(diff.max()), gap))
     lines = [
-        "## Label confidence: speed, memory, approximate vs exact",
-        "",
-        f"Machine: {machine()}",
-        "",
-        f"Command: `{command()}`",
-        "",
+        *section_head("Label confidence: speed, memory, approximate vs exact"),
         "KNNConfidence with its defaults (KNN filter K=5, three rounds; confidence "
         "K=10) and `n_jobs=-1`, as `labelclean run` uses it, on "
         "`make_classification` data, 20 float32 features, 2 classes, "

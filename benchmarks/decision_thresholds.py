@@ -34,7 +34,7 @@ from sklearn.model_selection import train_test_split
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from benchmarks._common import command, machine, write_section
+from benchmarks._common import section_head, write_section
 from labelclean.noise import flip_labels
 from labelclean.pipeline import LabelCleaner, decide
 
@@ -111,13 +111,10 @@ def main() -> None:
     admissible = [r for r in results if r[1] >= 0.9 and r[2] <= 0.02]
     data = "breast_cancer and digits" if args.model == "auto" else "breast_cancer"
     lines = [
-        "## Choice of the decision thresholds"
-        + ("" if args.model == "auto" else f" (final model `{args.model}`)"),
-        "",
-        f"Machine: {machine()}",
-        "",
-        f"Command: `{command()}`",
-        "",
+        *section_head(
+            "Choice of the decision thresholds"
+            + ("" if args.model == "auto" else f" (final model `{args.model}`)")
+        ),
         f"LabelCleaner(model={args.model!r}) fitted once per cell on the training "
         f"half of {data} ({args.reps} repetitions, split and flip seeds {SEED_OFFSET}-"
         f"{SEED_OFFSET + args.reps - 1}, disjoint from the peers benchmark's 0-9), "

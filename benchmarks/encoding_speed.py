@@ -28,7 +28,7 @@ import numpy as np
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from benchmarks._common import command, machine, run_in_checkout, write_section
+from benchmarks._common import run_in_checkout, section_head, write_section
 
 
 def _rows(n_rows: int) -> tuple[np.ndarray, np.ndarray]:
@@ -91,12 +91,7 @@ def main() -> None:
         ),
     ]
     lines = [
-        "## Quantisation of the binned learners (encoding_speed.py)",
-        "",
-        f"Machine: {machine()}",
-        "",
-        f"Command: `{command()}`",
-        "",
+        *section_head("Quantisation of the binned learners (encoding_speed.py)"),
         "`SPLBoostClassifier(n_estimators=1, age=3.0)` (binned stumps, one "
         f"round) on {args.rows:,} rows of 20 features (1 % missing, one column "
         "of 7 values): `fit` (bin edges, bin codes, one stump) and `predict` "

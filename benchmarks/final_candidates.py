@@ -25,7 +25,7 @@ from sklearn.model_selection import train_test_split
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from benchmarks._common import Timer, command, machine, mean_std, write_section
+from benchmarks._common import Timer, mean_std, section_head, write_section
 from benchmarks.dev_sets import DATASETS
 from labelclean.ensemble import BinnedTreeClassifier, SPLBoostClassifier
 from labelclean.noise import flip_labels
@@ -49,12 +49,9 @@ def main() -> None:
     warnings.simplefilter("ignore")
     names = args.data or ["breast_cancer", "diabetes", "midwest", "fair", "digits"]
     lines = [
-        "## Final-model candidates: accuracy and cost (final_candidates.py)",
-        "",
-        f"Machine: {machine()}",
-        "",
-        f"Command: `{command()}`",
-        "",
+        *section_head(
+            "Final-model candidates: accuracy and cost (final_candidates.py)"
+        ),
         f"{args.reps} repetitions (split and flip seeds 0–{args.reps - 1}); "
         f"{args.noise:.0%} uniform flips of the training half; each candidate "
         "as LabelCleaner's only final model (`model=`), defaults otherwise. "

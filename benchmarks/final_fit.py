@@ -40,7 +40,7 @@ from sklearn.model_selection import train_test_split
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from benchmarks._common import command, machine, mean_std, write_section
+from benchmarks._common import mean_std, section_head, write_section
 from benchmarks.public_tables import tables
 from labelclean.noise import flip_labels
 from labelclean.pipeline import LabelCleaner, build_cleaner, load_pipeline
@@ -70,16 +70,7 @@ COMPARISONS = {
 
 
 def _header(title: str, text: str) -> list[str]:
-    return [
-        f"## {title}",
-        "",
-        f"Machine: {machine()}",
-        "",
-        f"Command: `{command()}`",
-        "",
-        text,
-        "",
-    ]
+    return [*section_head(title), text, ""]
 
 
 def breast_cancer(reps: int) -> list[str]:

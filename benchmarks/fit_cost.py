@@ -25,7 +25,7 @@ import numpy as np
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from benchmarks._common import command, machine, run_in_checkout, write_section
+from benchmarks._common import run_in_checkout, section_head, write_section
 
 
 def child(n_rows: int, n_classes: int) -> dict:
@@ -91,12 +91,9 @@ def main() -> None:
             )
             print(rows[-1], flush=True)
     lines = [
-        "## Fit time of the defaults against another checkout (fit_cost.py)",
-        "",
-        f"Machine: {machine()}",
-        "",
-        f"Command: `{command()}`",
-        "",
+        *section_head(
+            "Fit time of the defaults against another checkout (fit_cost.py)"
+        ),
         f"This checkout: {ROOT}; other: {args.repo.resolve()}. "
         "`LabelCleaner(random_state=0, n_jobs=-1).fit` on `make_classification` "
         "(20 features, 10 informative, 20 % uniform flips); median of "

@@ -18,7 +18,12 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 import numpy as np
 
-from benchmarks._common import Timer, command, machine, mean_std, write_section
+from benchmarks._common import (
+    Timer,
+    mean_std,
+    section_head,
+    write_section,
+)
 
 N_QUERIES = 65_536  # one batch of the streaming engine
 N_FEATURES = 20
@@ -67,12 +72,10 @@ def main() -> None:
         )
         print(rows[-1], flush=True)
     lines = [
-        "## Neighbour search of new rows (`benchmarks/neighbor_query.py`)",
-        "",
-        f"Machine: {machine()}",
-        "",
-        f"Command: `PYTHONPATH=. {command()}`",
-        "",
+        *section_head(
+            "Neighbour search of new rows (`benchmarks/neighbor_query.py`)",
+            path_prefix="PYTHONPATH=. ",
+        ),
         f"{N_QUERIES:,} new rows (one streamed batch), k = {K}, "
         f"{N_FEATURES} standard normal features; the pool stands for L_red "
         "(8,619 rows is L_red of the scale benchmark's model fitted on 1e4 "

@@ -30,7 +30,7 @@ import numpy as np
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from benchmarks._common import Timer, command, machine, write_section
+from benchmarks._common import Timer, section_head, write_section
 from benchmarks.scale import _flipped_path, make_data
 
 K = 10
@@ -129,12 +129,9 @@ def main() -> None:
             print(ivf_rows[-1], flush=True)
 
     lines = [
-        "## New rows of a large model: reference sets and IVF (new_row_search.py)",
-        "",
-        f"Machine: {machine()}",
-        "",
-        f"Command: `{command()}`",
-        "",
+        *section_head(
+            "New rows of a large model: reference sets and IVF (new_row_search.py)"
+        ),
         f"{args.rows:,} model rows and {args.queries:,} new rows of `scale.py`'s "
         "two-class data (20 features, 20 % of the labels flipped); a seeded 85 % "
         "of the model rows stand for L_red. γ = share of the K = 10 nearest "

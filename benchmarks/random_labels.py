@@ -21,7 +21,7 @@ import pandas as pd
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from benchmarks._common import command, machine, write_section
+from benchmarks._common import section_head, write_section
 from labelclean.pipeline import LabelCleaner
 
 
@@ -38,12 +38,7 @@ def main() -> None:
     args = parser.parse_args()
     warnings.simplefilter("ignore")
     lines = [
-        "## Random labels: rows flagged where nothing can be known",
-        "",
-        f"Machine: {machine()}",
-        "",
-        f"Command: `{command()}`",
-        "",
+        *section_head("Random labels: rows flagged where nothing can be known"),
         f"Four standard-normal features, labels drawn at random; {args.seeds} "
         "seeds per cell, `LabelCleaner(random_state=0)`. Every flag is wrong.",
         "",

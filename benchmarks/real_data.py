@@ -59,7 +59,7 @@ from sklearn.preprocessing import OneHotEncoder, StandardScaler
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from benchmarks._common import Timer, command, machine, write_section
+from benchmarks._common import Timer, section_head, write_section
 from labelclean.noise import flip_labels
 from labelclean.pipeline import LabelCleaner
 
@@ -323,12 +323,7 @@ def main(
     warnings.simplefilter("ignore")
     names = args.data or list(datasets)
     header = [
-        f"## {title}",
-        "",
-        f"Machine: {machine()}",
-        "",
-        f"Command: `{command()}`",
-        "",
+        *section_head(title),
         f"{args.reps} repetitions (split and flip seeds 0–{args.reps - 1}); half "
         "train / half test; training labels flipped uniformly (u) or each class to "
         "the next (cc). F1 and precision of the flagged rows against the flipped "

@@ -33,7 +33,7 @@ from sklearn.metrics import f1_score
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from benchmarks._common import command, machine, mean_std, write_section
+from benchmarks._common import mean_std, section_head, write_section
 from benchmarks.real_data import DATASETS as HELD_OUT
 from labelclean.noise import flip_labels
 from labelclean.review import apply_review, export_review
@@ -131,12 +131,9 @@ def main() -> None:
     args = parser.parse_args()
     warnings.simplefilter("ignore")
     lines = [
-        "## Review round trip: exported rows against random suspects (review.py)",
-        "",
-        f"Machine: {machine()}",
-        "",
-        f"Command: `{command()}`",
-        "",
+        *section_head(
+            "Review round trip: exported rows against random suspects (review.py)"
+        ),
         f"{args.noise:.0%} uniform flips, seeds 0–{args.reps - 1}; a simulated "
         f"reviewer with the true labels reviews {args.budget} rows: the first "
         "rows of `review export`, "

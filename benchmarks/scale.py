@@ -42,7 +42,7 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from benchmarks._common import command, machine, write_section
+from benchmarks._common import section_head, write_section
 
 N_FEATURES = 20
 ROW_GROUP = 65_536
@@ -243,12 +243,10 @@ def main() -> None:
     cases = ["two classes"] if args.runs_only else list(CASES)
     load_start = os.getloadavg()
     lines = [
-        "## Scale: `run` and `apply` against rows (`benchmarks/scale.py`)",
-        "",
-        f"Machine: {machine()}",
-        "",
-        f"Command: `PYTHONPATH=. {command()}`",
-        "",
+        *section_head(
+            "Scale: `run` and `apply` against rows (`benchmarks/scale.py`)",
+            path_prefix="PYTHONPATH=. ",
+        ),
         "Synthetic data: 20 float32 features; two classes (noisy linear rule, "
         "pipelines `binary-cbadaboost` and `bayes-cbadaboost`) or five "
         "(largest of five noisy linear scores, pipeline `multiclass-rosr`); "

@@ -24,7 +24,12 @@ from sklearn.model_selection import train_test_split
 from sklearn.tree import DecisionTreeClassifier
 from threadpoolctl import threadpool_limits
 
-from benchmarks._common import Timer, command, machine, mean_std, write_section
+from benchmarks._common import (
+    Timer,
+    mean_std,
+    section_head,
+    write_section,
+)
 from labelclean.ensemble import SPBLClassifier
 from labelclean.noise import flip_labels
 
@@ -64,12 +69,10 @@ def thread_timing(reps: int) -> None:
             times[name].append(t.seconds)
             logging.info("%s threads: %.2f s", name, t.seconds)
     lines = [
-        "## SPBL fit time against BLAS threads (`spbl.py --threads`)",
-        "",
-        f"Machine: {machine()}",
-        "",
-        f"Command: `PYTHONPATH=. {command()}`",
-        "",
+        *section_head(
+            "SPBL fit time against BLAS threads (`spbl.py --threads`)",
+            path_prefix="PYTHONPATH=. ",
+        ),
         "One `SPBLClassifier(random_state=0)` fit on all of digits (1,797 rows, "
         f"10 % of labels flipped), {reps} repetitions, seconds (mean ± std): "
         "with the machine's default BLAS/OpenMP threads, "
@@ -127,12 +130,7 @@ def main() -> None:
 
     plain = METHODS[1]
     lines = [
-        "## SPBL under label noise (digits)",
-        "",
-        f"Machine: {machine()}",
-        "",
-        f"Command: `{command()}`",
-        "",
+        *section_head("SPBL under label noise (digits)"),
         f"**Test error** (clean labels), mean ± std over {reps} repetition(s) of a "
         "stratified 70/30 split with fresh noise; lowest mean of each column in bold.",
         "",
