@@ -453,6 +453,8 @@ def test_model_choice_on_a_sample_of_a_large_input(monkeypatch):
     assert not np.isnan(fitted.evidence_.model_proba).any()
     threaded = LabelCleaner(**params, n_jobs=2).fit(X, y_noisy)
     pd.testing.assert_frame_equal(fitted.audit_, threaded.audit_)
+    assert fitted.model_selection_ == threaded.model_selection_
+    np.testing.assert_array_equal(fitted.predict_proba(X), threaded.predict_proba(X))
 
 
 _SOFT_LABEL_LEAK = pytest.mark.xfail(
