@@ -386,6 +386,18 @@ def test_the_second_choice_changes_no_decision(monkeypatch):
     assert kept.decision_model_ is kept.model_
 
 
+def test_a_class_of_one_cleaned_row_keeps_the_evidences_model():
+    X, y = make_blobs(200, centers=2, random_state=0)
+    X, y = np.vstack([X, [[10.0, 10.0]]]), np.append(y, 2)
+    with pytest.warns(UserWarning, match="a class has a single row"):
+        cleaner = LabelCleaner(random_state=0).fit(X, y)
+    assert cleaner.decisions_[-1] == "kept"  # one cleaned row: no folds to compare
+    final = cleaner.model_selection_["final"]
+    assert final["chosen"] is None and "candidates" not in final
+    assert cleaner.model_name_ == cleaner.model_selection_["chosen"]
+    assert cleaner.decision_model_ is cleaner.model_
+
+
 def test_report_names_the_final_model():
     X, y = _circles_data(0)
     cleaner = LabelCleaner(**FAST_SUSPECTS, random_state=0).fit(X, y)
