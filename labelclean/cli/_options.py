@@ -25,11 +25,12 @@ Exclude = Annotated[
     typer.Option("--exclude", help="Column to leave out of the features (repeatable)."),
 ]
 Pipeline = Annotated[
-    str,
+    str | None,
     typer.Option(
         "--pipeline",
         "-p",
-        help="Pipeline name (a file stem in pipelines/) or TOML path.",
+        help="Pipeline name (a file stem in pipelines/) or TOML path (default: "
+        "binary-cbadaboost for a label of two classes, multiclass-rosr for more).",
     ),
 ]
 Out = Annotated[Path, typer.Option("--out", "-o", help="Output folder.")]

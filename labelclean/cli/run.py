@@ -86,8 +86,8 @@ MemoryBudget = Annotated[
 def run(
     input: Input,
     *,
-    pipeline: Pipeline,
     out: Out,
+    pipeline: Pipeline = None,
     label: Label = None,
     id_column: IdColumn = None,
     feature: Feature = None,

@@ -15,7 +15,7 @@ def validate(
         Path, typer.Argument(help="Parquet file or folder of parquet files.")
     ],
     *,
-    pipeline: Pipeline,
+    pipeline: Pipeline = None,
     label: Label = None,
     id_column: IdColumn = None,
     feature: Feature = None,

@@ -213,6 +213,35 @@ def _columns(definition: Any, label, id_column, features, exclude) -> _Columns:
     )
 
 
+#: The shipped pipelines ``run`` and ``validate`` use when none is named:
+#: by the number of classes in the label column.
+DEFAULT_PIPELINES = {"two classes": "binary-cbadaboost", "more": "multiclass-rosr"}
+
+
+def pipeline_for(source: Any, pipeline: Any, label: str | None) -> Any:
+    """``pipeline``, or when it is None the shipped pipeline for the number of
+    classes in ``label`` (:data:`DEFAULT_PIPELINES`), read from that column
+    alone; missing labels are not counted."""
+    if pipeline is not None:
+        return pipeline
+    if not label:
+        raise DataValidationError(
+            "no label column: pass --label (or --pipeline with a [data] label)."
+        )
+    classes: set[Any] = set()
+    for batch in iter_batches(source, columns=[label], row_id=None):
+        classes.update(batch[label].dropna().unique().tolist())
+        if len(classes) > 2:
+            name = DEFAULT_PIPELINES["more"]
+            break
+    else:
+        name = DEFAULT_PIPELINES["two classes"]
+    choices.info("pipeline %r, the shipped one for a label of %s", name,
+                 "two classes" if name == DEFAULT_PIPELINES["two classes"]
+                 else "more than two classes")  # fmt: skip
+    return name
+
+
 def _fit_size(
     source: Any, max_fit_rows: int | None, memory_budget: float | None
 ) -> tuple[int | None, str | None]:
@@ -278,7 +307,7 @@ def run_pipeline(
     input_path: str | os.PathLike[str],
     out: str | os.PathLike[str],
     *,
-    pipeline: str | os.PathLike[str],
+    pipeline: str | os.PathLike[str] | None = None,
     label: str | None = None,
     id_column: str | None = None,
     features: list[str] | None = None,
@@ -314,8 +343,10 @@ def run_pipeline(
     out : path-like
         Output folder; replaced as a unit, refused if it holds anything but a
         previous labelclean result (and that only with ``overwrite``).
-    pipeline : str or path-like
-        A definition name in ``pipelines/`` or a path to a TOML file.
+    pipeline : str or path-like, default=None
+        A definition name in ``pipelines/`` or a path to a TOML file. None:
+        the shipped pipeline for the number of classes in ``label``
+        (:func:`pipeline_for`).
     label, id_column : str, default=None
         Label and row-id columns; default to the definition's ``[data]``.
     features, exclude : list of str, default=None
@@ -364,10 +395,10 @@ def run_pipeline(
     -------
     result : RunResult
     """
-    definition = load_pipeline(pipeline)
+    source = inspect_parquet(input_path)
+    definition = load_pipeline(pipeline_for(source, pipeline, label))
     cols = _columns(definition, label, id_column, features, exclude)
     batch_size = batch_size or DEFAULT_BATCH_SIZE
-    source = inspect_parquet(input_path)
     n_fit, sample_reason = _fit_size(source, max_fit_rows, memory_budget)
     inputs = [Path(input_path), *([definition.source] if definition.source else [])]
     inputs += [Path(reviewed)] if reviewed is not None else []
@@ -525,7 +556,7 @@ def _jsonable_params(cleaner: Any) -> dict[str, Any]:
 def validate_file(
     input_path: str | os.PathLike[str],
     *,
-    pipeline: str | os.PathLike[str],
+    pipeline: str | os.PathLike[str] | None = None,
     label: str | None = None,
     id_column: str | None = None,
     features: list[str] | None = None,
@@ -538,13 +569,14 @@ def validate_file(
     result : ValidationResult
         The input suite's result (``.success``, ``.failures``, ``.to_dict()``).
     """
-    definition = load_pipeline(pipeline)
+    source = inspect_parquet(input_path)
+    definition = load_pipeline(pipeline_for(source, pipeline, label))
     label = label or definition.data.label
     if not label:
         raise DataValidationError(
             f"no label column: pipeline {definition.name!r} names none; pass --label."
         )
-    frame = read_parquet(inspect_parquet(input_path))
+    frame = read_parquet(source)
     return validate_input(
         frame,
         label=label,

@@ -380,3 +380,41 @@ def test_info_log_gives_stage_times(noisy_data, tmp_path, monkeypatch):
     assert res.exit_code == 0, res.output
     assert "stage times (s): features" in res.stderr
     assert "run times (s): read" in res.stderr
+
+
+def test_without_a_pipeline_the_shipped_one_for_the_label_runs(tmp_path):
+    # No --pipeline: the label's classes choose the shipped pipeline, read
+    # from the label column alone (a missing label is not a class), and the
+    # run is the one that pipeline gives when named.
+    X, y = make_blobs(160, centers=2, cluster_std=2.0, random_state=1)
+    frame = pd.DataFrame(X, columns=["a", "b"])
+    frame["label"] = pd.Series(np.array(["no", "yes"], dtype=object)[y])
+    frame.loc[5, "label"] = None
+    two = tmp_path / "two.parquet"
+    frame.to_parquet(two, index=False)
+    res = runner.invoke(
+        app, ["run", str(two), "--label", "label", "--out", str(tmp_path / "d")]
+    )
+    assert res.exit_code == 0, res.output
+    assert "pipeline 'binary-cbadaboost'" in res.stdout
+    manifest = json.loads((tmp_path / "d" / "manifest.json").read_text())
+    assert manifest["pipeline"]["name"] == "binary-cbadaboost"
+    args = ["run", str(two), "--label", "label", "--out", str(tmp_path / "n")]
+    named = runner.invoke(app, [*args, "-p", "binary-cbadaboost"])
+    assert named.exit_code == 0, named.output
+    assert _sha(tmp_path / "d" / "audit.parquet") == _sha(
+        tmp_path / "n" / "audit.parquet"
+    )
+    assert "pipeline 'binary" not in named.stdout
+
+    X, y = make_blobs(150, centers=3, random_state=0)
+    three = tmp_path / "three.parquet"
+    pd.DataFrame(X, columns=["a", "b"]).assign(label=y).to_parquet(three, index=False)
+    res = runner.invoke(app, ["validate", str(three), "--label", "label"])
+    assert res.exit_code == 0, res.output
+    assert "pipeline 'multiclass-rosr'" in res.stdout
+
+    res = runner.invoke(app, ["run", str(three), "--out", str(tmp_path / "x")])
+    assert res.exit_code == 3
+    assert "no label column: pass --label" in res.output
+    assert not (tmp_path / "x").exists()
