@@ -313,3 +313,34 @@ def test_unfiltered_soft_labels_are_blind_to_the_rows_own_label():
     np.testing.assert_allclose(filtered.unfiltered_soft_labels_, plain.soft_labels_)
     assert plain.unfiltered_soft_labels_ is plain.soft_labels_  # one reading
     assert not np.allclose(filtered.soft_labels_, plain.soft_labels_)
+
+
+def _tied_block_confidence(first_label: int) -> tuple[float, float]:
+    """Mean confidence of the 0- and the 1-labelled rows of a block of 40
+    identical rows, half of each label, the ``first_label`` rows listed first."""
+    rng = np.random.default_rng(0)
+    X = np.r_[
+        rng.normal(0, 1, (100, 2)), rng.normal(6, 1, (100, 2)), np.full((40, 2), 3.0)
+    ]
+    block = np.r_[np.full(20, first_label), np.full(20, 1 - first_label)]
+    y = np.r_[np.zeros(100, int), np.ones(100, int), block]
+    confidence = KNNConfidence(random_state=0).fit(X, y).confidence_[200:]
+    return confidence[block == 0].mean(), confidence[block == 1].mean()
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason="known: among neighbours at the same distance the search keeps the "
+    "rows listed first, so in a block of identical rows with two labels the "
+    "label listed first gets confidence 1 and the other 0 (both with and "
+    "without the noise filter); on a public table of sugar prices whose "
+    "missing prices made 240 rows alike, LabelCleaner() corrected all 120 "
+    "of one market's to the other (docs/pipelines.md). Ties at the k-th "
+    "distance need counting in full, weighted to k",
+)
+def test_identical_rows_with_two_labels_favour_neither():
+    # Identical features, half of each label: nothing tells which is right,
+    # and the order of the rows must not decide it.
+    for first in (0, 1):
+        zero, one = _tied_block_confidence(first)
+        assert zero == pytest.approx(one, abs=0.1)
