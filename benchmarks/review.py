@@ -36,6 +36,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from benchmarks._common import mean_std, section_head, write_section
 from benchmarks.real_data import DATASETS as HELD_OUT
 from labelclean.noise import flip_labels
+from labelclean.pipeline import shipped_pipeline_name
 from labelclean.review import apply_review, export_review
 from labelclean.runner import run_pipeline
 
@@ -72,7 +73,7 @@ def _one(
     frame["label"] = noisy
     frame.to_parquet(root / "in.parquet", index=False)
     truth_of = dict(zip(frame["key"], truth, strict=True))
-    pipeline = "binary-cbadaboost" if len(set(truth)) == 2 else "multiclass-rosr"
+    pipeline = shipped_pipeline_name(len(set(truth)))
     # fail_on="never": a guardrail verdict does not change the audit measured.
     run_pipeline(root / "in.parquet", root / "run", pipeline=pipeline,
                  label="label", id_column="key", seed=rep, fail_on="never")  # fmt: skip

@@ -27,6 +27,7 @@ from labelclean.pipeline._loading import (
     available_pipelines,
     load_pipeline,
     pipeline_search_path,
+    shipped_pipeline_name,
 )
 from labelclean.pipeline._persist import dumps_cleaner, load_cleaner, loads_cleaner
 from labelclean.pipeline._registry import StageKind, StageRegistry
@@ -53,4 +54,5 @@ __all__ = [
     "parse_pipeline",
     "pipeline_search_path",
     "register_stage_kind",
+    "shipped_pipeline_name",
 ]

@@ -19,7 +19,13 @@ from labelclean.pipeline._definition import PipelineDefinition, parse_pipeline
 from labelclean.pipeline._registry import StageRegistry
 from labelclean.utils._suggest import did_you_mean
 
-__all__ = ["PATH_ENV", "available_pipelines", "load_pipeline", "pipeline_search_path"]
+__all__ = [
+    "PATH_ENV",
+    "available_pipelines",
+    "load_pipeline",
+    "pipeline_search_path",
+    "shipped_pipeline_name",
+]
 
 #: Environment variable with extra folders of definitions (``os.pathsep``).
 PATH_ENV = "LABELCLEAN_PIPELINE_PATH"
@@ -66,6 +72,13 @@ def available_pipelines(search_path: Sequence[Path] | None = None) -> dict[str, 
         for file in sorted(Path(folder).glob("*.toml")):
             found.setdefault(file.stem, file)
     return found
+
+
+def shipped_pipeline_name(n_classes: int) -> str:
+    """The shipped pipeline for a label of ``n_classes`` classes:
+    ``binary-cbadaboost`` for two (or fewer), ``multiclass-rosr`` for more
+    (what ``labelclean run`` uses when no pipeline is named)."""
+    return "binary-cbadaboost" if n_classes <= 2 else "multiclass-rosr"
 
 
 def _looks_like_path(value: str) -> bool:

@@ -32,6 +32,7 @@ from labelclean.pipeline import (
     dumps_cleaner,
     final_model_info,
     load_pipeline,
+    shipped_pipeline_name,
 )
 from labelclean.runner._outputs import (
     OUTPUT_NAMES,
@@ -213,15 +214,11 @@ def _columns(definition: Any, label, id_column, features, exclude) -> _Columns:
     )
 
 
-#: The shipped pipelines ``run`` and ``validate`` use when none is named:
-#: by the number of classes in the label column.
-DEFAULT_PIPELINES = {"two classes": "binary-cbadaboost", "more": "multiclass-rosr"}
-
-
 def pipeline_for(source: Any, pipeline: Any, label: str | None) -> Any:
     """``pipeline``, or when it is None the shipped pipeline for the number of
-    classes in ``label`` (:data:`DEFAULT_PIPELINES`), read from that column
-    alone; missing labels are not counted."""
+    classes in ``label`` (:func:`~labelclean.pipeline.shipped_pipeline_name`),
+    read from that column alone until a third class; missing labels are not
+    counted."""
     if pipeline is not None:
         return pipeline
     if not label:
@@ -232,13 +229,10 @@ def pipeline_for(source: Any, pipeline: Any, label: str | None) -> Any:
     for batch in iter_batches(source, columns=[label], row_id=None):
         classes.update(batch[label].dropna().unique().tolist())
         if len(classes) > 2:
-            name = DEFAULT_PIPELINES["more"]
             break
-    else:
-        name = DEFAULT_PIPELINES["two classes"]
-    choices.info("pipeline %r, the shipped one for a label of %s", name,
-                 "two classes" if name == DEFAULT_PIPELINES["two classes"]
-                 else "more than two classes")  # fmt: skip
+    name = shipped_pipeline_name(len(classes))
+    many = "more than two classes" if len(classes) > 2 else "two classes"
+    choices.info("pipeline %r, the shipped one for a label of %s", name, many)
     return name
 
 
