@@ -23,15 +23,6 @@ from labelclean.utils._validation import check_labels
 __all__ = ["KNNConfidence"]
 
 
-def _label_counts(neighbors: np.ndarray, codes: np.ndarray, n_classes: int):
-    """Per row, how many of its neighbours carry each class."""
-    counts = np.zeros((neighbors.shape[0], n_classes), dtype=np.int64)
-    rows = np.arange(neighbors.shape[0])
-    for j in range(neighbors.shape[1]):
-        np.add.at(counts, (rows, codes[neighbors[:, j]]), 1)
-    return counts
-
-
 class KNNConfidence(BaseConfidence):
     """Label confidence γ from nearest neighbours in the filtered set.
 
@@ -204,7 +195,9 @@ class KNNConfidence(BaseConfidence):
             self.n_neighbors, int(keep.sum()), exclude_self=True
         )
         neighbors = index.training_neighbors(keep, self.n_neighbors_)
-        self.neighbor_counts_ = _label_counts(neighbors, codes, n_classes)
+        self.neighbor_counts_ = index.label_counts(
+            neighbors, codes, n_classes, keep, self_rows=np.arange(Z.shape[0])
+        )
         self.soft_labels_ = self.neighbor_counts_ / self.n_neighbors_
         self._index = index
         self._train_codes = codes
@@ -260,10 +253,9 @@ class KNNConfidence(BaseConfidence):
         valid = (cand >= 0) & (cand != rows[:, None])
         valid &= allowed[np.maximum(cand, 0)]
         take = valid & (np.cumsum(valid, axis=1) <= self.n_neighbors_)
-        labels = self._train_codes[np.maximum(cand, 0)]
-        at = (np.arange(rows.shape[0])[:, None] * n_classes + labels)[take]
-        counts = np.bincount(at, minlength=rows.shape[0] * n_classes)
-        counts = counts.reshape(rows.shape[0], n_classes).astype(np.float64)
+        counts = self._index.label_counts(
+            cand, self._train_codes, n_classes, allowed, self_rows=rows, take=take
+        )
         used = take.sum(axis=1)
         soft = counts / np.maximum(used, 1)[:, None]
         # No candidate left (all excluded or filtered out; at 20 % excluded
@@ -290,8 +282,11 @@ class KNNConfidence(BaseConfidence):
         return self._counts(Z)
 
     def _counts(self, Z: np.ndarray) -> np.ndarray:
-        neighbors = self._index.query(Z, self.in_reduced_set_, self.n_neighbors_)
-        return _label_counts(neighbors, self._train_codes, self.classes_.shape[0])
+        keep = self.in_reduced_set_
+        neighbors = self._index.query(Z, keep, self.n_neighbors_)
+        return self._index.label_counts(
+            neighbors, self._train_codes, self.classes_.shape[0], keep
+        )
 
     def _training_proba(self) -> np.ndarray:
         return self.soft_labels_

@@ -233,7 +233,10 @@ class KNNFilter(FeatureSpaceMixin, BaseFilter):
                 break
             k = index.effective_k(self.n_neighbors, rows.size, exclude_self=True)
             neighbors = index.training_neighbors(keep, k, rows=rows)
-            rate = (codes[neighbors] == codes[rows, None]).mean(axis=1)
+            counts = index.label_counts(
+                neighbors, codes, n_classes, keep, self_rows=rows
+            )
+            rate = counts[np.arange(rows.size), codes[rows]] / k
             agreement[rows] = rate
             drop = rows[rate < threshold]
             drop = _spare_last_of_class(drop, keep, codes, n_classes, round_)

@@ -256,12 +256,14 @@ def neighbor_counts_json(counts: np.ndarray, classes: np.ndarray) -> pd.Series:
         c if isinstance(c, str) else json.dumps(to_jsonable(c))
         for c in classes.tolist()
     ]
-    counts = np.asarray(counts, dtype=np.int64)
+    # Shares of blocks of identical rows make fractions (two decimals kept).
+    counts = np.round(np.asarray(counts, dtype=np.float64), 2)
     n_rows = counts.shape[0]
     if n_rows == 0:
         return pd.Series([], dtype=object)
+    whole = bool((counts == np.floor(counts)).all())
     base = int(counts.max()) + 1
-    if counts.min() >= 0 and base ** counts.shape[1] < np.iinfo(np.int64).max:
+    if whole and counts.min() >= 0 and base ** counts.shape[1] < 2**53:
         keys = counts @ (base ** np.arange(counts.shape[1], dtype=np.int64))
         _, first, inverse = np.unique(keys, return_index=True, return_inverse=True)
     else:
@@ -271,8 +273,15 @@ def neighbor_counts_json(counts: np.ndarray, classes: np.ndarray) -> pd.Series:
     formatted = np.empty(first.shape[0], dtype=object)
     for u, row in enumerate(counts[first]):
         nz = np.flatnonzero(row)
-        formatted[u] = json.dumps({names[j]: int(row[j]) for j in nz}, sort_keys=True)
+        formatted[u] = json.dumps(
+            {names[j]: _count_value(row[j]) for j in nz}, sort_keys=True
+        )
     return pd.Series(formatted[inverse.ravel()], dtype=object)
+
+
+def _count_value(count: float) -> int | float:
+    """A neighbour count for JSON: whole counts as integers."""
+    return int(count) if float(count).is_integer() else float(count)
 
 
 #: The fixed rule's thresholds, used only when a threshold is given

@@ -49,6 +49,7 @@ import numpy as np
 from numba import njit
 from sklearn.neighbors import NearestNeighbors
 
+from labelclean.utils._duplicates import duplicate_blocks, label_counts
 from labelclean.utils._threads import one_openmp_thread
 
 logger = logging.getLogger(__name__)
@@ -136,6 +137,9 @@ class NeighborIndex:
         self.n_jobs = n_jobs
         self.n_candidates = min(n_candidates, self.n_samples - 1)
         self._index = None
+        #: Blocks of identical rows, whose places in a neighbourhood
+        #: :meth:`label_counts` shares out (utils/_duplicates.py).
+        self.duplicate_block = duplicate_blocks(X)
         n_build = self.n_candidates + 1
         if self.algorithm == "approximate":
             self._X = np.ascontiguousarray(X, dtype=np.float32)
@@ -185,6 +189,8 @@ class NeighborIndex:
     def __setstate__(self, state: dict) -> None:
         self.__dict__.update(state)
         self._lock = threading.Lock()
+        if "duplicate_block" not in state:  # model files written before blocks
+            self.duplicate_block = duplicate_blocks(self._X)
 
     def _query_index(self):
         """The approximate index, rebuilt from the stored graph after loading."""
@@ -250,6 +256,30 @@ class NeighborIndex:
         if short.size:
             out[short] = self._resolve(self._X[rows[short]], rows[short], mask, k)
         return out
+
+    def label_counts(
+        self,
+        neighbors: np.ndarray,
+        codes: np.ndarray,
+        n_classes: int,
+        mask: np.ndarray,
+        *,
+        self_rows: np.ndarray | None = None,
+        take: np.ndarray | None = None,
+    ) -> np.ndarray:
+        """The labels of ``neighbors`` (rows in ``mask``) counted per row, each
+        block of identical training rows shared out, so that the order of the
+        rows does not decide between their labels (see
+        :func:`labelclean.utils._duplicates.label_counts`)."""
+        return label_counts(
+            self.duplicate_block,
+            neighbors,
+            codes,
+            n_classes,
+            mask,
+            self_rows=self_rows,
+            take=take,
+        )
 
     def query(self, X: np.ndarray, mask: np.ndarray, k: int) -> np.ndarray:
         """The ``k`` nearest rows in ``mask`` of each new row of ``X``."""

@@ -315,7 +315,7 @@ def test_unfiltered_soft_labels_are_blind_to_the_rows_own_label():
     assert not np.allclose(filtered.soft_labels_, plain.soft_labels_)
 
 
-def _tied_block_confidence(first_label: int) -> tuple[float, float]:
+def _tied_block_confidence(first_label: int, noise_filter="knn") -> tuple[float, float]:
     """Mean confidence of the 0- and the 1-labelled rows of a block of 40
     identical rows, half of each label, the ``first_label`` rows listed first."""
     rng = np.random.default_rng(0)
@@ -324,23 +324,57 @@ def _tied_block_confidence(first_label: int) -> tuple[float, float]:
     ]
     block = np.r_[np.full(20, first_label), np.full(20, 1 - first_label)]
     y = np.r_[np.zeros(100, int), np.ones(100, int), block]
-    confidence = KNNConfidence(random_state=0).fit(X, y).confidence_[200:]
+    est = KNNConfidence(noise_filter=noise_filter, random_state=0).fit(X, y)
+    confidence = est.confidence_[200:]
     return confidence[block == 0].mean(), confidence[block == 1].mean()
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="known: among neighbours at the same distance the search keeps the "
-    "rows listed first, so in a block of identical rows with two labels the "
-    "label listed first gets confidence 1 and the other 0 (both with and "
-    "without the noise filter); on a public table of sugar prices whose "
-    "missing prices made 240 rows alike, LabelCleaner() corrected all 120 "
-    "of one market's to the other (docs/decisions.md, Rows with the same "
-    "features). Ties at the k-th distance need counting in full, weighted to k",
-)
-def test_identical_rows_with_two_labels_favour_neither():
+@pytest.mark.parametrize("noise_filter", ["knn", None])
+def test_identical_rows_with_two_labels_favour_neither(noise_filter):
     # Identical features, half of each label: nothing tells which is right,
-    # and the order of the rows must not decide it.
+    # and the order of the rows must not decide it. Every row's ten nearest
+    # others lie in the block, and each place counts the block's labels
+    # without the row itself: 19 of 39 agree.
     for first in (0, 1):
-        zero, one = _tied_block_confidence(first)
-        assert zero == pytest.approx(one, abs=0.1)
+        zero, one = _tied_block_confidence(first, noise_filter)
+        np.testing.assert_allclose([zero, one], 19 / 39)
+
+
+def test_a_new_row_like_a_block_gets_the_blocks_shares():
+    X = np.r_[np.zeros((12, 2)), np.full((30, 2), 5.0)]
+    y = np.r_[np.repeat(["a", "b"], 6), np.full(30, "b")]
+    est = KNNConfidence(n_neighbors=10, noise_filter=None).fit(X, y)
+    np.testing.assert_allclose(est.neighbor_counts([[0.0, 0.0]]), [[5.0, 5.0]])
+    np.testing.assert_allclose(est.predict_proba([[0.0, 0.0]]), [[0.5, 0.5]])
+    # a training row: its own label left out of the block's shares
+    np.testing.assert_allclose(est.neighbor_counts_[0], [50 / 11, 60 / 11])
+
+
+@settings(max_examples=100, deadline=None)
+@given(
+    seed=st.integers(0, 2**31 - 1),
+    n_points=st.integers(3, 25),
+    n_classes=st.integers(2, 4),
+    k=st.integers(1, 8),
+)
+def test_property_blocks_of_identical_rows_do_not_depend_on_row_order(
+    seed, n_points, n_classes, k
+):
+    # Distinct points (no two at one distance from a third), each repeated
+    # one to eight times with random labels: filter and confidence must give
+    # every row the same result in any order of the rows.
+    rng = np.random.RandomState(seed)
+    points = rng.normal(size=(n_points, 3))
+    X = np.repeat(points, rng.randint(1, 9, size=n_points), axis=0)
+    y = rng.randint(n_classes, size=X.shape[0])
+    y[:n_classes] = np.arange(n_classes)
+    perm = rng.permutation(X.shape[0])
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", UserWarning)
+        a = KNNConfidence(n_neighbors=k, algorithm="exact").fit(X, y)
+        b = KNNConfidence(n_neighbors=k, algorithm="exact").fit(X[perm], y[perm])
+    np.testing.assert_array_equal(a.removal_round_[perm], b.removal_round_)
+    np.testing.assert_allclose(a.confidence_[perm], b.confidence_, atol=1e-12)
+    np.testing.assert_allclose(
+        a.unfiltered_soft_labels_[perm], b.unfiltered_soft_labels_, atol=1e-12
+    )
