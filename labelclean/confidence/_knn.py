@@ -28,7 +28,10 @@ class KNNConfidence(BaseConfidence):
 
     γ_i is the share of the ``n_neighbors`` nearest rows of row i in the
     reduced set L_red (the rows a :class:`KNNFilter` keeps) that carry row i's
-    label, row i itself excluded (cb-adaboost.md eq. III.14). The neighbours'
+    label, row i itself excluded (cb-adaboost.md eq. III.14). Rows tied at the
+    distance of the k-th neighbour share the places left, each counting its
+    label by its share (the expected count of a tie-break drawn at random),
+    so the order of the rows never decides. The neighbours'
     label shares are also each row's soft label over all classes, so the
     estimator works for any number of classes, and the trusted label is the
     class most of the neighbours carry.
@@ -80,6 +83,9 @@ class KNNConfidence(BaseConfidence):
         Share of each row's neighbours carrying each class.
     neighbor_counts_ : ndarray of shape (n_samples, n_classes)
         Number of each row's neighbours carrying each class (audit evidence).
+        The rows tied at the k-th neighbour's distance share the places left
+        by their labels, so a count may be a fraction; no order of the rows
+        decides between tied labels.
     unfiltered_soft_labels_ : ndarray of shape (n_samples, n_classes)
         Share of each row's nearest other training rows carrying each class,
         the filter's removals included (from the candidates the search
@@ -194,9 +200,8 @@ class KNNConfidence(BaseConfidence):
         self.n_neighbors_ = index.effective_k(
             self.n_neighbors, int(keep.sum()), exclude_self=True
         )
-        neighbors = index.training_neighbors(keep, self.n_neighbors_)
-        self.neighbor_counts_ = index.label_counts(
-            neighbors, codes, n_classes, keep, self_rows=np.arange(Z.shape[0])
+        self.neighbor_counts_ = index.training_label_counts(
+            keep, self.n_neighbors_, codes, n_classes
         )
         self.soft_labels_ = self.neighbor_counts_ / self.n_neighbors_
         self._index = index
@@ -249,14 +254,9 @@ class KNNConfidence(BaseConfidence):
         """Label shares among each of ``rows``' nearest ``allowed`` rows, self
         excluded, at most ``n_neighbors_``, from the fit's candidates."""
         n_classes = self.classes_.shape[0]
-        cand = np.asarray(self._index.candidates[rows], dtype=np.intp)
-        valid = (cand >= 0) & (cand != rows[:, None])
-        valid &= allowed[np.maximum(cand, 0)]
-        take = valid & (np.cumsum(valid, axis=1) <= self.n_neighbors_)
-        counts = self._index.label_counts(
-            cand, self._train_codes, n_classes, allowed, self_rows=rows, take=take
+        counts, used = self._index.candidate_label_counts(
+            allowed, rows, self.n_neighbors_, self._train_codes, n_classes
         )
-        used = take.sum(axis=1)
         soft = counts / np.maximum(used, 1)[:, None]
         # No candidate left (all excluded or filtered out; at 20 % excluded
         # and a quarter filtered, one row in ten million): the fit's own soft
@@ -282,10 +282,12 @@ class KNNConfidence(BaseConfidence):
         return self._counts(Z)
 
     def _counts(self, Z: np.ndarray) -> np.ndarray:
-        keep = self.in_reduced_set_
-        neighbors = self._index.query(Z, keep, self.n_neighbors_)
-        return self._index.label_counts(
-            neighbors, self._train_codes, self.classes_.shape[0], keep
+        return self._index.query_label_counts(
+            Z,
+            self.in_reduced_set_,
+            self.n_neighbors_,
+            self._train_codes,
+            self.classes_.shape[0],
         )
 
     def _training_proba(self) -> np.ndarray:

@@ -27,8 +27,11 @@ class KNNFilter(FeatureSpaceMixin, BaseFilter):
 
     In each round, every remaining row's agreement rate (the share of its
     ``n_neighbors`` nearest remaining rows that carry its label) is computed,
-    and rows whose rate is below that round's threshold are removed.
-    Neighbourhoods are recomputed on the rows that remain, so suspects hidden
+    and rows whose rate is below that round's threshold are removed. Rows
+    tied at the distance of the k-th neighbour share the places left by
+    their labels, so the order of the rows never decides between tied labels
+    (the rate may then fall between the steps of 1/K). Neighbourhoods are
+    recomputed on the rows that remain, so suspects hidden
     by other suspects are exposed in later rounds. The survivors form the
     reduced set L_red of cb-adaboost.md §III-E.
 
@@ -232,10 +235,7 @@ class KNNFilter(FeatureSpaceMixin, BaseFilter):
             if rows.size < 2:
                 break
             k = index.effective_k(self.n_neighbors, rows.size, exclude_self=True)
-            neighbors = index.training_neighbors(keep, k, rows=rows)
-            counts = index.label_counts(
-                neighbors, codes, n_classes, keep, self_rows=rows
-            )
+            counts = index.training_label_counts(keep, k, codes, n_classes, rows=rows)
             rate = counts[np.arange(rows.size), codes[rows]] / k
             agreement[rows] = rate
             drop = rows[rate < threshold]

@@ -1,43 +1,48 @@
 """Nearest-neighbour search behind one interface, with restricted candidate pools.
 
-:class:`NeighborIndex` is built once on the encoded training matrix. It keeps
-every row's ``n_candidates`` nearest training rows (the *candidate graph*) and
-answers two questions the KNN filter and the KNN confidence keep asking:
+:class:`NeighborIndex` is built once on the encoded training matrix. Rows with
+identical features are one *point* (:func:`~labelclean.utils._ties.distinct_points`);
+the index keeps every point's ``n_candidates`` nearest points (the *candidate
+graph*) and answers, as label counts, the questions the KNN filter and the
+KNN confidence keep asking:
 
-* :meth:`NeighborIndex.training_neighbors`: for every training row, its ``k``
-  nearest rows among a subset (a boolean mask, e.g. the rows the filter has
-  kept so far), the row itself excluded;
-* :meth:`NeighborIndex.query`: the same for new rows.
+* :meth:`NeighborIndex.training_label_counts`: for every training row, the
+  labels of its ``k`` nearest rows among a subset (a boolean mask, e.g. the
+  rows the filter has kept so far), the row itself excluded;
+* :meth:`NeighborIndex.query_label_counts`: the same for new rows.
+
+Rows at the k-th row's distance share the places left, by their labels
+(:func:`~labelclean.utils._ties.tier_counts`), so no order of the rows
+decides between tied labels (``docs/decisions.md``, *Rows with the same
+features*).
 
 Because neighbourhoods are read off the candidate graph, the filter's rounds do
-not rebuild any index: a row's ``k`` nearest survivors are the first ``k``
-survivors in its candidate list. Only rows with too few surviving candidates
-are searched again, against the surviving rows. With the exact backend this
-gives exactly the neighbourhoods a recomputation would.
+not rebuild any index: a row's nearest survivors are read off its candidate
+list. Only rows whose list ends before the k-th survivor's distance tier does
+are searched again, against the surviving points, with longer lists. With the
+exact backend this gives exactly the neighbourhoods a recomputation would.
 
-Three backends build the candidate graph:
+Three backends build the candidate graph (utils/_pools.py):
 
-* ``'exact'``: :class:`ExactPool` over every row (faiss's float32 screen,
+* ``'exact'``: :class:`ExactPool` over every point (faiss's float32 screen,
   float64 ranking); no compilation, best for small data. Its time grows with
-  the square of the rows.
-* ``'hnsw'``: :class:`GraphPool` over every row (an HNSW graph built on one
-  thread, each row's walk ranked in float64); chosen automatically from
-  :data:`HNSW_MIN_SAMPLES` rows on, where it is faster than the exact
+  the square of the points.
+* ``'hnsw'``: :class:`GraphPool` over every point (an HNSW graph built on one
+  thread, each walk ranked in float64); chosen automatically from
+  :data:`HNSW_MIN_SAMPLES` points on, where it is faster than the exact
   search (1.4 times at 1e5 rows, 1.7 at 1.5e5) at a recall of about 0.98.
 * ``'approximate'``: :class:`pynndescent.NNDescent`; near-linear in the number
-  of rows, but every new process pays about 25 s of numba compilation, so it
-  is chosen automatically only from :data:`APPROXIMATE_MIN_SAMPLES` rows on,
+  of points, but every new process pays about 25 s of numba compilation, so it
+  is chosen automatically only from :data:`APPROXIMATE_MIN_SAMPLES` points on,
   where building the HNSW graph on one thread takes longer.
 
-Searches outside the graph among a pool of rows (new rows against L_red,
-training rows short of candidates) are exact, by :class:`ExactPool`: a faiss
-float32 screen, then a float64 ranking; with the ``'approximate'``
-and ``'hnsw'`` backends, new rows are screened by :class:`GraphPool`
-instead (an HNSW graph over the pool, built once per process, ranked in
-float64 the same way). Every lazily
-built search structure is built under a lock, and pynndescent's query (which
-shares buffers between calls) runs under it, so batches can be decided on
-several threads.
+Searches outside the graph among a pool of points (new rows against L_red,
+training rows whose lists end too early) are exact, by :class:`ExactPool`;
+with the ``'approximate'`` and ``'hnsw'`` backends, new rows are screened by
+:class:`GraphPool` instead (an HNSW graph over the pool, built once per
+process, ranked in float64 the same way). Every lazily built search structure
+is built under a lock, and pynndescent's query (which shares buffers between
+calls) runs under it, so batches can be decided on several threads.
 """
 
 import hashlib
@@ -46,17 +51,17 @@ import threading
 import warnings
 
 import numpy as np
-from numba import njit
-from sklearn.neighbors import NearestNeighbors
 
-from labelclean.utils._duplicates import duplicate_blocks, label_counts
-from labelclean.utils._threads import one_openmp_thread
+from labelclean.utils._pools import _SELF_GRAPH, ExactPool, GraphPool
+from labelclean.utils._ties import distinct_points, ranked_candidates, tier_counts
 
 logger = logging.getLogger(__name__)
 
 __all__ = [
     "APPROXIMATE_MIN_SAMPLES",
     "HNSW_MIN_SAMPLES",
+    "ExactPool",
+    "GraphPool",
     "NeighborIndex",
     "resolve_algorithm",
 ]
@@ -99,23 +104,23 @@ def resolve_algorithm(algorithm: str, n_samples: int) -> str:
     return algorithm
 
 
-def _first_valid(cand: np.ndarray, valid: np.ndarray, k: int) -> np.ndarray:
-    """Per row, the first ``k`` entries of ``cand`` where ``valid`` holds."""
-    order = np.argsort(~valid, axis=1, kind="stable")[:, :k]
-    return np.take_along_axis(cand, order, axis=1)
-
-
 class NeighborIndex:
     """k-nearest-neighbour index over a fixed training matrix.
+
+    Rows with identical features are one *point* (:func:`distinct_points`);
+    the candidate graph and every search run over points, and a
+    neighbourhood is read as label counts in which the rows at the k-th
+    row's distance share the places left (:func:`tier_counts`), so that no
+    order of the rows decides between tied labels.
 
     Parameters
     ----------
     X : ndarray of shape (n_samples, n_features)
         Encoded training matrix (finite floats).
     n_candidates : int
-        Neighbours kept per training row, not counting the row itself.
+        Neighbouring points kept per point, not counting the point itself.
     algorithm : {'auto', 'exact', 'hnsw', 'approximate'}
-        Search backend; ``'auto'`` chooses by ``n_samples``.
+        Search backend; ``'auto'`` chooses by the number of points.
     random_state : int or None
         Seed of the approximate backend.
     n_jobs : int or None
@@ -132,33 +137,30 @@ class NeighborIndex:
         n_jobs: int | None = None,
     ) -> None:
         self.n_samples = X.shape[0]
-        self.algorithm = resolve_algorithm(algorithm, self.n_samples)
+        self.point_of, self.first_rows = distinct_points(X)
+        points = np.asarray(X, dtype=np.float64)[self.first_rows]
+        self.n_points = points.shape[0]
+        self.algorithm = resolve_algorithm(algorithm, self.n_points)
         self.random_state = random_state
         self.n_jobs = n_jobs
-        self.n_candidates = min(n_candidates, self.n_samples - 1)
+        self.n_candidates = min(n_candidates, self.n_points - 1)
         self._index = None
-        #: Blocks of identical rows, whose places in a neighbourhood
-        #: :meth:`label_counts` shares out (utils/_duplicates.py).
-        self.duplicate_block = duplicate_blocks(X)
         n_build = self.n_candidates + 1
         if self.algorithm == "approximate":
-            self._X = np.ascontiguousarray(X, dtype=np.float32)
+            self._X = np.ascontiguousarray(points, dtype=np.float32)
             cand, _ = self._approximate_index(n_build).neighbor_graph
         elif self.algorithm == "hnsw":
-            self._X = np.ascontiguousarray(X, dtype=np.float64)
-            # Each row walks a graph over every row; the row itself is
-            # normally its own first neighbour, and every reader skips it.
-            graph = GraphPool(self._X, **_SELF_GRAPH)
-            cand = graph.kneighbors(self._X, min(n_build, self.n_samples))
+            self._X = np.ascontiguousarray(points)
+            # Each point walks a graph over every point; the point itself is
+            # normally its own first neighbour (at distance 0).
+            cand = GraphPool(self._X, **_SELF_GRAPH).kneighbors(self._X, n_build)
         else:
-            self._X = np.ascontiguousarray(X, dtype=np.float64)
-            # Every row against every row: faiss's float32 screen, then a
-            # float64 ranking (ExactPool). Each row is normally its own first
-            # neighbour; like the approximate graph, the candidate lists may
-            # hold the row itself, which every reader skips.
-            cand = ExactPool(self._X).kneighbors(self._X, min(n_build, self.n_samples))
+            self._X = np.ascontiguousarray(points)
+            # Every point against every point: faiss's float32 screen, then a
+            # float64 ranking (ExactPool).
+            cand = ExactPool(self._X).kneighbors(self._X, n_build)
         # int32 halves the graph's memory (and the model file) below 2**31 rows.
-        index_dtype = np.int32 if self.n_samples < 2**31 - 1 else np.intp
+        index_dtype = np.int32 if self.n_points < 2**31 - 1 else np.intp
         self.candidates = np.asarray(cand, dtype=index_dtype)
         self._pool_cache: dict = {}
         self._lock = threading.Lock()
@@ -187,10 +189,18 @@ class NeighborIndex:
         return state
 
     def __setstate__(self, state: dict) -> None:
+        if "point_of" not in state:
+            # A model file written before points: rebuilt from its rows.
+            self.__init__(
+                np.asarray(state["_X"], dtype=np.float64),
+                n_candidates=state["n_candidates"],
+                algorithm=state["algorithm"],
+                random_state=state.get("random_state"),
+                n_jobs=state.get("n_jobs"),
+            )
+            return
         self.__dict__.update(state)
         self._lock = threading.Lock()
-        if "duplicate_block" not in state:  # model files written before blocks
-            self.duplicate_block = duplicate_blocks(self._X)
 
     def _query_index(self):
         """The approximate index, rebuilt from the stored graph after loading."""
@@ -229,10 +239,26 @@ class NeighborIndex:
             )
         return min(k, available)
 
-    def training_neighbors(
-        self, mask: np.ndarray, k: int, rows: np.ndarray | None = None
+    def point_counts(
+        self, mask: np.ndarray, codes: np.ndarray, n_classes: int
     ) -> np.ndarray:
-        """The ``k`` nearest rows in ``mask`` of training rows, self excluded.
+        """Rows in ``mask`` per point and class, as floats."""
+        at = self.point_of[mask] * n_classes + codes[mask]
+        counts = np.bincount(at, minlength=self.n_points * n_classes)
+        return counts.reshape(self.n_points, n_classes).astype(np.float64)
+
+    def training_label_counts(
+        self,
+        mask: np.ndarray,
+        k: int,
+        codes: np.ndarray,
+        n_classes: int,
+        rows: np.ndarray | None = None,
+    ) -> np.ndarray:
+        """Labels of the ``k`` nearest rows in ``mask`` of training rows.
+
+        Each row itself is left out, and the rows at the k-th row's distance
+        share the places left (:func:`tier_counts`).
 
         Parameters
         ----------
@@ -240,82 +266,148 @@ class NeighborIndex:
             Rows that may serve as neighbours.
         k : int
             Neighbours per row (already capped by :meth:`effective_k`).
+        codes : ndarray of int of shape (n_samples,)
+            Label codes of the training rows.
+        n_classes : int
         rows : ndarray of int, default=None
             Training rows to answer for; all rows when None.
 
         Returns
         -------
-        indices : ndarray of shape (n_rows, k)
-            Training-row indices, nearest first.
+        counts : ndarray of shape (n_rows, n_classes), dtype=float64
+            Adding up to ``k`` per row; whole numbers unless rows tie at the
+            k-th distance.
         """
         rows = np.arange(self.n_samples) if rows is None else rows
-        cand = self.candidates[rows]
-        valid = mask[cand] & (cand != rows[:, None]) & (cand >= 0)
-        out = _first_valid(cand, valid, k)
-        short = np.flatnonzero(valid.sum(axis=1) < k)
-        if short.size:
-            out[short] = self._resolve(self._X[rows[short]], rows[short], mask, k)
-        return out
+        per_point = self.point_counts(mask, codes, n_classes)
+        points = self.point_of[rows]
+        self_code = np.where(mask[rows], codes[rows], -1)
+        return self._tiered(
+            self._X[points], self.candidates[points], per_point, points, self_code, k
+        )
 
-    def label_counts(
+    def query_label_counts(
         self,
-        neighbors: np.ndarray,
+        X: np.ndarray,
+        mask: np.ndarray,
+        k: int,
         codes: np.ndarray,
         n_classes: int,
-        mask: np.ndarray,
-        *,
-        self_rows: np.ndarray | None = None,
-        take: np.ndarray | None = None,
     ) -> np.ndarray:
-        """The labels of ``neighbors`` (rows in ``mask``) counted per row, each
-        block of identical training rows shared out, so that the order of the
-        rows does not decide between their labels (see
-        :func:`labelclean.utils._duplicates.label_counts`)."""
-        return label_counts(
-            self.duplicate_block,
-            neighbors,
-            codes,
-            n_classes,
-            mask,
-            self_rows=self_rows,
-            take=take,
+        """As :meth:`training_label_counts`, for new rows ``X``."""
+        per_point = self.point_counts(mask, codes, n_classes)
+        pool = np.flatnonzero(per_point.sum(axis=1) > 0)
+        n_list = min(pool.size, k + CANDIDATE_MARGIN)
+        cand = self._resolve(X, pool, n_list, training=False)
+        none = np.full(X.shape[0], -1, dtype=np.intp)
+        return self._tiered(X, cand, per_point, none, none, k, pool=pool)
+
+    def candidate_label_counts(
+        self,
+        allowed: np.ndarray,
+        rows: np.ndarray,
+        k: int,
+        codes: np.ndarray,
+        n_classes: int,
+    ) -> tuple[np.ndarray, np.ndarray]:
+        """As :meth:`training_label_counts`, read off the candidate graph alone.
+
+        No new search: a row whose candidates hold fewer than ``k`` allowed
+        rows takes those, and a tier that ends a list counts what it holds.
+
+        Returns
+        -------
+        counts : ndarray of shape (n_rows, n_classes)
+        taken : ndarray of shape (n_rows,)
+            Places filled per row (at most ``k``).
+        """
+        per_point = self.point_counts(allowed, codes, n_classes)
+        points = self.point_of[rows]
+        self_code = np.where(allowed[rows], codes[rows], -1)
+        cand, dist, scale = ranked_candidates(
+            self._X[points], self._X, self.candidates[points]
         )
+        counts, taken, _ = tier_counts(
+            cand, dist, scale, per_point, points, self_code, k, True
+        )
+        return counts, taken
+
+    def _tiered(self, Xq, cand, per_point, self_points, self_code, k, pool=None):
+        """Tiered counts of the rows ``Xq`` from their candidate lists.
+
+        A row whose list ended inside its k-th row's tier is searched again
+        with a list twice as long (exactly, after the first longer search),
+        until the tier ends inside the list or the list holds the whole pool.
+        """
+        if pool is None:
+            pool = np.flatnonzero(per_point.sum(axis=1) > 0)
+        cand, dist, scale = ranked_candidates(Xq, self._X, cand)
+        exhaustive = cand.shape[1] >= self.n_points
+        counts, _, complete = tier_counts(
+            cand, dist, scale, per_point, self_points, self_code, k, exhaustive
+        )
+        todo = np.flatnonzero(~complete)
+        n_list, rounds = cand.shape[1], 0
+        training = bool((self_points >= 0).any())
+        while todo.size:
+            n_list = min(pool.size, max(2 * n_list, k + CANDIDATE_MARGIN))
+            found = self._resolve(Xq[todo], pool, n_list, training, exact=rounds > 0)
+            cand, dist, scale = ranked_candidates(Xq[todo], self._X, found)
+            counts[todo], _, complete = tier_counts(
+                cand,
+                dist,
+                scale,
+                per_point,
+                self_points[todo],
+                self_code[todo],
+                k,
+                n_list >= pool.size,
+            )
+            todo, rounds = todo[~complete], rounds + 1
+        return counts
 
     def query(self, X: np.ndarray, mask: np.ndarray, k: int) -> np.ndarray:
-        """The ``k`` nearest rows in ``mask`` of each new row of ``X``."""
-        return self._resolve(X, None, mask, k)
+        """The ``k`` nearest points with rows in ``mask`` of each new row of
+        ``X``, as the points' first rows (without repeated rows: the rows)."""
+        pool = np.unique(self.point_of[mask])
+        return self.first_rows[self._resolve(X, pool, min(k, pool.size), False)]
 
     def _resolve(
-        self, Xq: np.ndarray, self_rows: np.ndarray | None, mask: np.ndarray, k: int
+        self,
+        Xq: np.ndarray,
+        pool: np.ndarray,
+        n: int,
+        training: bool,
+        exact: bool = False,
     ) -> np.ndarray:
-        """Neighbours in ``mask`` of the rows ``Xq``, outside the candidate graph.
+        """The ``n`` nearest points of ``pool`` to the rows ``Xq``, outside the
+        candidate graph (-1 where a search found fewer).
 
-        With the approximate backend, new rows walk the pool's HNSW graph
-        (:class:`GraphPool`); training rows (more than a few) first ask
-        pynndescent's index for a longer list and keep the rows of the pool,
-        and whatever is still short is searched exactly among the pool.
+        Exact (:class:`ExactPool`) with the exact backend, for a few training
+        rows, for training rows with the ``'hnsw'`` backend, and when
+        ``exact``; new rows otherwise walk an HNSW graph over the pool
+        (:class:`GraphPool`), and many training rows ask pynndescent's index
+        for a longer list and keep the pool's points.
         """
-        few_training_rows = (
-            self_rows is not None and Xq.shape[0] <= _BRUTE_FORCE_MAX_QUERIES
-        )
-        if self.algorithm == "exact" or few_training_rows:
-            # A few training rows are answered faster by an exact scan than by
-            # preparing pynndescent's search graph (seconds at 1e6 rows). New
-            # rows always take the same path, whatever the size of the batch.
-            return self._search_pool(Xq, self_rows, mask, k)
-        if self.algorithm == "hnsw" and self_rows is not None:
-            # Training rows short of candidates are few with this backend
-            # (the graph holds every row); an exact scan answers them.
-            return self._search_pool(Xq, self_rows, mask, k)
-        if self_rows is None:
+        few_training_rows = training and Xq.shape[0] <= _BRUTE_FORCE_MAX_QUERIES
+        if (
+            exact
+            or self.algorithm == "exact"
+            or few_training_rows
+            or (training and self.algorithm == "hnsw")
+        ):
+            return self._search_pool(Xq, pool, n)
+        if not training:
             # New rows: a graph index over the pool itself (HNSW), built once
             # per process; pynndescent's query needed its search graph
             # prepared again in every process (half a minute at 2e5 rows).
-            return self._search_pool(Xq, None, mask, k, approximate=True)
+            return self._search_pool(Xq, pool, n, approximate=True)
         Xq = np.ascontiguousarray(Xq, dtype=np.float32)
-        share = max(float(mask.mean()), 1e-3)
-        n_query = min(self.n_samples, int(np.ceil((k + 1) / share)) + k + 10)
-        cand = np.empty((Xq.shape[0], n_query), dtype=np.intp)
+        share = max(pool.size / self.n_points, 1e-3)
+        n_query = min(self.n_points, int(np.ceil((n + 1) / share)) + n + 10)
+        in_pool = np.zeros(self.n_points, dtype=bool)
+        in_pool[pool] = True
+        out = np.full((Xq.shape[0], n), -1, dtype=np.intp)
         # One query per row: pynndescent's query draws its random starts from
         # one state shared by the rows of a call, so a row's neighbours would
         # depend on which other rows share the call; alone, they do not.
@@ -323,266 +415,37 @@ class NeighborIndex:
         with self._lock:
             index = self._query_index()
             for i in range(Xq.shape[0]):
-                cand[i] = index.query(Xq[i : i + 1], k=n_query)[0][0]
-        # Only training rows reach here (new rows returned above).
-        valid = (cand >= 0) & mask[np.maximum(cand, 0)] & (cand != self_rows[:, None])
-        out = _first_valid(cand, valid, k)
-        short = np.flatnonzero(valid.sum(axis=1) < k)
-        if short.size:
-            out[short] = self._search_pool(Xq[short], self_rows[short], mask, k)
+                found = index.query(Xq[i : i + 1], k=n_query)[0][0]
+                found = found[(found >= 0) & in_pool[np.maximum(found, 0)]][:n]
+                out[i, : found.size] = found
         return out
 
     # ------------------------------------------------------------------
     def _search_pool(
-        self,
-        Xq: np.ndarray,
-        self_rows: np.ndarray | None,
-        mask: np.ndarray,
-        k: int,
-        approximate: bool = False,
+        self, Xq: np.ndarray, pool: np.ndarray, n: int, approximate: bool = False
     ) -> np.ndarray:
-        """Search of ``Xq`` among the rows in ``mask``: exact, or by
-        :class:`GraphPool` when ``approximate``.
-
-        ``self_rows`` gives, for queries that are training rows, their own index
-        so it can be excluded.
-        """
-        pool, searcher = self._pool_searcher(mask, approximate)
-        extra = 0 if self_rows is None else 1
-        n_query = min(pool.size, k + extra)
-        found = pool[searcher.kneighbors(Xq, n_query)]
-        if self_rows is None:
-            return found[:, :k]
-        valid = found != self_rows[:, None]
-        return _first_valid(found, valid, k)
+        """Search of ``Xq`` among the points ``pool``: exact, or by
+        :class:`GraphPool` when ``approximate``."""
+        searcher = self._pool_searcher(pool, approximate)
+        return pool[searcher.kneighbors(Xq, min(n, pool.size))]
 
     def _pool_searcher(
-        self, mask: np.ndarray, approximate: bool = False
-    ) -> tuple[np.ndarray, "ExactPool"]:
-        """A searcher over the rows in ``mask``, cached per mask and kind.
+        self, pool: np.ndarray, approximate: bool = False
+    ) -> "ExactPool":
+        """A searcher over the points ``pool``, cached per pool and kind.
 
         Scoring new rows in batches asks again and again for the same pool
         (L_red), so its search structure is built once.
         """
-        key = (hashlib.sha1(np.packbits(mask).tobytes()).hexdigest(), approximate)
+        digest = hashlib.sha1(np.ascontiguousarray(pool).tobytes()).hexdigest()
+        key = (digest, approximate)
         with self._lock:
             cached = self._pool_cache.get(key)
             if cached is None:
-                pool = np.flatnonzero(mask)
                 kind = GraphPool if approximate else ExactPool
                 # the last pool of each kind: the filter's rounds ask for many
                 self._pool_cache = {
                     k: v for k, v in self._pool_cache.items() if k[1] != approximate
                 }
-                self._pool_cache[key] = (pool, kind(self._X[pool]))
-                cached = self._pool_cache[key]
+                cached = self._pool_cache[key] = kind(self._X[pool])
         return cached
-
-
-#: Extra candidates the float32 screen of :class:`ExactPool` passes on to the
-#: float64 ranking, so near-ties at the k-th place are ranked in float64.
-_SCREEN_MARGIN = 8
-
-
-class ExactPool:
-    """Exact k-nearest-neighbour search among a fixed pool of rows.
-
-    Two steps per query row:
-
-    1. **Screen** (faiss ``IndexFlatL2``): the ``k + 8`` nearest pool rows by
-       float32 squared distances, computed with BLAS on all cores. This is
-       where the time goes; faiss does it faster than scikit-learn's float64
-       search (``benchmarks/neighbor_query.py``).
-    2. **Rank** (float64): those candidates' distances are computed again as
-       sums of squared differences in float64, and the ``k`` smallest are
-       kept, ties broken by pool position. A row's neighbours therefore do not
-       depend on the other rows of its batch, nor on the number of threads.
-
-    Rows beyond float32's range (after standardising) are searched by
-    scikit-learn in float64 instead: a query row whose float32 distances
-    overflow, or every query when a pool row does.
-
-    Parameters
-    ----------
-    X : ndarray of shape (n_pool, n_features)
-        The pool's encoded rows.
-    """
-
-    def __init__(self, X: np.ndarray) -> None:
-        self._X = np.ascontiguousarray(X, dtype=np.float64)
-        with np.errstate(over="ignore"):
-            X32 = self._X.astype(np.float32)
-        self._index = None
-        if np.isfinite(X32).all():
-            self._index = self._build(X32)
-
-    @staticmethod
-    def _build(X32: np.ndarray):
-        """The float32 screen over the pool: every row compared (flat)."""
-        # lazy: only for the exact search on large data
-        import faiss
-
-        index = faiss.IndexFlatL2(X32.shape[1])
-        index.add(X32)
-        return index
-
-    def _screen(self, Xq32: np.ndarray, n_screen: int) -> np.ndarray:
-        return self._index.search(Xq32, n_screen)[1]
-
-    def __getstate__(self) -> dict:
-        # The faiss index is rebuilt from the rows (cheap) after unpickling.
-        return {"_X": self._X}
-
-    def __setstate__(self, state: dict) -> None:
-        self.__init__(state["_X"])
-
-    def kneighbors(self, Xq: np.ndarray, k: int) -> np.ndarray:
-        """Pool positions of the ``k`` nearest rows of each row of ``Xq``.
-
-        Parameters
-        ----------
-        Xq : ndarray of shape (n_queries, n_features)
-        k : int
-            At most the pool's size.
-
-        Returns
-        -------
-        indices : ndarray of shape (n_queries, k), dtype=intp
-            Nearest first.
-        """
-        Xq = np.ascontiguousarray(Xq, dtype=np.float64)
-        out = np.empty((Xq.shape[0], k), dtype=np.intp)
-        if Xq.shape[0] == 0:
-            return out
-        if self._index is None:
-            overflow = np.ones(Xq.shape[0], dtype=bool)
-        else:
-            n_screen = min(self._X.shape[0], k + _SCREEN_MARGIN)
-            with np.errstate(over="ignore"):
-                Xq32 = Xq.astype(np.float32)
-            cand = self._screen(Xq32, n_screen)
-            overflow = (cand < 0).any(axis=1) | ~np.isfinite(Xq32).all(axis=1)
-        ok = ~overflow
-        if ok.all():
-            out[:] = _rank_candidates(Xq, self._X, cand, k)
-        elif ok.any():
-            out[ok] = _rank_candidates(Xq[ok], self._X, cand[ok], k)
-        if overflow.any():
-            searcher = NearestNeighbors(algorithm="brute").fit(self._X)
-            out[overflow] = searcher.kneighbors(Xq[overflow], k, return_distance=False)
-        return out
-
-
-#: HNSW graph of :class:`GraphPool`: links per row, and the candidate lists
-#: kept while building and searching (faiss's defaults are 32, 40 and 16).
-_HNSW_LINKS = 12
-_HNSW_BUILD_CANDIDATES = 24
-_HNSW_SEARCH_CANDIDATES = 128
-
-#: The same for the ``'hnsw'`` backend's graph over every training row, which
-#: every row walks once: a denser graph (built once, on one thread) lets a
-#: shorter walk reach the same recall (benchmarks/RESULTS.md, section
-#: ``confidence-speed-hnsw``).
-_SELF_GRAPH = {"links": 16, "build_candidates": 40, "search_candidates": 48}
-
-
-class GraphPool(ExactPool):
-    """Approximate k-nearest-neighbour search among a fixed pool of rows.
-
-    As :class:`ExactPool`, but the float32 screen walks a hierarchical
-    navigable small-world graph (faiss's ``IndexHNSWFlat``) instead of
-    comparing every pool row, and the ``k + 8`` rows it returns are ranked in
-    float64 the same way. The graph is built on one thread, rows in pool
-    order, so the same pool gives the same graph; each query's walk depends
-    only on the graph and the query row, not on the other rows of its batch
-    nor on the number of threads. Used for new rows when the index is
-    approximate (large data); its speed and its recall against the exact
-    search are measured in ``benchmarks/apply_neighbors.py`` (0.96 at 1e6
-    rows of 20 features: docs/confidence.md). The ``'hnsw'`` backend also
-    builds its candidate graph with it.
-
-    Parameters
-    ----------
-    X : ndarray of shape (n_pool, n_features)
-        The pool's encoded rows.
-    links, build_candidates, search_candidates : int
-        faiss's ``M``, ``efConstruction`` and ``efSearch`` (at least the
-        number of rows screened).
-    """
-
-    def __init__(
-        self,
-        X: np.ndarray,
-        *,
-        links: int = _HNSW_LINKS,
-        build_candidates: int = _HNSW_BUILD_CANDIDATES,
-        search_candidates: int = _HNSW_SEARCH_CANDIDATES,
-    ) -> None:
-        self._links = links
-        self._build_candidates = build_candidates
-        self._search_candidates = search_candidates
-        super().__init__(X)
-
-    def __getstate__(self) -> dict:
-        return {
-            "_X": self._X,
-            "_links": self._links,
-            "_build_candidates": self._build_candidates,
-            "_search_candidates": self._search_candidates,
-        }
-
-    def __setstate__(self, state: dict) -> None:
-        self.__init__(
-            state["_X"],
-            links=state.get("_links", _HNSW_LINKS),
-            build_candidates=state.get("_build_candidates", _HNSW_BUILD_CANDIDATES),
-            search_candidates=state.get("_search_candidates", _HNSW_SEARCH_CANDIDATES),
-        )
-
-    def _build(self, X32: np.ndarray):
-        # lazy: only for the approximate search on large data
-        import faiss
-
-        index = faiss.IndexHNSWFlat(X32.shape[1], self._links)
-        index.hnsw.efConstruction = self._build_candidates
-        # faiss inserts rows on several threads in an order that varies from
-        # run to run; on one, the graph is the same every time.
-        with one_openmp_thread():
-            index.add(X32)
-        return index
-
-    def _screen(self, Xq32: np.ndarray, n_screen: int) -> np.ndarray:
-        # lazy: faiss is slow to import; only for the approximate search
-        import faiss
-
-        params = faiss.SearchParametersHNSW()
-        params.efSearch = max(self._search_candidates, n_screen)
-        return self._index.search(Xq32, n_screen, params=params)[1]
-
-
-@njit(cache=True, nogil=True)
-def _rank_candidates(Xq, Xp, cand, k):  # pragma: no cover - compiled
-    """Per row, the ``k`` candidates nearest in float64, ties by position."""
-    n, m = cand.shape
-    d = Xq.shape[1]
-    out = np.empty((n, k), dtype=np.intp)
-    dist = np.empty(m)
-    idx = np.empty(m, dtype=np.intp)
-    for i in range(n):
-        for j in range(m):
-            c = cand[i, j]
-            s = 0.0
-            for f in range(d):
-                t = Xq[i, f] - Xp[c, f]
-                s += t * t
-            # insertion into (dist, idx), ordered by distance then position
-            p = j
-            while p > 0 and (dist[p - 1] > s or (dist[p - 1] == s and idx[p - 1] > c)):
-                dist[p] = dist[p - 1]
-                idx[p] = idx[p - 1]
-                p -= 1
-            dist[p] = s
-            idx[p] = c
-        for j in range(k):
-            out[i, j] = idx[j]
-    return out

@@ -45,16 +45,52 @@ def test_small_data_never_imports_pynndescent():
     assert out.stdout.strip() == "False"
 
 
-def test_training_neighbors_exclude_self_and_respect_mask():
+def _which_rows(counts: np.ndarray) -> list[list[int]]:
+    """Rows counted per answer, when every row is its own class."""
+    return [np.flatnonzero(row).tolist() for row in counts]
+
+
+def test_training_label_counts_exclude_self_and_respect_mask():
+    # Every row its own class, so the counts say which rows were taken.
     X = np.arange(20, dtype=float)[:, None]
     index = NeighborIndex(X, n_candidates=3, algorithm="exact")
     mask = np.ones(20, bool)
     mask[::2] = False  # only odd rows may be neighbours
-    nbrs = index.training_neighbors(mask, 2)
-    assert np.all(mask[nbrs])
-    assert not np.any(nbrs == np.arange(20)[:, None])
-    np.testing.assert_array_equal(np.sort(nbrs[5]), [3, 7])
-    np.testing.assert_array_equal(np.sort(nbrs[4]), [3, 5])
+    codes = np.arange(20)
+    counts = index.training_label_counts(mask, 2, codes, 20)
+    rows = _which_rows(counts)
+    assert all(mask[r].all() and i not in r for i, r in enumerate(rows))
+    assert rows[5] == [3, 7] and rows[4] == [3, 5]
+    np.testing.assert_allclose(counts.sum(axis=1), 2.0)
+    # k = 1: row 4 is as near to 3 as to 5, and they share the place; row 19,
+    # at the end, has 17 alone at its nearest distance
+    one = index.training_label_counts(mask, 1, codes, 20)
+    np.testing.assert_allclose(one[4, [3, 5]], [0.5, 0.5])
+    np.testing.assert_allclose(one[19, 17], 1.0)
+
+
+def test_a_tie_beyond_the_candidate_lists_is_searched_in_full():
+    # Row 0 at the centre of a ring of 30 rows at one distance (10 of one
+    # label, 20 of the other), with three candidates per point: the ring is
+    # counted whole, by a longer search, and its labels share the places.
+    angles = np.linspace(0, 2 * np.pi, 30, endpoint=False)
+    ring = np.c_[np.cos(angles), np.sin(angles)]
+    X = np.r_[[[0.0, 0.0]], ring]
+    codes = np.r_[0, np.tile([0, 1, 1], 10)]
+    index = NeighborIndex(X, n_candidates=3, algorithm="exact")
+    counts = index.training_label_counts(np.ones(31, bool), 5, codes, 2)
+    np.testing.assert_allclose(counts[0], [5 / 3, 10 / 3], rtol=1e-9)
+    # the same for a new row at the centre, and for the centre again
+    new = index.query_label_counts(np.zeros((1, 2)), np.ones(31, bool), 5, codes, 2)
+    np.testing.assert_allclose(new[0], [1 + 4 / 3, 8 / 3], rtol=1e-9)
+
+
+def test_repeated_rows_are_one_point():
+    X = np.array([[0.0], [1.0], [0.0], [-0.0], [2.0], [1.0]])
+    index = NeighborIndex(X, n_candidates=5, algorithm="exact")
+    np.testing.assert_array_equal(index.point_of, [0, 1, 0, 0, 2, 1])
+    np.testing.assert_array_equal(index.first_rows, [0, 1, 4])
+    assert index.n_points == 3 and index.candidates.shape == (3, 3)
 
 
 @pytest.mark.slow
@@ -231,11 +267,13 @@ def test_hnsw_backend_answers_new_rows_from_l_red_after_pickling():
     # training rows short of surviving candidates are searched exactly
     few = np.zeros(3000, bool)
     few[::50] = True
-    nbrs = index.training_neighbors(few, 3)
-    assert few[nbrs].all() and not (nbrs == np.arange(3000)[:, None]).any()
+    rows, codes = np.arange(0, 3000, 7), np.arange(3000)
+    counts = index.training_label_counts(few, 3, codes, 3000, rows=rows)
+    taken = _which_rows(counts)
+    assert all(few[r].all() and i not in r for i, r in zip(rows, taken, strict=True))
     reference = NeighborIndex(X, n_candidates=12, algorithm="exact")
     np.testing.assert_array_equal(
-        np.sort(nbrs, axis=1), np.sort(reference.training_neighbors(few, 3), axis=1)
+        counts, reference.training_label_counts(few, 3, codes, 3000, rows=rows)
     )
 
 
