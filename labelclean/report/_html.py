@@ -50,7 +50,10 @@ DESCRIPTIONS = {
     "model_probability": (
         "The final model's out-of-sample probability of the observed label."
     ),
-    "neighbor_label_counts": "Labels of the row's nearest neighbours, counted.",
+    "neighbor_label_counts": (
+        "Labels of the row's nearest neighbours, counted; rows tied at the "
+        "last distance share the places left (fractions)."
+    ),
     "suspicion": (
         "The calibrated probability that the observed label is wrong "
         "(noise_probability) where the run has it, else 1 - the mean of the "

@@ -661,3 +661,22 @@ def test_new_rows_are_judged_like_the_training_rows(monkeypatch):
     monkeypatch.setattr(decisions_module, "new_row_joint", lambda Q, n, gate: Q)
     missed = f1_score(flip_new, cleaner.audit(X_new, y_new)["decision"] != "kept")
     assert missed < run - 0.05
+
+
+def test_the_audits_neighbour_evidence_does_not_depend_on_row_order():
+    # Whole blocks of identical rows with both labels (coded answers): the
+    # neighbour evidence a user reads in the audit must be the same for every
+    # row in any order of the rows (it followed the order before).
+    rng = np.random.RandomState(0)
+    points = rng.randint(0, 4, size=(40, 3)).astype(float)
+    X = pd.DataFrame(np.repeat(points, 6, axis=0), columns=["q1", "q2", "q3"])
+    y = np.where(rng.rand(X.shape[0]) < 0.3 + 0.1 * X["q1"], "yes", "no")
+    perm = rng.permutation(X.shape[0])
+    first = LabelCleaner(random_state=0).fit(X, y).audit_
+    again = LabelCleaner(random_state=0).fit(X.iloc[perm], y[perm]).audit_
+    again = again.set_axis(perm).sort_index()
+    np.testing.assert_allclose(first["confidence"], again["confidence"], atol=1e-12)
+    assert first["neighbor_label_counts"].tolist() == (
+        again["neighbor_label_counts"].tolist()
+    )
+    assert any("." in s for s in first["neighbor_label_counts"])  # shares

@@ -27,3 +27,12 @@ def test_neighbor_counts_json_matches_row_loop(classes, global_random_seed):
     got = neighbor_counts_json(counts, classes)
     assert got.tolist() == _reference_json(counts, classes)
     assert neighbor_counts_json(counts[:0], classes).tolist() == []
+
+
+def test_neighbor_counts_json_keeps_shares_of_tied_rows():
+    # Rows tied at the k-th distance share the places left: fractions, two
+    # decimals; whole counts stay integers.
+    counts = np.array([[50 / 11, 60 / 11], [10.0, 0.0], [2.5, 7.5]])
+    got = [json.loads(s) for s in neighbor_counts_json(counts, np.array(["a", "b"]))]
+    assert got == [{"a": 4.55, "b": 5.45}, {"a": 10}, {"a": 2.5, "b": 7.5}]
+    assert isinstance(got[1]["a"], int)

@@ -296,3 +296,30 @@ def test_a_fitted_confidence_keeps_no_search_structure_of_its_training_rows(
     exact = np.flatnonzero(kept)[ExactPool(index._X[kept]).kneighbors(new, k)]
     found = index.query(new, kept, k)
     assert _recall(found, exact) > (0.999 if algorithm == "exact" else 0.95)
+
+
+def test_an_index_stored_before_points_is_rebuilt_on_loading():
+    # Model files written before the search ran over distinct points hold
+    # the rows and a graph over rows; loading rebuilds the index from them.
+    X = np.repeat(np.arange(12, dtype=float)[:, None], 2, axis=0)
+    fresh = NeighborIndex(X, n_candidates=4, algorithm="exact")
+    old = {
+        "n_samples": 24,
+        "algorithm": "exact",
+        "random_state": None,
+        "n_jobs": None,
+        "n_candidates": 4,
+        "_X": X,
+        "candidates": np.zeros((24, 5), dtype=np.int32),
+        "_pool_cache": {},
+    }
+    loaded = NeighborIndex.__new__(NeighborIndex)
+    loaded.__setstate__(old)
+    np.testing.assert_array_equal(loaded.point_of, fresh.point_of)
+    np.testing.assert_array_equal(loaded.candidates, fresh.candidates)
+    codes = np.arange(24) % 3
+    mask = np.ones(24, bool)
+    np.testing.assert_array_equal(
+        loaded.training_label_counts(mask, 3, codes, 3),
+        fresh.training_label_counts(mask, 3, codes, 3),
+    )
