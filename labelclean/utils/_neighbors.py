@@ -324,11 +324,11 @@ class NeighborIndex:
         per_point = self.point_counts(allowed, codes, n_classes)
         points = self.point_of[rows]
         self_code = np.where(allowed[rows], codes[rows], -1)
-        cand, dist, scale = ranked_candidates(
+        cand, dist, norm = ranked_candidates(
             self._X[points], self._X, self.candidates[points]
         )
         counts, taken, _ = tier_counts(
-            cand, dist, scale, per_point, points, self_code, k, True
+            cand, dist, norm, per_point, points, self_code, k, True
         )
         return counts, taken
 
@@ -341,10 +341,10 @@ class NeighborIndex:
         """
         if pool is None:
             pool = np.flatnonzero(per_point.sum(axis=1) > 0)
-        cand, dist, scale = ranked_candidates(Xq, self._X, cand)
+        cand, dist, norm = ranked_candidates(Xq, self._X, cand)
         exhaustive = cand.shape[1] >= self.n_points
         counts, _, complete = tier_counts(
-            cand, dist, scale, per_point, self_points, self_code, k, exhaustive
+            cand, dist, norm, per_point, self_points, self_code, k, exhaustive
         )
         todo = np.flatnonzero(~complete)
         n_list, rounds = cand.shape[1], 0
@@ -352,11 +352,11 @@ class NeighborIndex:
         while todo.size:
             n_list = min(pool.size, max(2 * n_list, k + CANDIDATE_MARGIN))
             found = self._resolve(Xq[todo], pool, n_list, training, exact=rounds > 0)
-            cand, dist, scale = ranked_candidates(Xq[todo], self._X, found)
+            cand, dist, norm = ranked_candidates(Xq[todo], self._X, found)
             counts[todo], _, complete = tier_counts(
                 cand,
                 dist,
-                scale,
+                norm,
                 per_point,
                 self_points[todo],
                 self_code[todo],

@@ -23,23 +23,23 @@ import pandas as pd
 from numba import njit
 
 __all__ = [
-    "TIE_ABSOLUTE",
     "TIE_TOLERANCE",
     "distinct_points",
     "ranked_candidates",
     "tier_counts",
 ]
 
-#: Squared distances that differ by less than this share, plus
-#: :data:`TIE_ABSOLUTE` times 1 + the query row's squared norm, are one
-#: distance. The candidates come from a float32 screen, whose squared
-#: distances carry rounding of about 1e-7 of the squared norms: rows it
-#: cannot order must not be ordered later by float64 digits it never looked
-#: at (rows whose encoded features differ below float32's resolution, such as
-#: a heavy-tailed column's tiny values after standardising, whose last bits
-#: follow the order in which the scaler summed the rows).
+#: Width of a tie, T: squared distances from a row q within
+#: ``T * d + T * sqrt(d) * |q| + (T * |q|)**2`` of a tier's first distance d
+#: are one distance. The candidates come from a float32 screen, and float32
+#: coordinates (rounded by up to e = 6e-8 of their size) move a squared
+#: distance by up to about ``4 * e * sqrt(d) * |q| + 4 * (e * |q|)**2``; T,
+#: some 16 e, is wider than that: rows the screen cannot order must not be
+#: ordered later by float64 digits it never looked at, such as rows whose
+#: encoded features differ below float32's resolution (a heavy-tailed
+#: column's tiny values after standardising, whose last bits follow the
+#: order in which the scaler summed the rows).
 TIE_TOLERANCE = 1e-6
-TIE_ABSOLUTE = 1e-6
 
 
 def distinct_points(X: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -100,8 +100,8 @@ def ranked_candidates(
     Xq: np.ndarray, points: np.ndarray, cand: np.ndarray
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Candidates ordered by float64 distance (then by point), their
-    distances (entries -1 last), and each row's tie scale (1 + squared norm)
-    for :func:`tier_counts`."""
+    distances (entries -1 last), and each row's norm (for
+    :func:`tier_counts`)."""
     cand = np.ascontiguousarray(cand, dtype=np.intp)
     dist = _distances(
         np.ascontiguousarray(Xq, dtype=np.float64),
@@ -109,17 +109,17 @@ def ranked_candidates(
         cand,
     )
     order = np.lexsort((cand, dist), axis=1) if cand.size else cand
-    scale = 1.0 + (np.asarray(Xq, dtype=np.float64) ** 2).sum(axis=1)
+    norm = np.sqrt((np.asarray(Xq, dtype=np.float64) ** 2).sum(axis=1))
     return (
         np.take_along_axis(cand, order, axis=1),
         np.take_along_axis(dist, order, axis=1),
-        scale,
+        norm,
     )
 
 
 @njit(cache=True, nogil=True)
 def tier_counts(
-    cand, dist, scale, point_counts, self_point, self_code, k, exhaustive
+    cand, dist, norm, point_counts, self_point, self_code, k, exhaustive
 ):  # pragma: no cover - compiled
     """Labels of each row's ``k`` nearest rows, the tier of the k-th shared.
 
@@ -128,8 +128,8 @@ def tier_counts(
     cand, dist : ndarray of shape (n_rows, n_places)
         Candidate points ordered by distance, and their squared distances
         (-1 and +inf after the last).
-    scale : ndarray of shape (n_rows,)
-        1 + each row's squared norm (the absolute part of a tie's width).
+    norm : ndarray of shape (n_rows,)
+        Each row's norm (part of a tie's width, :data:`TIE_TOLERANCE`).
     point_counts : ndarray of shape (n_points, n_classes)
         Rows allowed as neighbours, per point and class.
     self_point, self_code : ndarray of shape (n_rows,)
@@ -160,7 +160,9 @@ def tier_counts(
         j = 0
         known = True
         while left > 0 and j < m and cand[r, j] >= 0:
-            limit = dist[r, j] * (1.0 + TIE_TOLERANCE) + TIE_ABSOLUTE * scale[r]
+            first = dist[r, j]
+            width = first + np.sqrt(first) * norm[r] + TIE_TOLERANCE * norm[r] ** 2
+            limit = first + TIE_TOLERANCE * width
             tier[:] = 0.0
             end = j
             while end < m and cand[r, end] >= 0 and dist[r, end] <= limit:
