@@ -89,6 +89,10 @@ APPROXIMATE_MIN_SAMPLES = 350_000
 _BRUTE_FORCE_MAX_QUERIES = 2_000
 
 
+#: Rows whose candidate lists are ranked at once (each holds a float64
+#: distance per candidate: 20 MB per chunk with 19 candidates).
+_CHUNK_ROWS = 1 << 17
+
 #: Extra candidates kept per row beyond the largest neighbourhood, so that
 #: the noise filter's later rounds rarely need a new search.
 CANDIDATE_MARGIN = 8
@@ -280,11 +284,25 @@ class NeighborIndex:
         """
         rows = np.arange(self.n_samples) if rows is None else rows
         per_point = self.point_counts(mask, codes, n_classes)
-        points = self.point_of[rows]
-        self_code = np.where(mask[rows], codes[rows], -1)
-        return self._tiered(
-            self._X[points], self.candidates[points], per_point, points, self_code, k
-        )
+        pool = np.flatnonzero(per_point.sum(axis=1) > 0)
+        parts = []
+        # In chunks: the ranked lists hold a float64 distance per candidate.
+        for start in range(0, rows.size, _CHUNK_ROWS):
+            chunk = rows[start : start + _CHUNK_ROWS]
+            points = self.point_of[chunk]
+            self_code = np.where(mask[chunk], codes[chunk], -1)
+            parts.append(
+                self._tiered(
+                    self._X[points],
+                    self.candidates[points],
+                    per_point,
+                    points,
+                    self_code,
+                    k,
+                    pool=pool,
+                )
+            )
+        return np.concatenate(parts) if parts else np.zeros((0, n_classes))
 
     def query_label_counts(
         self,
@@ -322,14 +340,18 @@ class NeighborIndex:
             Places filled per row (at most ``k``).
         """
         per_point = self.point_counts(allowed, codes, n_classes)
-        points = self.point_of[rows]
-        self_code = np.where(allowed[rows], codes[rows], -1)
-        cand, dist, norm = ranked_candidates(
-            self._X[points], self._X, self.candidates[points]
-        )
-        counts, taken, _ = tier_counts(
-            cand, dist, norm, per_point, points, self_code, k, True
-        )
+        counts = np.zeros((rows.size, n_classes))
+        taken = np.zeros(rows.size)
+        for start in range(0, rows.size, _CHUNK_ROWS):
+            part = slice(start, start + _CHUNK_ROWS)
+            points = self.point_of[rows[part]]
+            self_code = np.where(allowed[rows[part]], codes[rows[part]], -1)
+            cand, dist, norm = ranked_candidates(
+                self._X[points], self._X, self.candidates[points]
+            )
+            counts[part], taken[part], _ = tier_counts(
+                cand, dist, norm, per_point, points, self_code, k, True
+            )
         return counts, taken
 
     def _tiered(self, Xq, cand, per_point, self_points, self_code, k, pool=None):

@@ -323,3 +323,24 @@ def test_an_index_stored_before_points_is_rebuilt_on_loading():
         loaded.training_label_counts(mask, 3, codes, 3),
         fresh.training_label_counts(mask, 3, codes, 3),
     )
+
+
+def test_counts_in_chunks_are_the_counts_at_once(monkeypatch):
+    # Large fits rank their candidate lists in chunks of rows: the same counts.
+    from labelclean.utils import _neighbors
+
+    rng = np.random.RandomState(0)
+    X = rng.randint(0, 3, size=(300, 3)).astype(float)
+    codes = rng.randint(0, 3, size=300)
+    mask = rng.rand(300) < 0.8
+    index = NeighborIndex(X, n_candidates=8, algorithm="exact")
+    whole = index.training_label_counts(mask, 5, codes, 3)
+    blind = index.candidate_label_counts(mask, np.arange(300), 5, codes, 3)
+    monkeypatch.setattr(_neighbors, "_CHUNK_ROWS", 7)
+    np.testing.assert_array_equal(index.training_label_counts(mask, 5, codes, 3), whole)
+    for got, expected in zip(
+        index.candidate_label_counts(mask, np.arange(300), 5, codes, 3),
+        blind,
+        strict=True,
+    ):
+        np.testing.assert_array_equal(got, expected)
