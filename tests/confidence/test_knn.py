@@ -211,6 +211,19 @@ def test_deterministic(global_random_seed):
     np.testing.assert_array_equal(a.confidence_, b.confidence_)
 
 
+def _fit_in_two_orders(X, n_classes, k, rng):
+    """KNNConfidence (exact) on ``X`` with random labels, in the given order
+    and in a random one: both fits and the permutation."""
+    y = rng.randint(n_classes, size=X.shape[0])
+    y[:n_classes] = np.arange(n_classes)  # every class present
+    perm = rng.permutation(X.shape[0])
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", UserWarning)
+        a = KNNConfidence(n_neighbors=k, algorithm="exact").fit(X, y)
+        b = KNNConfidence(n_neighbors=k, algorithm="exact").fit(X[perm], y[perm])
+    return a, b, perm
+
+
 @settings(max_examples=200, deadline=None)
 @given(
     seed=st.integers(0, 2**31 - 1),
@@ -221,13 +234,7 @@ def test_deterministic(global_random_seed):
 def test_property_scores_in_range_and_permutation_equivariant(seed, n, n_classes, k):
     rng = np.random.RandomState(seed)
     X = rng.normal(size=(n, 3))
-    y = rng.randint(n_classes, size=n)
-    y[:n_classes] = np.arange(n_classes)  # every class present
-    perm = rng.permutation(n)
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", UserWarning)
-        a = KNNConfidence(n_neighbors=k, algorithm="exact").fit(X, y)
-        b = KNNConfidence(n_neighbors=k, algorithm="exact").fit(X[perm], y[perm])
+    a, b, perm = _fit_in_two_orders(X, n_classes, k, rng)
     assert np.all((a.confidence_ >= 0) & (a.confidence_ <= 1))
     assert a.in_reduced_set_.sum() >= 1
     np.testing.assert_allclose(a.confidence_[perm], b.confidence_)
@@ -364,13 +371,7 @@ def test_property_tied_rows_do_not_depend_on_row_order(seed, n_points, n_classes
     rng = np.random.RandomState(seed)
     points = rng.randint(0, 3, size=(n_points, 3)).astype(float)
     X = np.repeat(points, rng.randint(1, 9, size=n_points), axis=0)
-    y = rng.randint(n_classes, size=X.shape[0])
-    y[:n_classes] = np.arange(n_classes)
-    perm = rng.permutation(X.shape[0])
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", UserWarning)
-        a = KNNConfidence(n_neighbors=k, algorithm="exact").fit(X, y)
-        b = KNNConfidence(n_neighbors=k, algorithm="exact").fit(X[perm], y[perm])
+    a, b, perm = _fit_in_two_orders(X, n_classes, k, rng)
     np.testing.assert_array_equal(a.removal_round_[perm], b.removal_round_)
     np.testing.assert_allclose(a.confidence_[perm], b.confidence_, atol=1e-12)
     np.testing.assert_allclose(
