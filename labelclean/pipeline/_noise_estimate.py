@@ -13,8 +13,8 @@ here.
 
 import numpy as np
 from scipy.optimize import minimize_scalar
-from scipy.special import betaincinv
 
+from labelclean.pipeline._anchor import anchor_disagreement
 from labelclean.pipeline._predictability import (
     LOW_PREDICTABILITY_KAPPA,
     NOISE_CORRECTED_KAPPA,
@@ -30,6 +30,7 @@ __all__ = [
     "LOW_PREDICTABILITY_KAPPA",
     "NOISE_CORRECTED_KAPPA",
     "SLIGHT_AGREEMENT_KAPPA",
+    "anchor_disagreement",
     "cap_level",
     "class_gate",
     "cohen_kappa",
@@ -55,14 +56,6 @@ __all__ = [
     "temper",
     "transition_matrix",
 ]
-
-#: Shares of the rows, most confident first, whose labels measure the noise
-#: where the classes are pure (the smallest group has ``_ANCHOR_MIN_ROWS``).
-_ANCHOR_SHARES = (0.02, 0.05, 0.1, 0.2)
-_ANCHOR_MIN_ROWS = 20
-#: One-sided level of the anchor cap's upper confidence limit (Bonferroni
-#: over the shares).
-_ANCHOR_ALPHA = 0.05
 
 
 def combine_evidence(confidence_proba: np.ndarray, model_proba: np.ndarray):
@@ -148,66 +141,6 @@ def _mixture_bound(P, codes, sources, source_noise=None) -> np.ndarray:
         a = a + 2.0 * np.sqrt(a * (1.0 - a) / own.size) + 1.0 / own.size
         bound[label] = float(np.min(a / np.maximum(b, 1e-12)))
     return np.clip(bound, 0.0, 1.0)
-
-
-def anchor_disagreement(
-    P: np.ndarray, codes: np.ndarray, blind: np.ndarray | None = None
-) -> dict[str, float]:
-    """Share of labels that disagree with the evidence among its surest rows.
-
-    For each share in :data:`_ANCHOR_SHARES` of the rows, ranked by their
-    highest class probability, the share of those rows whose label is not
-    the most probable class.
-
-    ``blind``: evidence blind to each row's own label
-    (:func:`label_blind_evidence`), read the same way. ``P``'s surest rows
-    hold too few wrong labels; ``blind``'s are less sure, so they hold more
-    of the classes' overlap and their limits are wider. Only the upper limit,
-    the most noise the data admit, takes the second reading: it is raised to
-    ``blind``'s share where that share exceeds it (the wrong labels ``P``
-    hid were then measured, not merely admitted by a wider limit); the
-    share, its lower limit and the excess, which must not count overlap as
-    noise, are ``P``'s (docs/decisions.md, *The surest rows are chosen blind
-    to their own labels*).
-
-    Returns
-    -------
-    anchor : dict
-        ``share``: the smallest such share; ``lower_limit`` and
-        ``upper_limit``: the smallest one-sided Clopper–Pearson limits
-        (:data:`_ANCHOR_ALPHA` each, Bonferroni over the shares);
-        ``beyond_evidence``: the smallest excess of the share over the
-        disagreement the evidence itself expects there (the mean of one minus
-        the highest probability), at least 0. A share the evidence expects is
-        overlap; only the excess points to wrong labels.
-    """
-    if blind is not None:
-        out = anchor_disagreement(P, codes)
-        measured = anchor_disagreement(blind, codes)["share"]
-        return {**out, "upper_limit": max(out["upper_limit"], measured)}
-    n = codes.shape[0]
-    top = P.max(axis=1)
-    predicted = np.argmax(P, axis=1)
-    order = np.argsort(-top, kind="stable")
-    lower, point, upper, excess = 1.0, 1.0, 1.0, 1.0
-    alpha = _ANCHOR_ALPHA / len(_ANCHOR_SHARES)
-    for share in _ANCHOR_SHARES:
-        m = max(_ANCHOR_MIN_ROWS, int(np.ceil(share * n)))
-        if m > n:
-            break
-        rows = order[:m]
-        k = int(np.count_nonzero(codes[rows] != predicted[rows]))
-        point = min(point, k / m)
-        excess = min(excess, k / m - float(np.mean(1.0 - top[rows])))
-        lower = min(lower, float(betaincinv(k, m - k + 1, alpha)) if k else 0.0)
-        if k < m:
-            upper = min(upper, float(betaincinv(k + 1, m - k, 1.0 - alpha)))
-    return {
-        "lower_limit": min(lower, point),
-        "share": point,
-        "upper_limit": upper,
-        "beyond_evidence": max(0.0, min(excess, point)),
-    }
 
 
 def class_gate(P, codes, anchor, predictable):

@@ -629,6 +629,32 @@ def test_clean_labels_at_moderate_agreement_keep_the_noise_at_the_surest_rows_sh
     assert (audit["decision"] != "kept").mean() >= 0.08
 
 
+def test_the_surest_rows_tied_across_a_groups_edge_are_shared_by_their_labels():
+    # 10 sure rows that agree with their labels, then a block of 30 identical
+    # rows (one probability) that mixes labels, 6 of 30 against the evidence,
+    # then 160 unsure rows: the first group (20 rows) ends inside the block.
+    # Ranked by position, the block's first 10 rows decided its reading: 0
+    # or 6 disagreements of 20 as the rows came. Shared out, it is 10 places
+    # at 6 / 30, 2 of 20, in any order; and the fit's calibration with it.
+    rng = np.random.RandomState(0)
+    P = np.vstack(
+        [np.tile([0.99, 0.01], (10, 1)), np.tile([0.95, 0.05], (30, 1)),
+         np.column_stack([np.linspace(0.9, 0.5, 160), np.linspace(0.1, 0.5, 160)])]
+    )  # fmt: skip
+    codes = np.r_[np.zeros(10, int), np.ones(6, int), np.zeros(24, int),
+                  (rng.rand(160) < np.linspace(0.1, 0.5, 160)).astype(int)]  # fmt: skip
+    first = calibrate(Evidence(codes, P, P)).summary
+    for order in (np.r_[np.arange(10), np.arange(39, 9, -1), np.arange(40, 200)],
+                  rng.permutation(200)):  # fmt: skip
+        assert (
+            anchor_disagreement(P[order], codes[order]) == first["anchor_disagreement"]
+        )
+        summary = calibrate(Evidence(codes[order], P[order], P[order])).summary
+        for key in ("anchor_disagreement", "noise_rate", "flag_threshold", "flagged"):
+            assert summary[key] == pytest.approx(first[key], rel=1e-12)
+    assert first["anchor_disagreement"]["share"] == pytest.approx(2 / 20)
+
+
 def test_anchor_disagreement_measures_noise_on_the_surest_rows():
     rng = np.random.RandomState(0)
     n = 5000
@@ -858,10 +884,12 @@ def test_the_share_check_does_not_cut_flags_the_known_flips_find_precise(
 
 def test_corrections_hold_at_the_least_noise_the_surest_rows_admit():
     # No label is wrong. The evidence is sure of 100 rows (one disagrees with
-    # its label) and contradicts 40 others; confident learning counts more
-    # noise than the surest rows' upper limit, so the noise is set at that
-    # limit and the 40 rows' labels look wrong at a posterior of 0.98. The
-    # surest rows admit almost no noise (lower limit 0.0005): a correction,
+    # its label, the surest of all: tied with the others, it would count
+    # for 1 / 101 of each group's first places) and contradicts 40 others;
+    # confident learning counts more noise than the surest rows' upper
+    # limit, so the noise is set at that limit and the 40 rows' labels look
+    # wrong at a posterior of 0.98. The surest rows admit almost no noise
+    # (lower limit 0.0002): a correction,
     # which rewrites a label, must hold there too, so the rows are discarded,
     # not relabelled (on anes96's own labels: 32 corrections, all wrong,
     # before this check; docs/decisions.md).
@@ -869,7 +897,7 @@ def test_corrections_hold_at_the_least_noise_the_surest_rows_admit():
     codes = rng.integers(0, 2, 560)
     p = np.r_[np.full(100, 0.999), np.full(40, 0.003),
               rng.uniform(0.6, 0.9, 300), rng.uniform(0.4, 0.6, 120)]  # fmt: skip
-    p[0] = 0.001
+    p[0] = 0.0005
     P = np.where(codes[:, None] == np.arange(2), p[:, None], 1 - p[:, None])
     evidence = Evidence(codes, P, P, None)
     calibration = calibrate(evidence, random_state=0)

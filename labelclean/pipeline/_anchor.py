@@ -1,0 +1,98 @@
+"""The surest rows' labels: how many disagree with the evidence.
+
+Step 2 of the calibration (``docs/decisions.md``, "Calibrated decisions")
+caps confident learning's noise count by the disagreement of the labels of
+the rows the evidence is surest of, the anchor points of Liu and Tao (TPAMI
+2016) and Patrini et al. (CVPR 2017): where the classes are pure there, a
+label that disagrees with the most probable class is wrong.
+"""
+
+import numpy as np
+from scipy.special import betaincinv
+
+__all__ = ["anchor_disagreement"]
+
+#: Shares of the rows, most confident first, whose labels measure the noise
+#: where the classes are pure (the smallest group has ``_ANCHOR_MIN_ROWS``).
+_ANCHOR_SHARES = (0.02, 0.05, 0.1, 0.2)
+_ANCHOR_MIN_ROWS = 20
+#: One-sided level of the anchor cap's upper confidence limit (Bonferroni
+#: over the shares).
+_ANCHOR_ALPHA = 0.05
+
+
+def anchor_disagreement(
+    P: np.ndarray, codes: np.ndarray, blind: np.ndarray | None = None
+) -> dict[str, float]:
+    """Share of labels that disagree with the evidence among its surest rows.
+
+    For each share in :data:`_ANCHOR_SHARES` of the rows, ranked by their
+    highest class probability, the share of those rows whose label is not
+    the most probable class; rows tied in that probability across a group's
+    edge are shared out by their labels (:func:`_disagreements_in_first`).
+
+    ``blind``: evidence blind to each row's own label
+    (:func:`~labelclean.pipeline._noise_estimate.label_blind_evidence`), read
+    the same way. ``P``'s surest rows
+    hold too few wrong labels; ``blind``'s are less sure, so they hold more
+    of the classes' overlap and their limits are wider. Only the upper limit,
+    the most noise the data admit, takes the second reading: it is raised to
+    ``blind``'s share where that share exceeds it (the wrong labels ``P``
+    hid were then measured, not merely admitted by a wider limit); the
+    share, its lower limit and the excess, which must not count overlap as
+    noise, are ``P``'s (docs/decisions.md, *The surest rows are chosen blind
+    to their own labels*).
+
+    Returns
+    -------
+    anchor : dict
+        ``share``: the smallest such share; ``lower_limit`` and
+        ``upper_limit``: the smallest one-sided Clopper–Pearson limits
+        (:data:`_ANCHOR_ALPHA` each, Bonferroni over the shares);
+        ``beyond_evidence``: the smallest excess of the share over the
+        disagreement the evidence itself expects there (the mean of one minus
+        the highest probability), at least 0. A share the evidence expects is
+        overlap; only the excess points to wrong labels.
+    """
+    if blind is not None:
+        out = anchor_disagreement(P, codes)
+        measured = anchor_disagreement(blind, codes)["share"]
+        return {**out, "upper_limit": max(out["upper_limit"], measured)}
+    n = codes.shape[0]
+    order = np.argsort(-P.max(axis=1), kind="stable")
+    top = P.max(axis=1)[order]
+    disagree = np.r_[0.0, np.cumsum(codes[order] != np.argmax(P, axis=1)[order])]
+    lower, point, upper, excess = 1.0, 1.0, 1.0, 1.0
+    alpha = _ANCHOR_ALPHA / len(_ANCHOR_SHARES)
+    for share in _ANCHOR_SHARES:
+        m = max(_ANCHOR_MIN_ROWS, int(np.ceil(share * n)))
+        if m > n:
+            break
+        k = _disagreements_in_first(disagree, top, m)
+        point = min(point, k / m)
+        excess = min(excess, k / m - float(np.mean(1.0 - top[:m])))
+        lower = min(lower, float(betaincinv(k, m - k + 1, alpha)) if k else 0.0)
+        if k < m:
+            upper = min(upper, float(betaincinv(k + 1, m - k, 1.0 - alpha)))
+    return {
+        "lower_limit": min(lower, point),
+        "share": point,
+        "upper_limit": upper,
+        "beyond_evidence": max(0.0, min(excess, point)),
+    }
+
+
+def _disagreements_in_first(cumulative, top, m: int) -> float:
+    """Disagreeing labels among the ``m`` surest rows, rows tied in ``top``
+    (sorted, descending) shared out: where the ``m``-th row's tie runs past
+    ``m``, the places left take the tie's share of disagreement (the
+    expected count under a random tie-break), so that the reading does not
+    depend on the order of the rows (identical rows of a block that mixes
+    labels are tied; docs/decisions.md, *The surest rows' ties are shared
+    out*). ``cumulative[i]``: disagreements among the first ``i`` rows."""
+    start = int(np.searchsorted(-top, -top[m - 1], side="left"))
+    end = int(np.searchsorted(-top, -top[m - 1], side="right"))
+    if end == m:
+        return float(cumulative[m])
+    tied = cumulative[end] - cumulative[start]
+    return float(cumulative[start] + (m - start) * tied / (end - start))
