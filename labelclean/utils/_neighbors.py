@@ -46,7 +46,6 @@ calls) runs under it, so batches can be decided on several threads.
 """
 
 import hashlib
-import logging
 import threading
 import warnings
 
@@ -54,8 +53,6 @@ import numpy as np
 
 from labelclean.utils._pools import _SELF_GRAPH, ExactPool, GraphPool
 from labelclean.utils._ties import distinct_points, ranked_candidates, tier_counts
-
-logger = logging.getLogger(__name__)
 
 __all__ = [
     "APPROXIMATE_MIN_SAMPLES",

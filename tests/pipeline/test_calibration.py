@@ -633,9 +633,10 @@ def test_the_surest_rows_tied_across_a_groups_edge_are_shared_by_their_labels():
     # 10 sure rows that agree with their labels, then a block of 30 identical
     # rows (one probability) that mixes labels, 6 of 30 against the evidence,
     # then 160 unsure rows: the first group (20 rows) ends inside the block.
-    # Ranked by position, the block's first 10 rows decided its reading: 0
-    # or 6 disagreements of 20 as the rows came. Shared out, it is 10 places
-    # at 6 / 30, 2 of 20, in any order; and the fit's calibration with it.
+    # Ranked by position, the block's first 10 rows decided its reading (a
+    # share of 0.15 as listed, 0 with the block reversed). Shared out, it
+    # is 10 places at 6 / 30, 2 of 20, in any order; and so is the fit's
+    # calibration.
     rng = np.random.RandomState(0)
     P = np.vstack(
         [np.tile([0.99, 0.01], (10, 1)), np.tile([0.95, 0.05], (30, 1)),
