@@ -33,9 +33,9 @@ def anchor_disagreement(
 
     ``blind``: evidence blind to each row's own label
     (:func:`~labelclean.pipeline._noise_estimate.label_blind_evidence`), read
-    the same way. ``P``'s surest rows
-    hold too few wrong labels; ``blind``'s are less sure, so they hold more
-    of the classes' overlap and their limits are wider. Only the upper limit,
+    the same way. ``P``'s surest rows hold too few wrong labels; ``blind``'s
+    are less sure, so they hold more of the classes' overlap and their
+    limits are wider. Only the upper limit,
     the most noise the data admit, takes the second reading: it is raised to
     ``blind``'s share where that share exceeds it (the wrong labels ``P``
     hid were then measured, not merely admitted by a wider limit); the
