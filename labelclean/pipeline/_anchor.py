@@ -59,9 +59,10 @@ def anchor_disagreement(
         measured = anchor_disagreement(blind, codes)["share"]
         return {**out, "upper_limit": max(out["upper_limit"], measured)}
     n = codes.shape[0]
-    order = np.argsort(-P.max(axis=1), kind="stable")
-    top = P.max(axis=1)[order]
-    disagree = np.r_[0.0, np.cumsum(codes[order] != np.argmax(P, axis=1)[order])]
+    top = P.max(axis=1)
+    order = np.argsort(-top, kind="stable")
+    top = top[order]
+    disagree = np.r_[0.0, np.cumsum(codes[order] != np.argmax(P[order], axis=1))]
     lower, point, upper, excess = 1.0, 1.0, 1.0, 1.0
     alpha = _ANCHOR_ALPHA / len(_ANCHOR_SHARES)
     for share in _ANCHOR_SHARES:
