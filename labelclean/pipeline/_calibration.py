@@ -91,6 +91,7 @@ from labelclean.pipeline._corrections import (
     corrections,
     strength_at_least_noise,
     told_apart,
+    withhold_doubtful,
 )
 from labelclean.pipeline._known_flips import (
     estimates_at,
@@ -312,13 +313,7 @@ def calibrate(
                     target_precision, reading, substantial)  # fmt: skip
     flagged = (r >= threshold) & _unknown(evidence.known, n)
     correction_target = target_precision or DEFAULT_CORRECTION_PRECISION
-    candidate = flagged & agreement(evidence, alternative, require_agreement)
-    candidate &= told_apart(P, codes, alternative, correction_target)
-    withheld = not (moderate and substantial)  # docs/decisions.md, step 5
-    least = strength_at_least_noise(P, codes, alternative, reading)
-    corr_thresholds, pairs, corrected = corrections(
-        (codes, alternative, strength), candidate, correction_target, withheld, least
-    )
+    allowed = moderate and substantial  # docs/decisions.md, step 5
     precision, recall, _ = estimates_at(threshold, tempered, codes, Q, r)
     others, noise_ends = _other_noise_levels(
         P, tempered, codes, Q, r, threshold, (low, anchor, evidence.review, substantial)
@@ -327,8 +322,10 @@ def calibrate(
     noise = 1.0 - float(np.trace(Q))
     noise_interval = estimate_interval(noise, boot["noise_rate"], noise_ends)
     others += estimates_at_noise_ends(P, codes, Q, r, threshold, noise_interval)
-    estimated = correction_estimates((P, tempered), codes, Q, (alternative,
-                    strength, corrected, shrinkage), noise_interval)  # fmt: skip
+    corr_thresholds, pairs, corrected, estimated, doubt = _settle_corrections(
+        evidence, P, (tempered, Q, noise_interval, reading), flagged,
+        correction_target, ((alternative, strength, shrinkage), require_agreement,
+                            allowed))  # fmt: skip
     per_class = 1.0 - np.diag(Q) / np.maximum(Q.sum(axis=1), 1e-300)
     summary = {
         "method": _METHOD,
@@ -354,7 +351,8 @@ def calibrate(
             recall, boot["recall"], [o[1] for o in others], (1 - np.trace(Q)) * n
         ),
         "correction_target": correction_target,
-        "corrections_allowed": not withheld,
+        "corrections_allowed": allowed and doubt is None,
+        "doubtful_correction_precision_interval": doubt,
         "corrections": int(corrected.sum()),
         **estimated,
         "correction_pairs": pairs,
@@ -364,6 +362,35 @@ def calibrate(
         ),
     }
     return Calibration(Q, threshold, corr_thresholds, summary, gate)
+
+
+def _settle_corrections(evidence, P, readings, flagged, target, options):
+    """Step 5: which flagged rows are corrected.
+
+    ``readings``: the tempered evidence, the joint, the noise interval and
+    the predictable reading of the surest rows (None in the cautious one);
+    ``options``: the correction posterior (alternative, strength,
+    shrinkage), whether both stages must agree, and whether the agreement
+    lines allow corrections at all. Returns the per-pair thresholds and
+    summaries, the rows corrected, their estimates, and the precision
+    interval that withheld them (None where they stand,
+    :func:`withhold_doubtful`).
+    """
+    tempered, Q, noise_interval, reading = readings
+    (alternative, strength, shrinkage), require_agreement, allowed = options
+    codes = evidence.codes
+    candidate = flagged & agreement(evidence, alternative, require_agreement)
+    candidate &= told_apart(P, codes, alternative, target)
+    least = strength_at_least_noise(P, codes, alternative, reading)
+    thresholds, pairs, corrected = corrections(
+        (codes, alternative, strength), candidate, target, not allowed, least
+    )
+    estimated = correction_estimates((P, tempered), codes, Q, (alternative,
+                    strength, corrected, shrinkage), noise_interval)  # fmt: skip
+    thresholds, corrected, estimated, doubt = withhold_doubtful(
+        thresholds, pairs, corrected, estimated, target
+    )
+    return thresholds, pairs, corrected, estimated, doubt
 
 
 def _unknown(known, n: int) -> np.ndarray:

@@ -130,8 +130,8 @@ classifier, default='auto'
         reaches it, and a class is corrected into another only where the
         estimated precision of those corrections reaches it. None: the
         operating point of highest estimated F1 among those at least half
-        right (docs/decisions.md, step 4: the floor of r at one half), and
-        corrections at 0.9 (none when the features predict the label poorly).
+        right (step 4), and corrections at 0.9 (none where the features predict
+        the label poorly, or their precision interval reaches below one half).
     correct_threshold : float or None, default=None
         Setting any of the three thresholds replaces the calibrated decisions
         with the fixed rule: probability both the confidence stage and the

@@ -29,6 +29,7 @@ __all__ = [
     "corrections",
     "strength_at_least_noise",
     "told_apart",
+    "withhold_doubtful",
 ]
 
 
@@ -165,6 +166,45 @@ def corrections(posterior, candidate, target, withheld, least=None):
     # evidence tells apart) are corrected, as decide_calibrated does.
     corrected = candidate & (strength >= thresholds[codes, alternative])
     return thresholds, pairs, corrected
+
+
+#: The lowest precision the corrections may be estimated to have at the low
+#: end of their interval: below it, where the noise is at its least the
+#: data admit (or the evidence tempered to the labels), a correction is
+#: more likely wrong than right, and no label is corrected (docs/decisions.md,
+#: *Corrections the data cannot tell from no noise at all*).
+DOUBTFUL_CORRECTION_PRECISION = 0.5
+
+
+def withhold_doubtful(thresholds, pairs, corrected, estimated, target):
+    """Withhold every correction whose estimate cannot rule out that most
+    of them are wrong.
+
+    ``estimated``: :func:`correction_estimates` of the corrections
+    ``corrected``. Where the low end of their precision interval is under
+    :data:`DOUBTFUL_CORRECTION_PRECISION` (under ``target``, the correction
+    target, where a user set it lower; typically because the noise
+    interval reaches 0: the labels admit no wrong label at all, and each
+    corrected row may be the overlap of two classes), the thresholds are
+    set to infinity (new rows are not corrected either), the pairs correct
+    nothing and the rows are discarded instead.
+
+    Returns the thresholds, the rows corrected, the estimates (of no
+    corrections where withheld) and the interval that was too wide (None
+    where the corrections stand).
+    """
+    interval = estimated.get("correction_precision_interval")
+    if interval is None or interval[0] >= min(DOUBTFUL_CORRECTION_PRECISION, target):
+        return thresholds, corrected, estimated, None
+    for pair in pairs:
+        pair["corrected"] = 0
+    withheld = dict.fromkeys(estimated)
+    return (
+        np.full_like(thresholds, np.inf),
+        np.zeros_like(corrected),
+        withheld,
+        [float(v) for v in interval],
+    )
 
 
 def _posterior_of(P, codes, Q, alternative, shrinkage):

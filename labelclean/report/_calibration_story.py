@@ -84,8 +84,22 @@ def _share_reading_text(cal: Mapping[str, Any], pred: Mapping[str, Any]) -> str:
     )
 
 
-def _no_corrections_text(pred: Mapping[str, Any]) -> str:
+def _no_corrections_text(cal: Mapping[str, Any], pred: Mapping[str, Any]) -> str:
     """Why a calibrated run corrected no label."""
+    doubt = cal.get("doubtful_correction_precision_interval")
+    if doubt:
+        noise = (cal.get("noise_rate_interval") or [None])[0] or 0.0
+        least = (
+            "no wrong label at all"
+            if noise < 5e-4
+            else f"as little noise as {pct(noise)}"
+        )
+        return (
+            f"; no label was corrected: the data admit {least}, and at that end "
+            f"the corrections would be right only {pct(doubt[0])} of the time, "
+            "more likely wrong than right, so their rows were discarded rather "
+            "than relabelled."
+        )
     if pred.get("low") or pred.get("kappa") is None:
         return (
             "; no label was corrected, as the features predict the label too "
@@ -179,7 +193,7 @@ def calibration_story(run: Mapping[str, Any]) -> list[str]:
                     f"{pct(cal['correction_target'])} for their pair of classes"
                     + _corrections_made_text(cal)
                     if cal.get("corrections_allowed", True)
-                    else _no_corrections_text(pred)
+                    else _no_corrections_text(cal, pred)
                 )
             )
         elif not (pred.get("slight") or pred.get("fair")):

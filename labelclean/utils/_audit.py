@@ -57,8 +57,9 @@ DECISION_REASONS = {
         "the label is likely wrong, but the other class is not probable enough "
         "to relabel it (for this row, for corrections between these two classes "
         "on this data, because the evidence cannot tell it from a third "
-        "class, or because the evidence agrees with the labels too little to "
-        "rewrite any), so the row is discarded"
+        "class, because the evidence agrees with the labels too little to "
+        "rewrite any, or because the data cannot rule out that the labels hold "
+        "no wrong label at all), so the row is discarded"
     ),
     "missing_label": (
         "the row has no label, so there is nothing to check or to train on; "

@@ -1,0 +1,123 @@
+"""Corrections the data cannot tell from no noise at all are withheld.
+
+Two overlapping classes with every label right: a few rows of one class sit
+deep in the other's region, and the evidence takes them for wrong labels at
+an estimated correction precision over 0.9. The noise interval reaches 0
+there (the labels admit no wrong label at all), so the low end of the
+corrections' precision interval is 0: they are withheld and the rows
+discarded, through the CLI, in the audit, the report and on new rows.
+"""
+
+import json
+
+import numpy as np
+import pandas as pd
+import pytest
+from sklearn.datasets import load_wine
+from typer.testing import CliRunner
+
+import labelclean.pipeline._corrections as corrections_module
+from labelclean.cli.main import app
+from labelclean.noise import flip_labels
+from labelclean.pipeline import LabelCleaner
+
+runner = CliRunner()
+
+
+def _overlapping_clean_table(n=240, separation=2.0, seed=3):
+    """Two Gaussian classes ``separation`` apart on both features; no label
+    is wrong."""
+    rng = np.random.default_rng(seed)
+    y = rng.integers(0, 2, n)
+    X = pd.DataFrame(
+        {
+            "a": rng.normal(size=n) + separation * y,
+            "b": rng.normal(size=n) + separation * y,
+        }
+    )
+    return X, np.where(y == 1, "right", "left")
+
+
+def _run(data, out):
+    return runner.invoke(
+        app, ["run", str(data), "-p", "binary-cbadaboost", "--label", "label",
+              "--out", str(out)],
+    )  # fmt: skip
+
+
+def test_corrections_of_clean_overlapping_classes_are_withheld(tmp_path, monkeypatch):
+    X, y = _overlapping_clean_table()
+    data = tmp_path / "table.parquet"
+    X.assign(label=y).to_parquet(data, index=False)
+
+    # Without the rule the same run relabels rows whose labels are all right.
+    with monkeypatch.context() as patch:
+        patch.setattr(corrections_module, "DOUBTFUL_CORRECTION_PRECISION", 0.0)
+        before = _run(data, tmp_path / "before")
+    assert before.exit_code == 0, before.output
+    before_audit = pd.read_parquet(tmp_path / "before" / "audit.parquet")
+    relabelled = before_audit["decision"] == "corrected"
+    assert relabelled.sum() >= 2
+
+    res = _run(data, tmp_path / "out")
+    assert res.exit_code == 0, res.output
+    audit = pd.read_parquet(tmp_path / "out" / "audit.parquet")
+    assert len(audit) == len(X)
+    assert not (audit["decision"] == "corrected").any()
+    # The rows once relabelled are discarded instead, and say why.
+    once = relabelled.to_numpy()
+    assert (audit.loc[once, "decision"] == "discarded").all()
+    assert (audit.loc[once, "reason"] == "correction_not_precise").all()
+    cleaned = pd.read_parquet(tmp_path / "out" / "cleaned.parquet")
+    assert set(cleaned["label"]) <= set(y)
+    kept = audit["decision"] == "kept"
+    assert len(cleaned) == kept.sum()
+
+    report = json.loads((tmp_path / "out" / "report.json").read_text())
+    cal = report["run"]["calibration"]
+    assert cal["corrections"] == 0 and not cal["corrections_allowed"]
+    low, high = cal["doubtful_correction_precision_interval"]
+    assert low < corrections_module.DOUBTFUL_CORRECTION_PRECISION <= high
+    assert cal["noise_rate_interval"][0] == pytest.approx(0.0, abs=1e-9)
+    assert all(pair["corrected"] == 0 for pair in cal["correction_pairs"])
+    # The pairs had reached the target: only the rule stopped them.
+    assert max(p["estimated_precision"] for p in cal["correction_pairs"]) >= 0.9
+    html = (tmp_path / "out" / "report.html").read_text()
+    assert "more likely wrong than right" in html
+    assert "were discarded rather than relabelled" in html
+
+
+def test_withheld_corrections_stay_withheld_on_new_rows(monkeypatch):
+    X, y = _overlapping_clean_table()
+    # New rows, some labelled against everything the features say.
+    X_new, y_new = _overlapping_clean_table(n=120, seed=11)
+    deep = (X_new["a"] + X_new["b"]).abs().to_numpy() > 4.0
+    y_new = np.where(deep, np.where(y_new == "left", "right", "left"), y_new)
+
+    with monkeypatch.context() as patch:
+        patch.setattr(corrections_module, "DOUBTFUL_CORRECTION_PRECISION", 0.0)
+        unruled = LabelCleaner(random_state=0).fit(X, y).audit(X_new, y_new)
+    assert (unruled["decision"].to_numpy()[deep] == "corrected").sum() >= 3
+
+    cleaner = LabelCleaner(random_state=0).fit(X, y)
+    assert cleaner.calibration_["doubtful_correction_precision_interval"] is not None
+    audit = cleaner.audit(X_new, y_new)
+    assert len(audit) == len(X_new)
+    assert not (audit["decision"] == "corrected").any()
+    was_corrected = unruled["decision"].to_numpy() == "corrected"
+    assert (audit["decision"].to_numpy()[was_corrected] == "discarded").all()
+    assert (audit["reason"].to_numpy()[was_corrected] == "correction_not_precise").all()
+
+
+def test_corrections_of_flipped_labels_stand():
+    X, y = load_wine(return_X_y=True, as_frame=True)
+    noisy, flipped = flip_labels(y.to_numpy(), 0.2, random_state=0)
+    cleaner = LabelCleaner(random_state=0).fit(X, noisy)
+    cal = cleaner.calibration_
+    assert cal["doubtful_correction_precision_interval"] is None
+    assert cal["corrections_allowed"] and cal["corrections"] > 0
+    assert cal["correction_precision_interval"][0] >= 0.5
+    audit = cleaner.audit_
+    corrected = (audit["decision"] == "corrected").to_numpy()
+    restored = audit["cleaned_label"].to_numpy()[corrected] == y.to_numpy()[corrected]
+    assert flipped[corrected].all() and restored.all()
