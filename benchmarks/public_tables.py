@@ -201,6 +201,8 @@ def measure(
     out["flagged"] = float(flagged.mean())
     out["class_loss"] = max(float(flagged[y == c].mean()) for c in np.unique(y))
     out["low"] = bool(cleaner.calibration_["predictability"]["low"])
+    # Nobody flipped these labels: a correction changes a published label.
+    out["own_corrections"] = int((cleaner.decisions_ == "corrected").sum())
     noisy, flipped = flip_labels(y, noise, random_state=0)
     cleaner = clean_once(X, noisy, pipeline=pipeline)
     decisions = cleaner.decisions_
@@ -257,6 +259,7 @@ def _best_cleanlab(r: dict) -> tuple[float, float]:
 def _row(name: str, r: dict) -> str:
     row = (
         f"| {name} | {r['rows']} | {r['classes']} | {r['flagged']:.3f} | "
+        f"{r.get('own_corrections', '–')} | "
         f"{r['class_loss']:.3f} | {'yes' if r['low'] else 'no'} | {r['f1']:.3f} | "
         f"{_fmt(r['precision'])} | {r['recall']:.3f} | {r['corrections']} "
         f"({r['wrong_corrections']} wrong) |"
@@ -347,7 +350,8 @@ def report(
             else "Pipeline `binary-cbadaboost` or `multiclass-rosr` by classes. "
         )
         + "Own labels: share of rows flagged "
-        "(corrected or discarded), largest share of one class flagged, whether "
+        "(corrected or discarded), rows relabelled, largest share of one class "
+        "flagged, whether "
         f"the run read the label as poorly predicted. {noise:.0%} uniform flips "
         "(seed 0): flag F1, precision, recall; corrections (of them not the true "
         "label)."
@@ -361,7 +365,10 @@ def report(
         "- Own labels: more than 3 % of the rows flagged in "
         f"{int((flagged > 0.03).sum())} of {len(results)} tables, more than 5 % "
         f"of a class in {int((loss > 0.05).sum())}; mean share flagged "
-        f"{flagged.mean():.4f}, largest {flagged.max():.3f}.",
+        f"{flagged.mean():.4f}, largest {flagged.max():.3f}; "
+        f"{sum(r.get('own_corrections', 0) for r in results.values())} rows "
+        f"relabelled in {sum(bool(r.get('own_corrections')) for r in results.values())}"
+        " tables (each changes a label nobody flipped).",
         f"- {noise:.0%} flips: mean flag F1 {f1.mean():.3f}; mean precision "
         f"{np.nanmean(precision):.3f} over the {int(np.isfinite(precision).sum())} "
         f"tables that flagged; {corrections} corrections, {wrong} of them wrong; "
@@ -374,15 +381,17 @@ def report(
         f"{sum(corr_covered['recall'])} of {len(corr_covered['recall'])}).",
         *_peer_summary(results),
         "",
-        "| table | rows | classes | own labels: flagged | largest class share "
-        "flagged | poorly predicted | flips: F1 | precision | recall | corrections |"
+        "| table | rows | classes | own labels: flagged | relabelled | largest "
+        "class share flagged | poorly predicted | flips: F1 | precision | recall | "
+        "corrections |"
         + (
             " cleanlab own: flagged LR / HGB | cleanlab flips: F1 LR / HGB | "
             "precision |"
             if peers
             else ""
         ),
-        "|---|---|---|---|---|---|---|---|---|---|" + ("---|---|---|" if peers else ""),
+        "|---|---|---|---|---|---|---|---|---|---|---|"
+        + ("---|---|---|" if peers else ""),
     ]
     lines += [_row(name, r) for name, r in sorted(results.items())]
     if failures:
