@@ -351,7 +351,7 @@ def calibrate(
             recall, boot["recall"], [o[1] for o in others], (1 - np.trace(Q)) * n
         ),
         "correction_target": correction_target,
-        "corrections_allowed": allowed and doubt is None,
+        "corrections_allowed": bool(allowed and doubt is None),
         "doubtful_correction_precision_interval": doubt,
         "corrections": int(corrected.sum()),
         **estimated,

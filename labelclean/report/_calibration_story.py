@@ -95,10 +95,10 @@ def _no_corrections_text(cal: Mapping[str, Any], pred: Mapping[str, Any]) -> str
             else f"as little noise as {pct(noise)}"
         )
         return (
-            f"; no label was corrected: the data admit {least}, and at that end "
-            f"the corrections would be right only {pct(doubt[0])} of the time, "
-            "more likely wrong than right, so their rows were discarded rather "
-            "than relabelled."
+            f"; no label was corrected: the data admit {least}, and the "
+            f"corrections' estimated precision reaches down to {pct(doubt[0])}, "
+            "where they would be more likely wrong than right, so their rows "
+            "were discarded rather than relabelled."
         )
     if pred.get("low") or pred.get("kappa") is None:
         return (
