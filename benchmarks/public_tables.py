@@ -368,7 +368,7 @@ def report(
         f"{flagged.mean():.4f}, largest {flagged.max():.3f}; "
         f"{sum(r.get('own_corrections', 0) for r in results.values())} rows "
         f"relabelled in {sum(bool(r.get('own_corrections')) for r in results.values())}"
-        " tables (each changes a label nobody flipped).",
+        " table(s) (each changes a label nobody flipped).",
         f"- {noise:.0%} flips: mean flag F1 {f1.mean():.3f}; mean precision "
         f"{np.nanmean(precision):.3f} over the {int(np.isfinite(precision).sum())} "
         f"tables that flagged; {corrections} corrections, {wrong} of them wrong; "
