@@ -9,6 +9,7 @@ discarded, through the CLI, in the audit, the report and on new rows.
 """
 
 import json
+from html import unescape
 
 import numpy as np
 import pandas as pd
@@ -20,6 +21,7 @@ import labelclean.pipeline._corrections as corrections_module
 from labelclean.cli.main import app
 from labelclean.noise import flip_labels
 from labelclean.pipeline import LabelCleaner
+from labelclean.report import render_html
 
 runner = CliRunner()
 
@@ -121,3 +123,20 @@ def test_corrections_of_flipped_labels_stand():
     corrected = (audit["decision"] == "corrected").to_numpy()
     restored = audit["cleaned_label"].to_numpy()[corrected] == y.to_numpy()[corrected]
     assert flipped[corrected].all() and restored.all()
+
+
+def test_the_report_names_the_least_noise_the_data_admit(tmp_path):
+    X, y = _overlapping_clean_table()
+    data = tmp_path / "table.parquet"
+    X.assign(label=y).to_parquet(data, index=False)
+    assert _run(data, tmp_path / "out").exit_code == 0
+    report = json.loads((tmp_path / "out" / "report.json").read_text())
+    cal = report["run"]["calibration"]
+    text = unescape(render_html(report, plots=False))
+    assert "the data admit no wrong label at all" in text
+    low = cal["doubtful_correction_precision_interval"][0]
+    assert f"reaches down to {100 * low:.1f}%" in text
+    # Where the noise interval stops short of 0, the report gives its low end.
+    cal["noise_rate_interval"][0] = 0.012
+    text = unescape(render_html(report, plots=False))
+    assert "the data admit as little noise as 1.2%" in text
