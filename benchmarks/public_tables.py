@@ -259,7 +259,7 @@ def _best_cleanlab(r: dict) -> tuple[float, float]:
 def _row(name: str, r: dict) -> str:
     row = (
         f"| {name} | {r['rows']} | {r['classes']} | {r['flagged']:.3f} | "
-        f"{r.get('own_corrections', '–')} | "
+        f"{r['own_corrections']} | "
         f"{r['class_loss']:.3f} | {'yes' if r['low'] else 'no'} | {r['f1']:.3f} | "
         f"{_fmt(r['precision'])} | {r['recall']:.3f} | {r['corrections']} "
         f"({r['wrong_corrections']} wrong) |"
@@ -366,8 +366,8 @@ def report(
         f"{int((flagged > 0.03).sum())} of {len(results)} tables, more than 5 % "
         f"of a class in {int((loss > 0.05).sum())}; mean share flagged "
         f"{flagged.mean():.4f}, largest {flagged.max():.3f}; "
-        f"{sum(r.get('own_corrections', 0) for r in results.values())} rows "
-        f"relabelled in {sum(bool(r.get('own_corrections')) for r in results.values())}"
+        f"{sum(r['own_corrections'] for r in results.values())} rows relabelled "
+        f"in {sum(r['own_corrections'] > 0 for r in results.values())}"
         " table(s) (each changes a label nobody flipped).",
         f"- {noise:.0%} flips: mean flag F1 {f1.mean():.3f}; mean precision "
         f"{np.nanmean(precision):.3f} over the {int(np.isfinite(precision).sum())} "

@@ -159,9 +159,7 @@ def corrections(posterior, candidate, target, withheld, least=None):
         posterior, candidate, target, n_classes, least
     )
     if withheld:
-        thresholds[:] = np.inf
-        for pair in pairs:
-            pair["corrected"] = 0
+        _withhold_all(thresholds, pairs)
     # Only candidates (flags the final model agrees with, between classes the
     # evidence tells apart) are corrected, as decide_calibrated does.
     corrected = candidate & (strength >= thresholds[codes, alternative])
@@ -196,15 +194,21 @@ def withhold_doubtful(thresholds, pairs, corrected, estimated, target):
     interval = estimated.get("correction_precision_interval")
     if interval is None or interval[0] >= min(DOUBTFUL_CORRECTION_PRECISION, target):
         return thresholds, corrected, estimated, None
-    for pair in pairs:
-        pair["corrected"] = 0
-    withheld = dict.fromkeys(estimated)
+    _withhold_all(thresholds, pairs)
+    no_estimates = dict.fromkeys(estimated)
     return (
-        np.full_like(thresholds, np.inf),
+        thresholds,
         np.zeros_like(corrected),
-        withheld,
+        no_estimates,
         [float(v) for v in interval],
     )
+
+
+def _withhold_all(thresholds, pairs) -> None:
+    """No pair is corrected, on these rows or new ones (in place)."""
+    thresholds[:] = np.inf
+    for pair in pairs:
+        pair["corrected"] = 0
 
 
 def _posterior_of(P, codes, Q, alternative, shrinkage):
