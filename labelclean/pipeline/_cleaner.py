@@ -30,7 +30,6 @@ import pandas as pd
 from joblib import effective_n_jobs
 from numpy.typing import ArrayLike
 from sklearn.base import ClassifierMixin
-from sklearn.model_selection import StratifiedKFold
 from sklearn.utils import check_random_state
 from sklearn.utils.validation import check_is_fitted, column_or_1d, validate_data
 
@@ -41,6 +40,11 @@ from labelclean.pipeline._decisions import (
     Evidence,
     check_reviewed,
     with_user_columns,
+)
+from labelclean.pipeline._folds import (
+    average_over_folds,
+    repeated_folds,
+    resolve_cv_repeats,
 )
 from labelclean.pipeline._model_selection import ModelSelectionMixin, make_stage
 from labelclean.utils._features import (
@@ -65,24 +69,12 @@ from labelclean.utils._validation import (
     check_no_infinity,
     check_unique_columns,
     is_dataframe,
+    refuse_continuous_labels,
 )
 
 logger = logging.getLogger(__name__)
 
 __all__ = ["LabelCleaner"]
-
-
-def _refuse_continuous(classes: np.ndarray, n_samples: int) -> None:
-    """Refuse a regression target: non-integer float labels, most of them
-    distinct. A few float classes (0.5 / 1.5) are labels like any other."""
-    if classes.dtype.kind != "f" or np.all(np.mod(classes, 1) == 0):
-        return
-    if classes.shape[0] > max(2, n_samples // 2):
-        raise DataValidationError(
-            f"the labels look continuous ({classes.shape[0]} distinct float values "
-            f"in {n_samples} rows): labelclean cleans class labels; bin a numeric "
-            "target into classes first."
-        )
 
 
 class LabelCleaner(DecisionsMixin, ModelSelectionMixin, ClassifierMixin, BaseFilter):
@@ -159,6 +151,13 @@ classifier, default='auto'
     cv : int, default=5
         Folds of the out-of-sample model probabilities (and of cross-fitted
         confidence).
+    cv_repeats : int or 'auto', default='auto'
+        Splits into ``cv`` folds, each with a fresh seed; every row's
+        out-of-fold probabilities are averaged over them, so that the
+        evidence moves less with the split (``docs/decisions.md``,
+        *Out-of-fold evidence averaged over repeated splits*). 'auto': 3 up
+        to 50,000 rows, 1 above (each repeat fits the out-of-fold models
+        again). ``cv_repeats_`` is the number used.
     random_state : int, RandomState instance or None, default=None
         Seed of every random choice (neighbour search, folds, models).
     n_jobs : int or None, default=None
@@ -287,6 +286,10 @@ classifier, default='auto'
         "require_agreement": ["boolean"],
         "final_fit": [StrOptions({"weighted", "cleaned", "soft"})],
         "cv": [Interval(Integral, 2, None, closed="left")],
+        "cv_repeats": [
+            Interval(Integral, 1, None, closed="left"),
+            StrOptions({"auto"}),
+        ],
         "random_state": ["random_state"],
         "n_jobs": [Integral, None],
     }
@@ -304,6 +307,7 @@ classifier, default='auto'
         require_agreement: bool = True,
         final_fit: str = "weighted",
         cv: int = 5,
+        cv_repeats: int | str = "auto",
         random_state=None,
         n_jobs: int | None = None,
     ) -> None:
@@ -317,6 +321,7 @@ classifier, default='auto'
         self.require_agreement = require_agreement
         self.final_fit = final_fit
         self.cv = cv
+        self.cv_repeats = cv_repeats
         self.random_state = random_state
         self.n_jobs = n_jobs
 
@@ -435,10 +440,11 @@ classifier, default='auto'
         known, before = check_reviewed(
             reviewed, labels_before_review, self.classes_, codes
         )
-        _refuse_continuous(self.classes_, codes.shape[0])
+        refuse_continuous_labels(self.classes_, codes.shape[0])
         self.stages_learn_codes_ = True
         index = X.index if is_dataframe(X) else pd.RangeIndex(codes.shape[0])
-        folds = self._folds(Z, codes, rng)
+        self.cv_repeats_ = resolve_cv_repeats(self.cv_repeats, Z.shape[0])
+        folds = repeated_folds(codes, self.cv, self.cv_repeats_, draw_seed(rng))
         clock.lap("features")
         soft, neighbor_counts, blind = self._fit_confidence_and_suspects(
             raw, y, Z, codes, folds, rng, clock, weight
@@ -471,15 +477,6 @@ classifier, default='auto'
         self.stage_times_ = clock.times
         logger.info("stage times (s): %s", clock.summary())
         return self
-
-    def _folds(self, Z, codes, rng) -> list | None:
-        """Stratified folds of the out-of-fold models (None: a class has one row)."""
-        counts = np.bincount(codes, minlength=self.classes_.shape[0])
-        n_folds = int(min(self.cv, counts.min()))
-        if n_folds < 2:
-            return None
-        splitter = StratifiedKFold(n_folds, shuffle=True, random_state=draw_seed(rng))
-        return list(splitter.split(Z, codes))
 
     def _fit_confidence_and_suspects(self, raw, y, Z, codes, folds, rng, clock, weight):
         """Stages 1 and 2: soft labels, neighbour counts, blind ones, SPLBoost.
@@ -535,12 +532,11 @@ classifier, default='auto'
         return spl_weight, zero_round, np.arange(n_samples)
 
     def _cross_fitted_confidence(self, raw, y, folds, seed) -> np.ndarray:
-        """Per-class confidence of each row from a stage fitted without it."""
-        n_samples = len(y)
-        soft = np.zeros((n_samples, self.classes_.shape[0]))
+        """Per-class confidence of each row from stages fitted without it
+        (the mean over the repeated splits' folds that held it out)."""
         if folds is None:
             return self._proba_of(self.confidence_estimator_, raw)
-        labels = np.asarray(y)
+        labels, parts = np.asarray(y), []
         for train, test in folds:
             est = self._make_confidence(seed)
             part = raw.iloc[train] if is_dataframe(raw) else raw[train]
@@ -548,8 +544,9 @@ classifier, default='auto'
                 warnings.simplefilter("ignore", UserWarning)
                 est.fit(part, labels[train])
             rest = raw.iloc[test] if is_dataframe(raw) else raw[test]
-            soft[test] = self._proba_of(est, rest)
-        return soft
+            parts.append(self._proba_of(est, rest))
+        shape = (len(labels), self.classes_.shape[0])
+        return average_over_folds([test for _, test in folds], parts, shape)
 
     def _proba_of(self, est, raw) -> np.ndarray:
         proba = est.predict_proba(raw)

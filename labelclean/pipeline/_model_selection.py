@@ -21,6 +21,7 @@ from sklearn.utils import get_tags
 from sklearn.utils.parallel import Parallel, delayed
 
 from labelclean.pipeline._decisions import argmax_keep_observed
+from labelclean.pipeline._folds import average_over_folds, folds_per_repeat
 from labelclean.pipeline._kinds import STAGE_KINDS
 from labelclean.pipeline._noise_estimate import (
     combine_evidence,
@@ -407,8 +408,9 @@ class ModelSelectionMixin:
                 names, seed, Z, codes, labels, folds, in_train, weight
             )
             return oofs, _choose_model(oofs, codes)[1]
+        k = folds_per_repeat(folds, getattr(self, "cv_repeats_", 1))
         rows = stratified_rows(
-            codes, MODEL_SELECTION_MAX_SAMPLES, min_per_class=len(folds), seed=seed
+            codes, MODEL_SELECTION_MAX_SAMPLES, min_per_class=k, seed=seed
         )
         if rows is None:
             compared = self._out_of_fold(
@@ -422,7 +424,7 @@ class ModelSelectionMixin:
                 # cross-fitted soft labels: the comparison was the evidence
                 return {chosen: compared[chosen]}, selection
         else:
-            splitter = StratifiedKFold(len(folds), shuffle=True, random_state=seed)
+            splitter = StratifiedKFold(k, shuffle=True, random_state=seed)
             sub_folds = list(splitter.split(rows, codes[rows]))
             compared = self._out_of_fold(
                 names,
@@ -505,9 +507,11 @@ class ModelSelectionMixin:
         soft labels that did not use the fold's labels (``row_ids``: the
         rows' indices in the fit when ``Z`` is a sample). Rows of a fold whose
         training part holds a single class (or every row, without folds) are
-        NaN. The (model, fold) fits are independent, so they run on
-        ``n_jobs`` threads (the boosting kernels release the GIL); each writes
-        its own rows, so the result does not depend on the number of threads.
+        NaN. With repeated splits (``cv_repeats``) a row's probabilities are
+        the mean over the folds that held it out, one per split. The (model,
+        fold) fits are independent, so they run on ``n_jobs`` threads (the
+        boosting kernels release the GIL); the means are summed in the order
+        of the folds, so the result does not depend on the number of threads.
         """
         oofs = {
             name: np.full((Z.shape[0], self.classes_.shape[0]), np.nan)
@@ -537,7 +541,9 @@ class ModelSelectionMixin:
             parts = Parallel(n_jobs=self.n_jobs, prefer="threads")(
                 delayed(fit_fold)(*task) for task in tasks
             )
-        for (name, _, test), proba in zip(tasks, parts, strict=True):
-            if proba is not None:
-                oofs[name][test] = proba
+        tests = [test for _, test in folds or ()]
+        for i, name in enumerate(names):  # tasks: each name's folds in turn
+            mine = parts[i * len(tests) : (i + 1) * len(tests)]
+            if tests:
+                oofs[name] = average_over_folds(tests, mine, oofs[name].shape)
         return oofs

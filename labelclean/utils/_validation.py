@@ -15,6 +15,7 @@ __all__ = [
     "check_unique_columns",
     "is_dataframe",
     "non_numeric_columns",
+    "refuse_continuous_labels",
 ]
 
 
@@ -184,3 +185,16 @@ def check_classifier_labels(y: object, n_samples: int) -> tuple[np.ndarray, np.n
             "least 2 classes. Check the label column."
         )
     return classes, codes
+
+
+def refuse_continuous_labels(classes: np.ndarray, n_samples: int) -> None:
+    """Refuse a regression target: non-integer float labels, most of them
+    distinct. A few float classes (0.5 / 1.5) are labels like any other."""
+    if classes.dtype.kind != "f" or np.all(np.mod(classes, 1) == 0):
+        return
+    if classes.shape[0] > max(2, n_samples // 2):
+        raise DataValidationError(
+            f"the labels look continuous ({classes.shape[0]} distinct float values "
+            f"in {n_samples} rows): labelclean cleans class labels; bin a numeric "
+            "target into classes first."
+        )
