@@ -41,11 +41,7 @@ from labelclean.pipeline._decisions import (
     check_reviewed,
     with_user_columns,
 )
-from labelclean.pipeline._folds import (
-    average_over_folds,
-    repeated_folds,
-    resolve_cv_repeats,
-)
+from labelclean.pipeline._folds import average_over_folds, repeated_folds
 from labelclean.pipeline._model_selection import ModelSelectionMixin, make_stage
 from labelclean.utils._features import (
     MISSING_VALUE_HANDLING,
@@ -62,6 +58,7 @@ from labelclean.utils._sklearn import (
     Interval,
     StrOptions,
     check_sample_weight,
+    fit_context,
 )
 from labelclean.utils._timing import StageClock
 from labelclean.utils._validation import (
@@ -151,13 +148,14 @@ classifier, default='auto'
     cv : int, default=5
         Folds of the out-of-sample model probabilities (and of cross-fitted
         confidence).
-    cv_repeats : int or 'auto', default='auto'
+    cv_repeats : int, default=1
         Splits into ``cv`` folds, each with a fresh seed; every row's
-        out-of-fold probabilities are averaged over them, so that the
-        evidence moves less with the split (``docs/decisions.md``,
-        *Out-of-fold evidence averaged over repeated splits*). 'auto': 3 up
-        to 50,000 rows, 1 above (each repeat fits the out-of-fold models
-        again). ``cv_repeats_`` is the number used.
+        out-of-fold probabilities are averaged over them. Averaging steadies
+        the probabilities (with three splits their spread over seeds falls
+        by about √3), but on public tables not the decisions, so one split
+        is the default (``docs/decisions.md``, *Out-of-fold evidence
+        averaged over repeated splits*). Each split fits the out-of-fold
+        models again.
     random_state : int, RandomState instance or None, default=None
         Seed of every random choice (neighbour search, folds, models).
     n_jobs : int or None, default=None
@@ -286,10 +284,7 @@ classifier, default='auto'
         "require_agreement": ["boolean"],
         "final_fit": [StrOptions({"weighted", "cleaned", "soft"})],
         "cv": [Interval(Integral, 2, None, closed="left")],
-        "cv_repeats": [
-            Interval(Integral, 1, None, closed="left"),
-            StrOptions({"auto"}),
-        ],
+        "cv_repeats": [Interval(Integral, 1, None, closed="left")],
         "random_state": ["random_state"],
         "n_jobs": [Integral, None],
     }
@@ -307,7 +302,7 @@ classifier, default='auto'
         require_agreement: bool = True,
         final_fit: str = "weighted",
         cv: int = 5,
-        cv_repeats: int | str = "auto",
+        cv_repeats: int = 1,
         random_state=None,
         n_jobs: int | None = None,
     ) -> None:
@@ -378,6 +373,7 @@ classifier, default='auto'
             self._missing_fill = fill
         return raw, Z
 
+    @fit_context(prefer_skip_nested_validation=False)
     def fit(
         self,
         X: ArrayLike,
@@ -443,8 +439,7 @@ classifier, default='auto'
         refuse_continuous_labels(self.classes_, codes.shape[0])
         self.stages_learn_codes_ = True
         index = X.index if is_dataframe(X) else pd.RangeIndex(codes.shape[0])
-        self.cv_repeats_ = resolve_cv_repeats(self.cv_repeats, Z.shape[0])
-        folds = repeated_folds(codes, self.cv, self.cv_repeats_, draw_seed(rng))
+        folds = repeated_folds(codes, self.cv, self.cv_repeats, draw_seed(rng))
         clock.lap("features")
         soft, neighbor_counts, blind = self._fit_confidence_and_suspects(
             raw, y, Z, codes, folds, rng, clock, weight

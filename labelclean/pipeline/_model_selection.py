@@ -28,7 +28,6 @@ from labelclean.pipeline._noise_estimate import (
     right_label_probability,
 )
 from labelclean.utils._sampling import stratified_rows
-from labelclean.utils._sklearn import fit_context
 from labelclean.utils._threads import one_blas_thread
 
 __all__ = ["AUTO_RULE", "ModelSelectionMixin", "make_stage"]
@@ -252,7 +251,6 @@ class ModelSelectionMixin:
         return out
 
     # ------------------------------------------------------------------
-    @fit_context(prefer_skip_nested_validation=False)
     def _fit_out_of_fold(self, model_seed, Z, codes, soft, folds, train_rows, weight):
         """Stage 3: out-of-fold probabilities of the chosen final model.
 
@@ -408,7 +406,7 @@ class ModelSelectionMixin:
                 names, seed, Z, codes, labels, folds, in_train, weight
             )
             return oofs, _choose_model(oofs, codes)[1]
-        k = folds_per_repeat(folds, getattr(self, "cv_repeats_", 1))
+        k = folds_per_repeat(folds, getattr(self, "cv_repeats", 1))
         rows = stratified_rows(
             codes, MODEL_SELECTION_MAX_SAMPLES, min_per_class=k, seed=seed
         )

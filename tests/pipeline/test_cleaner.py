@@ -685,3 +685,21 @@ def test_the_audits_neighbour_evidence_does_not_depend_on_row_order():
         again["neighbor_label_counts"].tolist()
     )
     assert any("." in s for s in first["neighbor_label_counts"])  # shares
+
+
+class _RecordingConfidence(KNNConfidence):
+    fitted = 0
+
+    def fit(self, X, y):
+        type(self).fitted += 1
+        return super().fit(X, y)
+
+
+@pytest.mark.parametrize("bad", [{"cv": 1}, {"cv_repeats": 0}, {"final_fit": "x"}])
+def test_bad_parameters_are_refused_before_any_stage_runs(bad):
+    X, y = make_blobs(80, centers=2, random_state=0)
+    _RecordingConfidence.fitted = 0
+    cleaner = LabelCleaner(confidence=_RecordingConfidence(), **bad)
+    with pytest.raises(ValueError, match=next(iter(bad))):
+        cleaner.fit(X, y)
+    assert _RecordingConfidence.fitted == 0
