@@ -7,9 +7,9 @@ splits ``R`` times with fresh seeds and averages each row's out-of-fold
 probabilities over the splits: every probability stays out of fold (each
 split's model was fitted without the row) and most of the split's chance is
 averaged away, as repeated cross-validation does for an error estimate. The
-default is one split: on public tables the averaged evidence moved the
-decisions about as much with the seed as a single split did, at about twice
-the fit time (docs/decisions.md, *Out-of-fold evidence averaged over
+default is one split: on public tables the decisions averaged over three
+splits moved with the seed no less than a single split's, at 1.4 to 1.8
+times the fit time (docs/decisions.md, *Out-of-fold evidence averaged over
 repeated splits*).
 """
 
