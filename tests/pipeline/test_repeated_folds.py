@@ -103,3 +103,16 @@ def test_bad_cv_repeats_is_refused_with_its_name(bad):
     X, y = make_blobs(60, centers=2, random_state=0)
     with pytest.raises((ValueError, DataValidationError), match="cv_repeats"):
         LabelCleaner(cv_repeats=bad).fit(X, y)
+
+
+def test_cross_fitted_confidence_is_averaged_over_the_splits_too():
+    # BayesConfidence is cross-fitted over the same folds: with two splits
+    # every row's confidence is the mean of two held-out scores, still a
+    # distribution over the classes.
+    X, y = make_blobs(200, centers=3, cluster_std=2.5, random_state=0)
+    once = LabelCleaner(confidence="bayes", random_state=0).fit(X, y)
+    twice = LabelCleaner(confidence="bayes", cv_repeats=2, random_state=0).fit(X, y)
+    proba = twice.evidence_.confidence_proba
+    assert np.isfinite(proba).all()
+    np.testing.assert_allclose(proba.sum(axis=1), 1.0)
+    assert not np.allclose(proba, once.evidence_.confidence_proba)
