@@ -58,6 +58,7 @@ from labelclean.utils._sklearn import (
     Interval,
     StrOptions,
     check_sample_weight,
+    fill_new_parameters,
     fit_context,
 )
 from labelclean.utils._timing import StageClock
@@ -553,6 +554,11 @@ classifier, default='auto'
         tags = super().__sklearn_tags__()
         tags.input_tags.allow_nan = True  # imputed by the feature encoder
         return tags
+
+    def __setstate__(self, state):
+        """Restore a saved cleaner, older ones too (:func:`fill_new_parameters`)."""
+        super().__setstate__(state)
+        fill_new_parameters(self)
 
     # ------------------------------------------------------------------
     def _resampled_labels(self) -> np.ndarray:

@@ -2,8 +2,12 @@
 
 scikit-learn keeps its parameter-validation machinery and a few helpers in
 private modules. Importing them here, and only here, means a scikit-learn
-upgrade that moves them breaks one file.
+upgrade that moves them breaks one file. :func:`fill_new_parameters` keeps
+an estimator saved before one of its parameters existed usable (``get_params``
+reads every parameter of ``__init__``).
 """
+
+import inspect
 
 from sklearn.base import _fit_context as fit_context
 from sklearn.utils._param_validation import (
@@ -34,8 +38,23 @@ __all__ = [
     "Options",
     "StrOptions",
     "check_sample_weight",
+    "fill_new_parameters",
     "fit_context",
     "num_samples",
     "validate_parameter_constraints",
     "validate_params",
 ]
+
+
+def fill_new_parameters(estimator) -> None:
+    """Give ``estimator`` every ``__init__`` parameter it lacks, at its default.
+
+    An estimator unpickled from a file written before a parameter was added
+    has no attribute for it, and ``get_params`` (``repr``, ``clone``) then
+    fails. A new parameter's default is always the behaviour from before it
+    existed (``LabelCleaner(cv_repeats=1)``: one split), so the default is
+    what the saved estimator was fitted with.
+    """
+    for name, param in inspect.signature(type(estimator).__init__).parameters.items():
+        if param.default is not param.empty and name not in estimator.__dict__:
+            setattr(estimator, name, param.default)

@@ -1,11 +1,14 @@
 """Tests of model files: saving, loading, and files from earlier layouts."""
 
+import copy
 import io
 import json
+import pickle
 import zipfile
 
 import numpy as np
 import pytest
+from sklearn.base import clone
 from sklearn.datasets import make_classification
 
 from labelclean.confidence import KNNConfidence
@@ -131,3 +134,20 @@ def test_a_final_model_apart_from_the_deciding_one_round_trips():
         apart.model_.predict_proba(apart._check_X(new[0], reset=False)[1]),
         apart.decision_model_.predict_proba(apart._check_X(new[0], reset=False)[1]),
     )
+
+
+def test_model_files_from_before_a_parameter_existed_print_clone_and_refit(fitted):
+    # A file written before ``cv_repeats`` existed holds no such attribute;
+    # get_params (repr, clone) read every __init__ parameter and failed.
+    cleaner, X, y = fitted
+    old = copy.deepcopy(cleaner)
+    del old.cv_repeats
+    for loaded in (
+        loads_cleaner(dumps_cleaner(old))[0],  # a model.skops of `labelclean run`
+        pickle.loads(pickle.dumps(old)),  # a pickle of the user's own
+    ):
+        assert loaded.get_params()["cv_repeats"] == 1
+        assert "LabelCleaner(" in repr(loaded)
+        np.testing.assert_array_equal(loaded.predict_proba(X), cleaner.predict_proba(X))
+        refit = clone(loaded).fit(X, y)
+        np.testing.assert_array_equal(refit.decisions_, cleaner.decisions_)
