@@ -5,6 +5,11 @@ schemas and numpy arrays, loaded by reconstructing objects of known types
 only. Loading refuses any type outside scikit-learn/numpy's defaults and
 labelclean's own list (:func:`allowed_types`), so a crafted file cannot run
 code. The training audit is not stored (it is in ``audit.parquet``).
+
+Files from earlier versions of the same format still load: classes that
+moved are renamed on the way in (:data:`MOVED_TYPES`), and a parameter added
+since the file was written takes its default, which is the behaviour the
+file's cleaner was fitted with (``LabelCleaner.__setstate__``).
 """
 
 import copy
