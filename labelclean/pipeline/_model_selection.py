@@ -406,7 +406,7 @@ class ModelSelectionMixin:
                 names, seed, Z, codes, labels, folds, in_train, weight
             )
             return oofs, _choose_model(oofs, codes)[1]
-        k = folds_per_repeat(folds, getattr(self, "cv_repeats", 1))
+        k = folds_per_repeat(folds, self.cv_repeats)
         rows = stratified_rows(
             codes, MODEL_SELECTION_MAX_SAMPLES, min_per_class=k, seed=seed
         )
@@ -539,9 +539,10 @@ class ModelSelectionMixin:
             parts = Parallel(n_jobs=self.n_jobs, prefer="threads")(
                 delayed(fit_fold)(*task) for task in tasks
             )
-        tests = [test for _, test in folds or ()]
+        if not folds:
+            return oofs
+        tests = [test for _, test in folds]
         for i, name in enumerate(names):  # tasks: each name's folds in turn
             mine = parts[i * len(tests) : (i + 1) * len(tests)]
-            if tests:
-                oofs[name] = average_over_folds(tests, mine, oofs[name].shape)
+            oofs[name] = average_over_folds(tests, mine, oofs[name].shape)
         return oofs
