@@ -381,7 +381,7 @@ def _settle_corrections(evidence, P, readings, flagged, target, options):
     codes = evidence.codes
     candidate = flagged & agreement(evidence, alternative, require_agreement)
     candidate &= told_apart(P, codes, alternative, target)
-    least = strength_at_least_noise(P, codes, alternative, reading)
+    least = strength_at_least_noise(P, codes, Q, alternative, (shrinkage, reading))
     thresholds, pairs, corrected = corrections(
         (codes, alternative, strength), candidate, target, not allowed, least
     )

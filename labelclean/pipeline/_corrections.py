@@ -4,13 +4,15 @@ A flagged row is corrected to its most probable other class only where both
 stages name it, the evidence alone names it among the other classes, its
 posterior (on the evidence shrunk as far as the labels show it too sure)
 reaches the correction target, and, where the surest rows' cap binds, its
-pair of classes still reaches the target at the least noise they admit
-(docs/decisions.md, *Calibrated decisions*, step 5).
+pair of classes still reaches the target at the least noise the data admit
+(its noise cell at the count's lower limit, and the surest rows' lower limit
+where their cap binds; docs/decisions.md, *Calibrated decisions*, step 5).
 """
 
 from typing import Any
 
 import numpy as np
+from scipy.stats import chi2
 
 from labelclean.pipeline._noise_estimate import (
     estimate_interval,
@@ -23,6 +25,7 @@ from labelclean.pipeline._noise_estimate import (
 
 __all__ = [
     "agreement",
+    "cell_lower_limit",
     "correction_estimates",
     "correction_posterior",
     "correction_thresholds",
@@ -33,18 +36,60 @@ __all__ = [
 ]
 
 
-def strength_at_least_noise(P, codes, alternative, predictable_reading):
+#: One-sided confidence level of a noise cell's lower limit (95 %, as
+#: κ's lower limit in :mod:`~labelclean.pipeline._predictability`).
+_CELL_LOWER_LEVEL = 0.05
+
+
+def cell_lower_limit(count: float) -> float:
+    """One-sided 95 % lower confidence limit of a count of ``count`` rows
+    taken as Poisson (Garwood 1936: half the chi-square quantile on
+    ``2 count`` degrees of freedom); 0 for no rows."""
+    if count <= 0:
+        return 0.0
+    return float(chi2.ppf(_CELL_LOWER_LEVEL, 2.0 * count) / 2.0)
+
+
+def strength_at_least_noise(P, codes, Q, alternative, readings):
     """Each row's correction posterior of ``alternative`` under the least
-    noise the surest rows admit, where the cap binds (None elsewhere, and
-    in the cautious reading: ``predictable_reading`` None)."""
-    if predictable_reading is None:
-        return None
-    joint = joint_where_cap_binds(P, codes, predictable_reading, "lower_limit")
-    if joint is None:
-        return None
-    W = noise_posterior(P, codes, joint)
-    least, strength, _ = correction_posterior(P, codes, joint, W)
-    return np.where(least == alternative, strength, 0.0)
+    noise the data admit for its pair of classes (None where no reading
+    applies).
+
+    A correction from label *s* to class *d* rests on the joint's cell
+    ``Q[s, d]``: how many rows labelled *s* are of class *d*. On a small
+    class that cell is a handful of rows (on 117 rows of a car table, three
+    rows labelled rear-wheel drive that the evidence places among the
+    four-wheel-drive cars), and a correction at 0.95 there can be wrong one
+    time in two. So each pair's posteriors are also read with its cell at
+    the count's lower confidence limit (:func:`cell_lower_limit`; the mass
+    moved back to the diagonal: those rows then carry their own label);
+    on large cells this changes little. ``readings``: the fit's
+    shrinkage, and the predictable reading of the surest rows (None in the
+    cautious one; where their cap binds, the posteriors are also read under
+    the joint capped at their lower limit). The lower reading counts
+    (docs/decisions.md, *Corrections hold at the least noise the data
+    admit*).
+    """
+    shrinkage, predictable_reading = readings
+    n = codes.shape[0]
+    least = np.ones(n)
+    if predictable_reading is not None:
+        capped = joint_where_cap_binds(P, codes, predictable_reading, "lower_limit")
+        if capped is not None:
+            W = noise_posterior(P, codes, capped)
+            new, strength, _ = correction_posterior(P, codes, capped, W)
+            least = np.where(new == alternative, strength, 0.0)
+    for source, dest in zip(*np.nonzero(~np.eye(Q.shape[0], dtype=bool)), strict=True):
+        rows = np.flatnonzero((codes == source) & (alternative == dest))
+        if not rows.size:
+            continue
+        joint = Q.copy()
+        joint[source, dest] = cell_lower_limit(Q[source, dest] * n) / n
+        joint[source, source] += Q[source, dest] - joint[source, dest]
+        at_cell = _posterior_of(P[rows], codes[rows], joint, alternative[rows],
+                                shrinkage)  # fmt: skip
+        least[rows] = np.minimum(least[rows], at_cell)
+    return least
 
 
 def _alternative(W, codes):
@@ -107,9 +152,12 @@ def correction_thresholds(posterior, candidate, target, n_classes, least=None):
     target (so the pair's estimated precision, the mean posterior of its
     corrections, does too); a pair none of whose rows reaches it is not
     corrected at all, on these rows or on new ones. With ``least`` (the
-    posteriors under the least noise the surest rows admit,
+    posteriors under the least noise the data admit,
     :func:`strength_at_least_noise`), the pair's estimated precision must
-    reach the target under that noise too, or the pair is not corrected.
+    reach the target under that noise too: the pair corrects its surest
+    rows only as far as the mean of their posteriors there still reaches
+    it, and its threshold rises to the last of them (none: the pair is not
+    corrected).
     """
     codes, alternative, strength = posterior
     out = np.full((n_classes, n_classes), np.inf)
@@ -118,30 +166,36 @@ def correction_thresholds(posterior, candidate, target, n_classes, least=None):
         for dest in range(n_classes):
             if source == dest:
                 continue
-            rows = candidate & (codes == source) & (alternative == dest)
-            if not rows.any():
+            rows = np.flatnonzero(candidate & (codes == source) & (alternative == dest))
+            if not rows.size:
                 continue
-            values = np.sort(strength[rows])[::-1]
+            order = rows[np.argsort(-strength[rows], kind="stable")]
+            values = strength[order]
             running = np.cumsum(values) / np.arange(1, values.shape[0] + 1)
-            ok = np.flatnonzero(values >= target)
-            pair = {
-                "from": source,
-                "to": dest,
-                "candidates": int(values.shape[0]),
-                "corrected": int(ok.max() + 1) if ok.size else 0,
-                "estimated_precision": (
-                    float(running[ok.max()]) if ok.size else float(running[-1])
-                ),
-            }
-            if least is not None and ok.size:
-                at_least = float(least[rows & (strength >= target)].mean())
-                pair["estimated_precision_at_least_noise"] = at_least
-                if at_least < target:
-                    ok, pair["corrected"] = ok[:0], 0
-            if ok.size:
-                out[source, dest] = target
+            reach = int(np.count_nonzero(values >= target))
+            count, threshold = reach, target
+            pair = {"from": source, "to": dest, "candidates": int(values.shape[0])}
+            if least is not None and reach:
+                count = _mean_holds(least[order[:reach]], target)
+                pair["estimated_precision_at_least_noise"] = float(
+                    least[order[: count or reach]].mean()
+                )
+                if 0 < count < reach:  # the surest rows hold, the rest not
+                    threshold = float(values[count - 1])
+                    count = int(np.count_nonzero(values >= threshold))  # ties too
+            pair["corrected"] = count
+            pair["estimated_precision"] = float(running[count - 1 if count else -1])
+            if count:
+                out[source, dest] = threshold
             pairs.append(pair)
     return out, pairs
+
+
+def _mean_holds(values, target) -> int:
+    """The most leading ``values`` whose mean reaches ``target`` (0: none)."""
+    running = np.cumsum(values) / np.arange(1, values.shape[0] + 1)
+    ok = np.flatnonzero(running >= target - 1e-12)
+    return int(ok.max() + 1) if ok.size else 0
 
 
 def corrections(posterior, candidate, target, withheld, least=None):
