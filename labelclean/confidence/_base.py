@@ -19,12 +19,19 @@ from sklearn.utils.validation import check_is_fitted
 from labelclean.exceptions import DataValidationError
 from labelclean.filters import KNNFilter
 from labelclean.utils._features import FeatureSpaceMixin
-from labelclean.utils._sklearn import HasMethods, Interval, StrOptions
+from labelclean.utils._sklearn import (
+    HasMethods,
+    Interval,
+    OlderFilesMixin,
+    StrOptions,
+)
 
 __all__ = ["BaseConfidence"]
 
 
-class BaseConfidence(FeatureSpaceMixin, TransformerMixin, BaseEstimator):
+class BaseConfidence(
+    OlderFilesMixin, FeatureSpaceMixin, TransformerMixin, BaseEstimator
+):
     """Shared machinery of the label-confidence estimators (not public).
 
     They are transformers too: ``transform(X)`` gives each row's per-class

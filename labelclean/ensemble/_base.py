@@ -42,6 +42,7 @@ from labelclean.utils._sklearn import (
     MAX_ESTIMATORS,
     HasMethods,
     Interval,
+    OlderFilesMixin,
     check_sample_weight,
 )
 
@@ -126,7 +127,9 @@ def samme_weight(error: float, n_classes: int, learning_rate: float) -> float:
     return learning_rate * (np.log((1.0 - error) / error) + np.log(n_classes - 1.0))
 
 
-class BaseWeightBoosting(ClassifierMixin, BaseEstimator, metaclass=ABCMeta):
+class BaseWeightBoosting(
+    OlderFilesMixin, ClassifierMixin, BaseEstimator, metaclass=ABCMeta
+):
     """Base class of the boosting classifiers; subclasses implement ``_boost``.
 
     Warning: This class should not be used directly. Use derived classes

@@ -31,6 +31,7 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 from labelclean.ensemble._splits import best_splits
 from labelclean.utils._sklearn import (
     Interval,
+    OlderFilesMixin,
     StrOptions,
     check_sample_weight,
     fit_context,
@@ -348,7 +349,7 @@ def _grow_tree(X_binned, y, weight, n_classes, n_bins, max_depth, criterion):
     )
 
 
-class BinnedTreeClassifier(ClassifierMixin, BaseEstimator):
+class BinnedTreeClassifier(OlderFilesMixin, ClassifierMixin, BaseEstimator):
     """Depth-limited decision tree grown on quantised features.
 
     Each feature is quantised once into at most ``max_bins`` bins; the tree is

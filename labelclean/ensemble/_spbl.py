@@ -35,6 +35,7 @@ from labelclean.utils._sklearn import (
     MAX_ESTIMATORS,
     MAX_ITERATIONS,
     Interval,
+    OlderFilesMixin,
     StrOptions,
     check_sample_weight,
     fit_context,
@@ -161,7 +162,7 @@ def _solve_w(
     return res.x.reshape(-1, n_classes), not (res.status == 1 and res.nit >= max_iter)
 
 
-class SPBLClassifier(ClassifierMixin, BaseEstimator):
+class SPBLClassifier(OlderFilesMixin, ClassifierMixin, BaseEstimator):
     """Self-paced boost learning: robust, fully corrective multi-class boosting.
 
     Scores each class with a non-negative combination of logistic weak

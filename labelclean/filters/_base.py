@@ -17,6 +17,8 @@ import pandas as pd
 from numpy.typing import ArrayLike
 from sklearn.base import BaseEstimator
 
+from labelclean.utils._sklearn import OlderFilesMixin
+
 __all__ = ["BaseFilter", "take_rows"]
 
 
@@ -53,7 +55,7 @@ def take_rows(data: Any, indices: np.ndarray, values: Any = None) -> Any:
     return np.asarray(values)
 
 
-class BaseFilter(BaseEstimator):
+class BaseFilter(OlderFilesMixin, BaseEstimator):
     """Shared ``fit_resample`` of the filters (not public).
 
     A subclass implements ``fit(X, y)``, which sets ``sample_indices_`` (the

@@ -35,6 +35,7 @@ from labelclean.linear_model._softmax import (
 from labelclean.utils._sklearn import (
     MAX_ITERATIONS,
     Interval,
+    OlderFilesMixin,
     StrOptions,
     check_sample_weight,
     fit_context,
@@ -47,7 +48,7 @@ __all__ = ["RoSRClassifier"]
 logger = logging.getLogger(__name__)
 
 
-class RoSRClassifier(ClassifierMixin, BaseEstimator):
+class RoSRClassifier(OlderFilesMixin, ClassifierMixin, BaseEstimator):
     """Robust softmax regression with self-paced soft weights (RoSR / RoSR-L).
 
     Softmax (multinomial logistic) regression in which every training row

@@ -58,7 +58,6 @@ from labelclean.utils._sklearn import (
     Interval,
     StrOptions,
     check_sample_weight,
-    fill_new_parameters,
     fit_context,
 )
 from labelclean.utils._timing import StageClock
@@ -554,11 +553,6 @@ classifier, default='auto'
         tags = super().__sklearn_tags__()
         tags.input_tags.allow_nan = True  # imputed by the feature encoder
         return tags
-
-    def __setstate__(self, state):
-        """Restore a saved cleaner, older ones too (:func:`fill_new_parameters`)."""
-        super().__setstate__(state)
-        fill_new_parameters(self)
 
     # ------------------------------------------------------------------
     def _resampled_labels(self) -> np.ndarray:

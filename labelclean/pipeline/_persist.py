@@ -9,7 +9,8 @@ code. The training audit is not stored (it is in ``audit.parquet``).
 Files from earlier versions of the same format still load: classes that
 moved are renamed on the way in (:data:`MOVED_TYPES`), and a parameter added
 since the file was written takes its default, which is the behaviour the
-file's cleaner was fitted with (``LabelCleaner.__setstate__``).
+file's estimators were fitted with (their ``__setstate__``,
+:class:`~labelclean.utils._sklearn.OlderFilesMixin`).
 """
 
 import copy

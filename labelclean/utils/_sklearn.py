@@ -35,6 +35,7 @@ __all__ = [
     "HasMethods",
     "Hidden",
     "Interval",
+    "OlderFilesMixin",
     "Options",
     "StrOptions",
     "check_sample_weight",
@@ -58,3 +59,17 @@ def fill_new_parameters(estimator) -> None:
     for name, param in inspect.signature(type(estimator).__init__).parameters.items():
         if param.default is not param.empty and name not in estimator.__dict__:
             setattr(estimator, name, param.default)
+
+
+class OlderFilesMixin:
+    """Estimators saved by an earlier version load with every parameter.
+
+    ``__setstate__`` (pickle, joblib and skops all restore through it) gives
+    the loaded estimator each ``__init__`` parameter its file lacks, at its
+    default (:func:`fill_new_parameters`). Listed before ``BaseEstimator``
+    among the bases, whose own ``__setstate__`` it extends.
+    """
+
+    def __setstate__(self, state):
+        super().__setstate__(state)
+        fill_new_parameters(self)
