@@ -546,8 +546,10 @@ class DecisionsMixin:
         ----------
         **kwargs
             Passed to :func:`labelclean.report.build_report`. ``run`` gains a
-            ``final_model`` entry (the final model and how it was chosen)
-            unless it has one.
+            ``final_model`` entry (the final model and how it was chosen) and
+            a ``calibration`` entry (:attr:`calibration_`: the noise
+            estimate and how sure the decisions are, the report's first
+            lines) unless it has them.
 
         Returns
         -------
@@ -556,4 +558,5 @@ class DecisionsMixin:
         check_is_fitted(self)
         run = dict(kwargs.pop("run", None) or {})
         run.setdefault("final_model", final_model_info(self))
+        run.setdefault("calibration", getattr(self, "calibration_", None))
         return build_report(self.audit_, run=run, **kwargs)

@@ -33,7 +33,7 @@ from labelclean.pipeline._noise_estimate import (
     new_row_joint,
     right_label_probability,
 )
-from labelclean.report import AUDIT_COLUMNS
+from labelclean.report import AUDIT_COLUMNS, render_html
 
 FAST = {
     "suspects": SPLBoostClassifier(n_estimators=30, age=2.0),
@@ -411,6 +411,20 @@ def test_report_names_the_final_model():
     assert final["estimator"] == "CBAdaBoostClassifier"
     assert final["selection"]["chosen"] == "cb_adaboost"
     assert cleaner.report(run={"final_model": "mine"})["run"]["final_model"] == "mine"
+
+
+def test_the_python_report_opens_with_how_sure_the_run_is():
+    # cleaner.report() once left out the calibration the CLI's report opens
+    # with (the noise estimate, how sure the flags are): its story began
+    # with the row counts.
+    X, y = _circles_data(0)
+    cleaner = LabelCleaner(**FAST_SUSPECTS, random_state=0).fit(X, y)
+    report = cleaner.report()
+    assert report["run"]["calibration"] == cleaner.calibration_
+    html = render_html(report)
+    assert "Estimated share of wrong labels" in html
+    mine = cleaner.report(run={"calibration": None})
+    assert "Estimated share of wrong labels" not in render_html(mine)
 
 
 # --- SPLBoost evidence for new rows ----------------------------------------
