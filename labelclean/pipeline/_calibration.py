@@ -86,6 +86,7 @@ import numpy as np
 
 from labelclean.pipeline._corrections import (
     agreement,
+    cell_lower_limit,
     correction_estimates,
     correction_posterior,
     corrections,
@@ -385,6 +386,10 @@ def _settle_corrections(evidence, P, readings, flagged, target, options):
     thresholds, pairs, corrected = corrections(
         (codes, alternative, strength), candidate, target, not allowed, least
     )
+    for pair in pairs:  # what each pair's noise rests on (its cell of the joint)
+        rows = float(Q[pair["from"], pair["to"]]) * codes.shape[0]
+        pair["noise_cell_rows"] = rows
+        pair["noise_cell_lower_limit"] = cell_lower_limit(rows)
     estimated = correction_estimates((P, tempered), codes, Q, (alternative,
                     strength, corrected, shrinkage), noise_interval)  # fmt: skip
     thresholds, corrected, estimated, doubt = withhold_doubtful(

@@ -40,14 +40,23 @@ def _shrinkage_text(cal: Mapping[str, Any]) -> str:
 def _least_noise_text(cal: Mapping[str, Any]) -> str:
     """Pairs withheld: their corrections fail at the least noise admitted."""
     target = cal.get("correction_target", 0.0)
-    held = [f"{p['from']} → {p['to']}" for p in cal.get("correction_pairs") or ()
+    held = [p for p in cal.get("correction_pairs") or ()
             if p.get("estimated_precision_at_least_noise", 1.0) < target]  # fmt: skip
+    if not held:
+        return ""
+    cells = "; ".join(
+        f"about {p['noise_cell_rows']:.1f} rows labelled {p['from']} are of class "
+        f"{p['to']}, perhaps as few as {p['noise_cell_lower_limit']:.1f}"
+        for p in held if p.get("noise_cell_rows") is not None
+    )  # fmt: skip
     lower = (cal.get("anchor_disagreement") or {}).get("lower_limit", 0.0)
     least = "almost no" if lower < 0.001 else f"as little as {pct(lower)}"
-    return "" if not held else (
-        f" Corrections {', '.join(held)} were withheld: the rows the evidence is "
-        f"surest of admit {least} noise, where these would not reach "
-        f"{pct(target)}; their flagged rows were discarded, not relabelled."
+    names = ", ".join(f"{p['from']} → {p['to']}" for p in held)
+    return (
+        f" Corrections {names} were withheld: at the least noise the data admit "
+        f"they would not reach {pct(target)} ({cells + '; ' if cells else ''}the "
+        f"rows the evidence is surest of admit {least} noise); their flagged rows "
+        "were discarded, not relabelled."
     )  # fmt: skip
 
 

@@ -931,16 +931,21 @@ def test_corrections_hold_at_the_least_noise_the_surest_rows_admit():
     assert "surest of admit almost no noise" in html
 
 
-def test_corrections_are_unchanged_where_the_cap_does_not_bind(noisy_cancer):
+def test_corrections_on_large_noise_cells_are_unchanged(noisy_cancer, monkeypatch):
     # breast_cancer with 20 % flips: confident learning's count stays under
-    # the surest rows' upper limit, the check does not apply, and the
-    # corrections are the fit's own.
-    cal = noisy_cancer[4].calibration_
+    # the surest rows' upper limit, and each pair's noise rests on dozens of
+    # rows, so their lower limit changes no correction: the fit decides as
+    # it does without the least-noise reading.
+    X, _, y_noisy, _, cleaner = noisy_cancer
+    cal = cleaner.calibration_
     assert cal["corrections"] > 0
-    assert all(
-        "estimated_precision_at_least_noise" not in pair
-        for pair in cal["correction_pairs"]
-    )
+    for pair in cal["correction_pairs"]:
+        assert pair["noise_cell_rows"] > 20
+        assert pair["estimated_precision_at_least_noise"] >= cal["correction_target"]
+    monkeypatch.setattr(calibration_module, "strength_at_least_noise",
+                        lambda *args: None)  # fmt: skip
+    without = LabelCleaner(random_state=0).fit(X, y_noisy)
+    assert (without.decisions_ == cleaner.decisions_).all()
 
 
 def test_an_evidence_no_better_than_chance_is_not_predictable_at_any_noise():

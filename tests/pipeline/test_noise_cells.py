@@ -1,0 +1,138 @@
+"""A correction holds at the lower limit of the rows its pair's noise rests on.
+
+A correction from label *s* to class *d* is as sure as the joint's cell
+``Q[s, d]`` says many rows labelled *s* are of class *d*. On a small class
+that cell is a handful of rows: the same evidence on few rows must not
+correct what it corrects on many (docs/decisions.md, *Corrections hold at
+the least noise the data admit*).
+"""
+
+from html import unescape
+
+import numpy as np
+import pandas as pd
+import pytest
+from scipy.stats import poisson
+
+from labelclean.pipeline._calibration import calibrate, decide_calibrated
+from labelclean.pipeline._corrections import cell_lower_limit, correction_thresholds
+from labelclean.pipeline._decisions import Evidence
+from labelclean.report import build_report, render_html
+
+
+def _evidence(copies=1, seed=0):
+    """Two large classes with ten labels each swapped (the evidence sure of
+    them), and a small class two of whose twenty labels' rows the evidence
+    places, nearly sure, in the first class; ``copies`` repeats every row."""
+    blocks = [  # label, the evidence's probabilities, rows
+        (0, [0.99, 0.005, 0.005], 190),
+        (0, [0.0005, 0.999, 0.0005], 10),
+        (1, [0.005, 0.99, 0.005], 190),
+        (1, [0.999, 0.0005, 0.0005], 10),
+        (2, [0.02, 0.02, 0.96], 16),
+        (2, [0.989, 0.01, 0.001], 4),
+    ]
+    codes = np.concatenate([np.full(n * copies, label) for label, _, n in blocks])
+    P = np.concatenate([np.tile(p, (n * copies, 1)) for _, p, n in blocks])
+    P = P + np.random.default_rng(seed).uniform(0, 1e-3, P.shape)
+    P /= P.sum(axis=1, keepdims=True)
+    return Evidence(codes, P, P, None)
+
+
+def _pair(summary, source, dest):
+    (pair,) = [p for p in summary["correction_pairs"]
+               if (p["from"], p["to"]) == (source, dest)]  # fmt: skip
+    return pair
+
+
+@pytest.mark.parametrize("count", [1, 3, 10, 100])
+def test_a_cells_lower_limit_leaves_a_poisson_count_that_small_one_time_in_twenty(
+    count,
+):
+    # Garwood's limit: a Poisson mean at the limit gives the observed count
+    # or more with probability 0.05.
+    low = cell_lower_limit(count)
+    assert 0 < low < count
+    assert poisson.sf(count - 1, low) == pytest.approx(0.05, rel=1e-6)
+
+
+def test_an_empty_cell_has_no_rows_at_its_lower_limit():
+    assert cell_lower_limit(0.0) == 0.0
+    assert cell_lower_limit(-1e-12) == 0.0
+
+
+def test_a_pair_resting_on_a_few_rows_is_not_corrected_but_on_many_it_is():
+    target = None
+    for copies, corrected in ((1, 0), (10, 40)):
+        evidence = _evidence(copies)
+        calibration = calibrate(evidence, random_state=0)
+        summary = calibration.summary
+        target = summary["correction_target"]
+        small = _pair(summary, 2, 0)
+        # the same posterior on the fitted noise, whatever the number of rows
+        assert small["estimated_precision"] >= target
+        assert small["noise_cell_rows"] == pytest.approx(4 * copies, rel=0.05)
+        assert small["noise_cell_lower_limit"] == pytest.approx(
+            cell_lower_limit(small["noise_cell_rows"])
+        )
+        assert small["corrected"] == corrected
+        assert (small["estimated_precision_at_least_noise"] >= target) == (copies > 1)
+        # the large pairs' corrections stand either way
+        for source, dest in ((0, 1), (1, 0)):
+            large = _pair(summary, source, dest)
+            assert large["corrected"] == 10 * copies
+            assert large["estimated_precision_at_least_noise"] >= target
+        decision, reason, _, _ = decide_calibrated(evidence, calibration)
+        looks_first = np.flatnonzero(evidence.codes == 2)[-4 * copies :]
+        if copies == 1:
+            assert (decision[looks_first] == "discarded").all()
+            assert (reason[looks_first] == "correction_not_precise").all()
+            assert np.isinf(calibration.correction_thresholds[2, 0])  # new rows too
+        else:
+            assert (decision[looks_first] == "corrected").all()
+
+
+def test_a_pair_corrects_its_surest_rows_as_far_as_they_hold():
+    # Four candidates of one pair; under the least noise their posteriors fall
+    # to 0.98, 0.92, 0.80, 0.70: the mean of the first three still reaches
+    # 0.9, of all four not. The three are corrected and the pair's threshold
+    # rises to the third one's posterior, so a new row between the target
+    # and that posterior is not corrected.
+    codes = np.zeros(4, dtype=int)
+    alternative = np.ones(4, dtype=int)
+    strength = np.array([0.99, 0.97, 0.95, 0.93])
+    least = np.array([0.98, 0.92, 0.80, 0.70])
+    candidate = np.ones(4, dtype=bool)
+    thresholds, (pair,) = correction_thresholds(
+        (codes, alternative, strength), candidate, 0.9, 2, least
+    )
+    assert pair["corrected"] == 3
+    assert thresholds[0, 1] == pytest.approx(0.95)
+    assert pair["estimated_precision"] == pytest.approx(np.mean(strength[:3]))
+    assert pair["estimated_precision_at_least_noise"] == pytest.approx(0.9)
+    assert 0.94 < thresholds[0, 1]
+    # with no least-noise reading the pair corrects all four at the target
+    thresholds, (pair,) = correction_thresholds(
+        (codes, alternative, strength), candidate, 0.9, 2
+    )
+    assert pair["corrected"] == 4 and thresholds[0, 1] == 0.9
+
+
+def test_the_report_says_how_few_rows_a_withheld_pair_rests_on():
+    evidence = _evidence(1)
+    calibration = calibrate(evidence, random_state=0)
+    summary = calibration.summary
+    decision, reason, new_codes, _ = decide_calibrated(evidence, calibration)
+    audit = pd.DataFrame({"decision": decision, "reason": reason})
+    audit["label"] = audit["observed_label"] = evidence.codes
+    audit["cleaned_label"] = np.where(new_codes < 0, None, new_codes)
+    run = {"calibration": {**summary, "decision_rule": "calibrated"}}
+    html = unescape(render_html(build_report(audit, label="label", run=run)))
+    # only the small pair is named, with the rows its noise rests on
+    assert "Corrections 2 → 0 were withheld" in html
+    small = _pair(summary, 2, 0)
+    assert (
+        f"about {small['noise_cell_rows']:.1f} rows labelled 2 are of class 0, "
+        f"perhaps as few as {small['noise_cell_lower_limit']:.1f}"
+    ) in html
+    assert "rows labelled 0 are of class 1" not in html
