@@ -73,8 +73,11 @@ fit's own evidence (``docs/decisions.md``, "Calibrated decisions"):
    test). Nothing is corrected where κ is under 0.4 before the noise
    correction (the evidence agrees with the labels less than moderately),
    nor where κ* is under 0.6 after it (less than substantially).
-   Where the cap binds, a pair's corrections must also reach the target
-   under the least noise the surest rows admit (their lower limit).
+   A pair's corrections must also reach the target with its cell of the
+   joint (how many rows labelled *s* are of class *d*) at the one-sided
+   95 % lower limit of its count, and, where the cap binds, under the
+   least noise the surest rows admit (their lower limit); a pair corrects
+   its surest rows as far as they do.
 
 The uncertainty comes from a bootstrap over rows (the noise estimate and the
 known-flip measurement are redone on each resample), widened to the other
