@@ -12,7 +12,7 @@ where their cap binds; docs/decisions.md, *Calibrated decisions*, step 5).
 from typing import Any
 
 import numpy as np
-from scipy.stats import chi2
+from scipy.special import gammaincinv
 
 from labelclean.pipeline._noise_estimate import (
     estimate_interval,
@@ -44,10 +44,11 @@ _CELL_LOWER_LEVEL = 0.05
 def cell_lower_limit(count: float) -> float:
     """One-sided 95 % lower confidence limit of a count of ``count`` rows
     taken as Poisson (Garwood 1936: half the chi-square quantile on
-    ``2 count`` degrees of freedom); 0 for no rows."""
+    ``2 count`` degrees of freedom, the gamma quantile of shape ``count``);
+    0 for no rows."""
     if count <= 0:
         return 0.0
-    return float(chi2.ppf(_CELL_LOWER_LEVEL, 2.0 * count) / 2.0)
+    return float(gammaincinv(count, _CELL_LOWER_LEVEL))
 
 
 def strength_at_least_noise(P, codes, Q, alternative, readings):
