@@ -176,7 +176,8 @@ def correction_thresholds(posterior, candidate, target, n_classes, least=None):
             running = np.cumsum(values) / np.arange(1, values.shape[0] + 1)
             reach = int(np.count_nonzero(values >= target))
             count, threshold = reach, target
-            pair = {"from": source, "to": dest, "candidates": int(values.shape[0])}
+            pair = {"from": source, "to": dest, "candidates": int(values.shape[0]),
+                    "reached_target": reach}  # fmt: skip
             if least is not None and reach:
                 count = _mean_holds(least[order[:reach]], target)
                 pair["estimated_precision_at_least_noise"] = float(

@@ -60,6 +60,24 @@ def _least_noise_text(cal: Mapping[str, Any]) -> str:
     )  # fmt: skip
 
 
+def _limited_text(cal: Mapping[str, Any]) -> str:
+    """Pairs that corrected only their surest rows: the rest would not hold."""
+    target = cal.get("correction_target", 0.0)
+    cut = [p for p in cal.get("correction_pairs") or ()
+           if 0 < p.get("corrected", 0) < p.get("reached_target", 0)]  # fmt: skip
+    if not cut:
+        return ""
+    names = ", ".join(
+        f"{p['from']} → {p['to']} ({p['corrected']} of {p['reached_target']})"
+        for p in cut
+    )
+    return (
+        f" Corrections {names} were limited to the rows the evidence is surest "
+        f"of: with the rest their precision would not reach {pct(target)} at the "
+        "least noise the data admit; the rest were discarded, not relabelled."
+    )
+
+
 def _corrections_made_text(cal: Mapping[str, Any]) -> str:
     """How many labels were corrected, and how sure the run is of them."""
     if not cal.get("corrections") or cal.get("correction_precision") is None:
@@ -207,7 +225,9 @@ def calibration_story(run: Mapping[str, Any]) -> list[str]:
             )
         elif not (pred.get("slight") or pred.get("fair")):
             text += " No row was flagged: no operating point was precise enough."
-        story.append(text + _shrinkage_text(cal) + _least_noise_text(cal))
+        story.append(
+            text + _shrinkage_text(cal) + _least_noise_text(cal) + _limited_text(cal)
+        )
         story += _unseen_story(cal, pred)
     return story + _review_and_missing_story(run)
 

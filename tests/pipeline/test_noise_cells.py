@@ -136,3 +136,41 @@ def test_the_report_says_how_few_rows_a_withheld_pair_rests_on():
         f"perhaps as few as {small['noise_cell_lower_limit']:.1f}"
     ) in html
     assert "rows labelled 0 are of class 1" not in html
+
+
+def test_a_pair_that_holds_only_for_its_surest_rows_corrects_those():
+    # The small class's pair now holds two rows the evidence places in the
+    # first class beyond doubt and four it places there a little less
+    # surely: with the cell at its lower limit the mean of all six falls
+    # under the target, of the surest four not. The surest are corrected,
+    # the others discarded, and the report says the pair was limited.
+    evidence = _evidence(1)
+    codes, P = evidence.codes, evidence.model_proba
+    small = np.flatnonzero(codes == 2)
+    P = P.copy()
+    P[small[-6:-4]] = [0.9999, 0.00005, 0.00005]
+    P[small[-4:]] = [[0.9895 - 0.003 * k, 0.008 + 0.003 * k, 0.0025] for k in range(4)]
+    P /= P.sum(axis=1, keepdims=True)
+    evidence = Evidence(codes, P, P, None)
+    calibration = calibrate(evidence, random_state=0)
+    summary = calibration.summary
+    pair = _pair(summary, 2, 0)
+    assert pair["reached_target"] == 6
+    assert 0 < pair["corrected"] < pair["reached_target"]
+    assert pair["estimated_precision_at_least_noise"] >= summary["correction_target"]
+    decision, reason, _, _ = decide_calibrated(evidence, calibration)
+    looks_first = small[-6:]
+    strength = P[looks_first, 0]
+    corrected = decision[looks_first] == "corrected"
+    assert corrected.sum() == pair["corrected"]
+    assert strength[corrected].min() >= strength[~corrected].max()  # surest first
+    assert (reason[looks_first][~corrected] == "correction_not_precise").all()
+    run = {"calibration": {**summary, "decision_rule": "calibrated"}}
+    audit = pd.DataFrame({"decision": decision, "reason": reason})
+    audit["label"] = audit["observed_label"] = codes
+    audit["cleaned_label"] = None
+    html = unescape(render_html(build_report(audit, label="label", run=run)))
+    assert (
+        f"Corrections 2 → 0 ({pair['corrected']} of 6) were limited to the rows "
+        "the evidence is surest of"
+    ) in html
