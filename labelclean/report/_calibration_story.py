@@ -37,6 +37,40 @@ def _shrinkage_text(cal: Mapping[str, Any]) -> str:
     )
 
 
+#: Pairs of classes named one by one in the story; more are counted.
+_PAIRS_NAMED = 3
+
+
+def _pair_names(pairs, detail=None) -> str:
+    """The first :data:`_PAIRS_NAMED` pairs by name (with ``detail``), the
+    rest counted; every pair is in ``report.json``."""
+    names = [f"{p['from']} → {p['to']}" + (detail(p) if detail else "")
+             for p in pairs[:_PAIRS_NAMED]]  # fmt: skip
+    rest = len(pairs) - len(names)
+    more = f" and {rest} more pair{'s' if rest > 1 else ''}" if rest > 0 else ""
+    return ", ".join(names) + more
+
+
+def _cells_text(held) -> str:
+    """What the withheld pairs' noise rests on: rows of the joint's cells."""
+    cells = [p for p in held if p.get("noise_cell_rows") is not None]
+    if not cells:
+        return ""
+    if len(cells) == 1:
+        (p,) = cells
+        return (
+            f"about {p['noise_cell_rows']:.1f} rows labelled {p['from']} are of "
+            f"class {p['to']}, perhaps as few as {p['noise_cell_lower_limit']:.1f}; "
+        )
+    rows = [p["noise_cell_rows"] for p in cells]
+    lows = [p["noise_cell_lower_limit"] for p in cells]
+    return (
+        f"each rests on {min(rows):.1f}–{max(rows):.1f} rows of the one label "
+        f"that are of the other class, perhaps as few as "
+        f"{min(lows):.1f}–{max(lows):.1f}; "
+    )
+
+
 def _least_noise_text(cal: Mapping[str, Any]) -> str:
     """Pairs withheld: their corrections fail at the least noise admitted."""
     target = cal.get("correction_target", 0.0)
@@ -44,17 +78,11 @@ def _least_noise_text(cal: Mapping[str, Any]) -> str:
             if p.get("estimated_precision_at_least_noise", 1.0) < target]  # fmt: skip
     if not held:
         return ""
-    cells = "; ".join(
-        f"about {p['noise_cell_rows']:.1f} rows labelled {p['from']} are of class "
-        f"{p['to']}, perhaps as few as {p['noise_cell_lower_limit']:.1f}"
-        for p in held if p.get("noise_cell_rows") is not None
-    )  # fmt: skip
     lower = (cal.get("anchor_disagreement") or {}).get("lower_limit", 0.0)
     least = "almost no" if lower < 0.001 else f"as little as {pct(lower)}"
-    names = ", ".join(f"{p['from']} → {p['to']}" for p in held)
     return (
-        f" Corrections {names} were withheld: at the least noise the data admit "
-        f"they would not reach {pct(target)} ({cells + '; ' if cells else ''}the "
+        f" Corrections {_pair_names(held)} were withheld: at the least noise the "
+        f"data admit they would not reach {pct(target)} ({_cells_text(held)}the "
         f"rows the evidence is surest of admit {least} noise); their flagged rows "
         "were discarded, not relabelled."
     )  # fmt: skip
@@ -67,10 +95,7 @@ def _limited_text(cal: Mapping[str, Any]) -> str:
            if 0 < p.get("corrected", 0) < p.get("reached_target", 0)]  # fmt: skip
     if not cut:
         return ""
-    names = ", ".join(
-        f"{p['from']} → {p['to']} ({p['corrected']} of {p['reached_target']})"
-        for p in cut
-    )
+    names = _pair_names(cut, lambda p: f" ({p['corrected']} of {p['reached_target']})")
     return (
         f" Corrections {names} were limited to the rows the evidence is surest "
         f"of: with the rest their precision would not reach {pct(target)} at the "

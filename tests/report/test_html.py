@@ -4,6 +4,7 @@ import base64
 import hashlib
 import json
 import re
+from html import unescape
 
 import pytest
 
@@ -209,3 +210,30 @@ def test_labels_are_drawn_as_written_not_as_mathtext(label):
     )
     html = render_html(build_report(audit))
     assert "data:image/png;base64," in html  # the class plot was drawn
+
+
+def test_story_counts_withheld_and_limited_pairs_beyond_the_first_three(audit):
+    # With ten classes a run can withhold eighteen pairs; the story named
+    # each with its rows and became a wall of text. It names three and
+    # counts the rest (report.json keeps every pair).
+    def pair(source, dest, rows, **extra):
+        return {"from": source, "to": dest, "noise_cell_rows": rows,
+                "noise_cell_lower_limit": rows / 4, **extra}  # fmt: skip
+
+    withheld = [pair(f"w{k}", "z", 1.0 + k, estimated_precision_at_least_noise=0.5,
+                     corrected=0, reached_target=1) for k in range(5)]  # fmt: skip
+    limited = [pair(f"l{k}", "z", 30.0, estimated_precision_at_least_noise=0.95,
+                    corrected=2, reached_target=3) for k in range(4)]  # fmt: skip
+    calibration = {"noise_rate": 0.2, "correction_target": 0.9, "flagged": 0,
+                   "correction_pairs": withheld + limited,
+                   "anchor_disagreement": {"lower_limit": 0.025}}  # fmt: skip
+    html = unescape(render_html(build_report(audit, run={"calibration": calibration})))
+    assert "Corrections w0 → z, w1 → z, w2 → z and 2 more pairs were withheld" in html
+    assert "each rests on 1.0–5.0 rows of the one label that are of the other " in html
+    assert "perhaps as few as 0.2–1.2" in html
+    assert "as little as 2.5% noise" in html
+    assert (
+        "Corrections l0 → z (2 of 3), l1 → z (2 of 3), l2 → z (2 of 3) and 1 more "
+        "pair were limited to the rows the evidence is surest of" in html
+    )
+    assert "w3 → z" not in html and "l3 → z" not in html
