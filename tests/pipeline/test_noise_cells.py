@@ -62,7 +62,6 @@ def test_an_empty_cell_has_no_rows_at_its_lower_limit():
 
 
 def test_a_pair_resting_on_a_few_rows_is_not_corrected_but_on_many_it_is():
-    target = None
     for copies, corrected in ((1, 0), (10, 40)):
         evidence = _evidence(copies)
         calibration = calibrate(evidence, random_state=0)
