@@ -89,10 +89,10 @@ import numpy as np
 
 from labelclean.pipeline._corrections import (
     agreement,
-    cell_lower_limit,
     correction_estimates,
     correction_posterior,
     corrections,
+    noise_cell,
     strength_at_least_noise,
     told_apart,
     withhold_doubtful,
@@ -390,9 +390,9 @@ def _settle_corrections(evidence, P, readings, flagged, target, options):
         (codes, alternative, strength), candidate, target, not allowed, least
     )
     for pair in pairs:  # what each pair's noise rests on (its cell of the joint)
-        rows = float(Q[pair["from"], pair["to"]]) * codes.shape[0]
-        pair["noise_cell_rows"] = rows
-        pair["noise_cell_lower_limit"] = cell_lower_limit(rows)
+        pair["noise_cell_rows"], pair["noise_cell_lower_limit"] = noise_cell(
+            Q, pair["from"], pair["to"], codes.shape[0]
+        )
     estimated = correction_estimates((P, tempered), codes, Q, (alternative,
                     strength, corrected, shrinkage), noise_interval)  # fmt: skip
     thresholds, corrected, estimated, doubt = withhold_doubtful(

@@ -30,6 +30,7 @@ __all__ = [
     "correction_posterior",
     "correction_thresholds",
     "corrections",
+    "noise_cell",
     "strength_at_least_noise",
     "told_apart",
     "withhold_doubtful",
@@ -49,6 +50,13 @@ def cell_lower_limit(count: float) -> float:
     if count <= 0:
         return 0.0
     return float(gammaincinv(count, _CELL_LOWER_LEVEL))
+
+
+def noise_cell(Q, source, dest, n) -> tuple[float, float]:
+    """Rows the joint's cell ``Q[source, dest]`` counts among ``n``, and
+    their lower limit (:func:`cell_lower_limit`)."""
+    rows = float(Q[source, dest]) * n
+    return rows, cell_lower_limit(rows)
 
 
 def strength_at_least_noise(P, codes, Q, alternative, readings):
@@ -86,7 +94,7 @@ def strength_at_least_noise(P, codes, Q, alternative, readings):
     for pair, rows in zip(pairs, np.split(by_pair, starts[1:]), strict=True):
         source, dest = divmod(int(pair), n_classes)
         joint = Q.copy()
-        joint[source, dest] = cell_lower_limit(Q[source, dest] * n) / n
+        joint[source, dest] = noise_cell(Q, source, dest, n)[1] / n
         joint[source, source] += Q[source, dest] - joint[source, dest]
         at_cell = _posterior_of(P[rows], codes[rows], joint, alternative[rows],
                                 shrinkage)  # fmt: skip
