@@ -109,6 +109,12 @@ classifier, default='auto'
           paired difference (the lowest such); see ``docs/decisions.md``.
         - 'cb_adaboost', 'cb_adaboost_trees' (depth-3 trees), 'rosr', 'spbl':
           that labelclean classifier.
+
+        When RoSR-L ('rosr', or chosen by 'auto') is the final model, its
+        penalty for ``model_`` is chosen out of fold on the cleaned rows from
+        the paper's grid, the default kept unless another is better by more
+        than one standard error; the evidence and ``decision_model_`` keep
+        the default.
         - a classifier: used as given (cloned); soft labels are passed when
           its ``fit`` takes ``gamma`` or ``soft_labels``.
     target_precision : float or None, default=None
@@ -193,8 +199,9 @@ classifier, default='auto'
         labels, and the ``rows`` compared; ``None`` when nothing was compared),
         the chosen (or closest) challenger's ``difference`` from RoSR-L and its
         ``standard_error``, ``sampled_rows`` for a stratified sample (above
-        :data:`MODEL_SELECTION_MAX_SAMPLES` rows); and with 'auto', ``final``:
-        the same for the final model, on the cleaned rows.
+        :data:`MODEL_SELECTION_MAX_SAMPLES` rows); with 'auto', ``final``:
+        the same for the final model, on the cleaned rows; ``final_penalty``:
+        the same for RoSR-L's penalty, with ``default``.
     feature_encoder_ : object
         Fitted feature preparation for the suspect stage and final model.
     audit_ : DataFrame

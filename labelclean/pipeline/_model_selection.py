@@ -4,10 +4,11 @@
 does with its final model: the candidates (``model='auto'``), each
 candidate's out-of-fold probabilities on the rows SPLBoost kept (with the
 confidence stage's soft labels, without the held-out fold's labels), the
-choice between them (:func:`_choose_model`, rule :data:`AUTO_RULE`), the
-chosen one's out-of-fold evidence on the observed labels, and fitting a
-model on given rows with hard or soft labels. :func:`make_stage` builds any stage from a
-kind's name or an estimator, seeded by the cleaner.
+choice between them (:func:`choose_model`), the chosen one's out-of-fold
+evidence on the observed labels, the final model's choice and RoSR-L's
+penalty on the cleaned rows, and fitting a model on given rows with hard or
+soft labels. :func:`make_stage` builds any stage from a kind's name or an
+estimator, seeded by the cleaner.
 """
 
 import inspect
@@ -20,7 +21,12 @@ from sklearn.model_selection import StratifiedKFold
 from sklearn.utils import get_tags
 from sklearn.utils.parallel import Parallel, delayed
 
-from labelclean.pipeline._decisions import argmax_keep_observed
+from labelclean.pipeline._comparison import (
+    FINAL_PENALTIES,
+    FINAL_RULE,
+    PENALTY_RULE,
+    choose_model,
+)
 from labelclean.pipeline._folds import average_over_folds, folds_per_repeat
 from labelclean.pipeline._kinds import STAGE_KINDS
 from labelclean.pipeline._noise_estimate import (
@@ -30,7 +36,7 @@ from labelclean.pipeline._noise_estimate import (
 from labelclean.utils._sampling import stratified_rows
 from labelclean.utils._threads import one_blas_thread
 
-__all__ = ["AUTO_RULE", "ModelSelectionMixin", "make_stage"]
+__all__ = ["ModelSelectionMixin", "make_stage"]
 
 #: Above this many rows, ``model='auto'`` compares its candidates on a
 #: stratified sample of this many rows (then evaluates only the chosen one on
@@ -38,7 +44,7 @@ __all__ = ["AUTO_RULE", "ModelSelectionMixin", "make_stage"]
 MODEL_SELECTION_MAX_SAMPLES = 50_000
 
 #: The final models ``model='auto'`` compares for two classes; the first is
-#: kept unless another is clearly better out of fold (:func:`_choose_model`).
+#: kept unless another is clearly better out of fold (:func:`choose_model`).
 AUTO_CANDIDATES = ("rosr", "cb_adaboost", "cb_adaboost_trees")
 
 #: The candidates for more than two classes (boosted stumps are weak
@@ -48,104 +54,6 @@ AUTO_CANDIDATES_MULTICLASS = ("rosr", "cb_adaboost_trees")
 #: The least row weight of ``final_fit='weighted'``: a row the evidence holds
 #: surely mislabelled still keeps its class in the fit.
 _LEAST_WEIGHT = 1e-3
-
-#: The rule of :meth:`ModelSelectionMixin._choose_final`, in words
-#: (``model_selection_['final']['rule']``).
-FINAL_RULE = (
-    "out-of-fold error rate against the cleaned labels over the cleaned rows, "
-    "each row weighted as in the final fit; another candidate replaces RoSR-L "
-    "only if its error rate is lower by more than one standard error of the "
-    "paired per-row difference (the lowest error rate among those that are)"
-)
-
-#: The rule of :func:`_choose_model`, in words (``model_selection_['rule']``).
-AUTO_RULE = (
-    "out-of-fold error rate against the observed labels over every row decided "
-    "out of fold; another candidate replaces RoSR-L only if its error rate is "
-    "lower by more than one standard error of the paired per-row difference "
-    "(the lowest error rate among those that are)"
-)
-
-
-def _choose_model(
-    oofs: dict[str, np.ndarray], codes: np.ndarray, weight: np.ndarray | None = None
-) -> tuple[str, dict[str, Any]]:
-    """Pick the final model from the out-of-fold probabilities of candidates.
-
-    With one candidate, that one. With two (``model='auto'``, two classes), the
-    first (RoSR-L) unless the second's error rate is lower by more than one
-    standard error of the paired per-row difference (the one-standard-error
-    rule, leaning to the linear model). Rows without out-of-fold
-    probabilities for some candidate are left out of the comparison; with
-    fewer than two rows left, the first candidate is kept. With ``weight``,
-    each row's error counts by its weight (:func:`_weighted_mean`).
-    """
-    names = list(oofs)
-    decided = np.ones(codes.shape[0], dtype=bool)
-    for proba in oofs.values():
-        decided &= ~np.isnan(proba).any(axis=1)
-    n_rows = int(decided.sum())
-    w = None if weight is None else weight[decided]
-    errors: dict[str, np.ndarray | None] = {}
-    for name, proba in oofs.items():
-        if n_rows == 0:
-            errors[name] = None
-            continue
-        p = proba[decided]
-        label = argmax_keep_observed(p, codes[decided])
-        errors[name] = (label != codes[decided]).astype(np.float64)
-    selection: dict[str, Any] = {
-        "rule": AUTO_RULE if len(names) > 1 else "the configured final model",
-        "candidates": {
-            name: {
-                "error_rate": None if e is None else _weighted_mean(e, w)[0],
-                "rows": n_rows,
-            }
-            for name, e in errors.items()
-        },
-    }
-    chosen = names[0]
-    best_error = None
-    compared: dict[str, tuple[float | None, float | None]] = {}
-    first = errors[names[0]]
-    for name in names[1:]:
-        other = errors[name]
-        diff: float | None = None
-        se: float | None = None
-        if n_rows >= 2 and first is not None and other is not None:
-            diff, se = _weighted_mean(first - other, w)
-            rate = _weighted_mean(other, w)[0]
-            if diff > se and (best_error is None or rate < best_error):
-                chosen, best_error = name, rate
-        compared[name] = (diff, se)
-        if len(names) > 2:
-            selection["candidates"][name]["difference"] = diff
-            selection["candidates"][name]["standard_error"] = se
-    if compared:
-        # the chosen challenger's comparison, or the closest challenger's
-        closest = max(compared, key=lambda k: -np.inf if compared[k][0] is None
-                      else compared[k][0])  # fmt: skip
-        diff, se = compared[chosen if chosen in compared else closest]
-        selection["difference"], selection["standard_error"] = diff, se
-    selection["chosen"] = chosen
-    return chosen, selection
-
-
-def _weighted_mean(values: np.ndarray, weight: np.ndarray | None):
-    """Mean of ``values`` and its standard error (None for one value).
-
-    With ``weight``: the weighted mean, and sqrt(n / (n - 1) * sum(w² (v -
-    mean)²)) / sum(w), which is the unweighted standard error when every
-    weight is equal."""
-    n = values.shape[0]
-    if n < 2:
-        return float(np.average(values, weights=weight)), None
-    if weight is None:
-        return float(values.mean()), float(values.std(ddof=1) / np.sqrt(n))
-    total = float(weight.sum())
-    mean = float(np.dot(weight, values) / total)
-    spread = float(np.dot(weight**2, (values - mean) ** 2)) * n / (n - 1)
-    return mean, float(np.sqrt(spread) / total)
 
 
 def make_stage(spec: Any, seed: int) -> Any:
@@ -317,7 +225,9 @@ class ModelSelectionMixin:
         cleaned_soft = np.zeros_like(soft)
         cleaned_soft[kept] = np.eye(self.classes_.shape[0])[new_codes[kept]]
         weight = self._final_weights(new_codes, kept, weight)
-        final = self._choose_final(model_seed, Z, new_codes, kept, weight)
+        split = self._final_split(model_seed, new_codes, kept, weight)
+        final = self._choose_final(model_seed, Z, new_codes, split)
+        penalty = self._final_penalty(final, model_seed, Z, new_codes, split)
         fitted = {}
         for each in dict.fromkeys((name, final)):
             model = self._make_model(each, model_seed)
@@ -325,13 +235,51 @@ class ModelSelectionMixin:
                 model, Z, new_codes.copy(), cleaned_soft, kept, weight=weight
             )
         self.decision_model_, self.model_ = fitted[name], fitted[final]
+        if penalty is not None:  # decision_model_ keeps the evidence's penalty
+            model = self._make_model(final, model_seed).set_params(mu=penalty)
+            self.model_ = self._fit_model(
+                model, Z, new_codes.copy(), cleaned_soft, kept, weight=weight
+            )
         self.model_name_ = final
 
-    def _choose_final(self, seed, Z, new_codes, kept, weight) -> str:
+    def _final_split(self, seed, new_codes, kept, weight):
+        """The rows, folds and row weights on which the final model's choices
+        are compared: the cleaned rows (a stratified, seeded sample of
+        :data:`MODEL_SELECTION_MAX_SAMPLES` above that many), in at most
+        ``cv`` stratified folds; None when a class has a single cleaned row."""
+        codes = new_codes[kept]
+        counts = np.bincount(codes)
+        n_folds = int(min(self.cv, counts[counts > 0].min()))
+        if n_folds < 2:
+            return None
+        rows = stratified_rows(
+            codes, MODEL_SELECTION_MAX_SAMPLES, min_per_class=n_folds, seed=seed
+        )
+        rows = kept if rows is None else kept[rows]
+        splitter = StratifiedKFold(n_folds, shuffle=True, random_state=seed)
+        folds = list(splitter.split(rows, new_codes[rows]))
+        return rows, folds, None if weight is None else weight[rows]
+
+    def _compare_on_cleaned(self, names, seed, Z, new_codes, split, build=None):
+        """:func:`choose_model` over ``names`` fitted as :meth:`_fit_final`
+        fits them, out of fold on ``split`` (:meth:`_final_split`): the cleaned
+        labels as hard labels, each row's error weighted as in the fit."""
+        rows, folds, w = split
+        one_hot = np.eye(self.classes_.shape[0])[new_codes[rows]]
+        oofs = self._out_of_fold(
+            names, seed, Z[rows], new_codes[rows], one_hot, folds,
+            np.ones(rows.shape[0], dtype=bool), w, build=build,
+        )  # fmt: skip
+        chosen, selection = choose_model(oofs, new_codes[rows], weight=w)
+        if rows.shape[0] < self.sample_indices_.shape[0]:
+            selection["sampled_rows"] = int(rows.shape[0])
+        return chosen, selection
+
+    def _choose_final(self, seed, Z, new_codes, split) -> str:
         """The final model among ``model='auto'``'s candidates, compared as
         :meth:`_fit_final` fits it: out of fold on the cleaned rows, with their
         cleaned labels and row weights, each row's error weighted as in the
-        fit (:func:`_choose_model`, rule :data:`FINAL_RULE`). The weighted
+        fit (:func:`choose_model`, rule :data:`FINAL_RULE`). The weighted
         error on the cleaned labels estimates the error on the true ones as
         far as the weights discount the wrong labels (importance
         reweighting). ``model_selection_['final']`` records the comparison;
@@ -341,30 +289,41 @@ class ModelSelectionMixin:
         evidence_model = self.model_selection_["chosen"]
         if len(names) < 2:
             return evidence_model
-        codes = new_codes[kept]
-        counts = np.bincount(codes)
-        n_folds = int(min(self.cv, counts[counts > 0].min()))
-        if n_folds < 2:
+        if split is None:
             self.model_selection_["final"] = {"rule": FINAL_RULE, "chosen": None}
             return evidence_model
-        rows = stratified_rows(
-            codes, MODEL_SELECTION_MAX_SAMPLES, min_per_class=n_folds, seed=seed
-        )
-        rows = kept if rows is None else kept[rows]
-        splitter = StratifiedKFold(n_folds, shuffle=True, random_state=seed)
-        folds = list(splitter.split(rows, new_codes[rows]))
-        w = None if weight is None else weight[rows]
-        one_hot = np.eye(self.classes_.shape[0])[new_codes[rows]]
-        oofs = self._out_of_fold(
-            names, seed, Z[rows], new_codes[rows], one_hot, folds,
-            np.ones(rows.shape[0], dtype=bool), w,
-        )  # fmt: skip
-        chosen, selection = _choose_model(oofs, new_codes[rows], weight=w)
+        chosen, selection = self._compare_on_cleaned(names, seed, Z, new_codes, split)
         selection["rule"] = FINAL_RULE
-        if rows.shape[0] < kept.shape[0]:
-            selection["sampled_rows"] = int(rows.shape[0])
         self.model_selection_["final"] = selection
         return chosen
+
+    def _final_penalty(self, final, seed, Z, new_codes, split) -> float | None:
+        """RoSR-L's penalty ``mu`` for the final fit, or None to keep it.
+
+        Only for the built-in ``'rosr'`` kind (a given estimator is used as
+        configured): each of :data:`FINAL_PENALTIES` is compared out of fold
+        on the cleaned rows as :meth:`_choose_final` compares models, the
+        default first (rule :data:`PENALTY_RULE`), and
+        ``model_selection_['final_penalty']`` records it. The evidence and
+        ``decision_model_`` keep the default: the decisions were calibrated
+        on it, and a penalty chosen on the labels they cleaned must not
+        change them (docs/decisions.md, *The final model's penalty*).
+        """
+        if not isinstance(self.model, str) or final != "rosr" or split is None:
+            return None
+        default = float(self._make_model(final, seed).get_params()["mu"])
+        grid = [default, *(mu for mu in FINAL_PENALTIES if mu != default)]
+        names = [repr(mu) for mu in grid]
+
+        def build(name):
+            return self._make_model(final, seed).set_params(mu=float(name))
+
+        chosen, selection = self._compare_on_cleaned(
+            names, seed, Z, new_codes, split, build=build
+        )
+        selection.update(rule=PENALTY_RULE, default=default, chosen=float(chosen))
+        self.model_selection_["final_penalty"] = selection
+        return None if float(chosen) == default else float(chosen)
 
     def _final_weights(self, new_codes, kept, weight):
         """The final model's row weights: with ``final_fit='weighted'``, each
@@ -394,7 +353,7 @@ class ModelSelectionMixin:
 
         With several candidates, each is evaluated out of fold on soft labels
         that did not use the held-out fold's labels
-        (:meth:`_soft_labels_without`) and :func:`_choose_model` picks one;
+        (:meth:`_soft_labels_without`) and :func:`choose_model` picks one;
         the chosen model is then evaluated out of fold again, as the
         evidence of the decisions, on :meth:`_evidence_labels`. On more than
         :data:`MODEL_SELECTION_MAX_SAMPLES` rows the comparison runs on a
@@ -405,7 +364,7 @@ class ModelSelectionMixin:
             oofs = self._out_of_fold(
                 names, seed, Z, codes, labels, folds, in_train, weight
             )
-            return oofs, _choose_model(oofs, codes)[1]
+            return oofs, choose_model(oofs, codes)[1]
         k = folds_per_repeat(folds, self.cv_repeats)
         rows = stratified_rows(
             codes, MODEL_SELECTION_MAX_SAMPLES, min_per_class=k, seed=seed
@@ -414,7 +373,7 @@ class ModelSelectionMixin:
             compared = self._out_of_fold(
                 names, seed, Z, codes, soft, folds, in_train, weight, fold_soft=True
             )
-            chosen, selection = _choose_model(compared, codes)
+            chosen, selection = choose_model(compared, codes)
             labels = self._evidence_labels(chosen, seed, codes, soft)
             if labels is soft and not hasattr(
                 self.confidence_estimator_, "soft_labels_without"
@@ -436,7 +395,7 @@ class ModelSelectionMixin:
                 row_ids=rows,
                 fold_soft=True,
             )
-            chosen, selection = _choose_model(compared, codes[rows])
+            chosen, selection = choose_model(compared, codes[rows])
             selection["sampled_rows"] = int(rows.shape[0])
             labels = self._evidence_labels(chosen, seed, codes, soft)
         oofs = self._out_of_fold(
@@ -497,13 +456,15 @@ class ModelSelectionMixin:
         weight,
         row_ids=None,
         fold_soft=False,
+        build=None,
     ):
         """Out-of-fold class probabilities of each final model in ``names``.
 
         For each fold, the model is fitted on the other folds' rows that
         SPLBoost kept and asked about the fold's rows; with ``fold_soft``, on
         soft labels that did not use the fold's labels (``row_ids``: the
-        rows' indices in the fit when ``Z`` is a sample). Rows of a fold whose
+        rows' indices in the fit when ``Z`` is a sample). ``build(name)``, when
+        given, makes the model of each name. Rows of a fold whose
         training part holds a single class (or every row, without folds) are
         NaN. With repeated splits (``cv_repeats``) a row's probabilities are
         the mean over the folds that held it out, one per split. The (model,
@@ -521,7 +482,7 @@ class ModelSelectionMixin:
             rows = train[in_train[train]]
             if np.unique(codes[rows]).shape[0] < 2:
                 return None
-            model = self._make_model(name, seed)
+            model = build(name) if build else self._make_model(name, seed)
             labels = soft
             if fold_soft:
                 labels = self._soft_labels_without(soft, rows, test, row_ids)

@@ -191,6 +191,23 @@ def _error_rates(selection: Mapping[str, Any]) -> list[str]:
     ]
 
 
+def _penalty_text(penalty: Mapping[str, Any]) -> str:
+    """The clause saying that RoSR-L's penalty moved from its default, if it did."""
+    chosen, default = penalty.get("chosen"), penalty.get("default")
+    if chosen is None or default is None or chosen == default:
+        return ""
+    rates = penalty.get("candidates") or {}
+    at = {float(k): v.get("error_rate") for k, v in rates.items()}
+    text = (
+        f"; its penalty \N{GREEK SMALL LETTER MU} = {chosen:g} was chosen out of "
+        f"fold on the cleaned rows among {len(at)} penalties"
+    )
+    if at.get(chosen) is not None and at.get(default) is not None:
+        text += f" (error {pct(at[chosen])} against {pct(at[default])}"
+        text += f" at the default {default:g})"
+    return text + ", and the rows were decided at the default"
+
+
 def _final_model_text(final: Mapping[str, Any]) -> str:
     """One sentence: the final model, and the comparison that chose it."""
     name = str(final["name"])
@@ -205,6 +222,7 @@ def _final_model_text(final: Mapping[str, Any]) -> str:
             if on_cleaned.get("candidates")
             else ", chosen by out-of-fold error rate against the observed labels"
         ) + f" ({', '.join(rates)})"
+    text += _penalty_text(selection.get("final_penalty") or {})
     evidence = selection.get("chosen")
     if on_cleaned.get("chosen") and evidence and evidence != name:
         text += (

@@ -26,8 +26,8 @@ from labelclean.linear_model import RoSRClassifier
 from labelclean.noise import flip_labels
 from labelclean.pipeline import LabelCleaner
 from labelclean.pipeline import _decisions as decisions_module
+from labelclean.pipeline._comparison import choose_model
 from labelclean.pipeline._decisions import Evidence, decide
-from labelclean.pipeline._model_selection import _choose_model
 from labelclean.pipeline._noise_estimate import (
     combine_evidence,
     new_row_joint,
@@ -290,7 +290,7 @@ def test_choose_model_exact_small_case():
     # rosr errs on rows 1 and 3, cb_adaboost on row 3 only; row 4 undecided
     rosr = np.array([[0.9, 0.1], [0.6, 0.4], [0.2, 0.8], [0.3, 0.7], [np.nan] * 2])
     cb = np.array([[0.8, 0.2], [0.1, 0.9], [0.4, 0.6], [0.4, 0.6], [0.5, 0.5]])
-    name, sel = _choose_model({"rosr": rosr, "cb_adaboost": cb}, codes)
+    name, sel = choose_model({"rosr": rosr, "cb_adaboost": cb}, codes)
     # d = (0, 1, 0, 0): mean 0.25, sd 0.5, se 0.25 -> not more than one se
     assert sel["difference"] == pytest.approx(0.25)
     assert sel["standard_error"] == pytest.approx(0.25)
@@ -301,13 +301,13 @@ def test_choose_model_exact_small_case():
     codes = np.append(codes, 0)
     rosr = np.vstack([rosr, [0.2, 0.8]])
     cb = np.vstack([cb, [0.7, 0.3]])
-    name, sel = _choose_model({"rosr": rosr, "cb_adaboost": cb}, codes)
+    name, sel = choose_model({"rosr": rosr, "cb_adaboost": cb}, codes)
     assert sel["difference"] == pytest.approx(0.4)
     assert sel["standard_error"] == pytest.approx(np.sqrt(0.3 / 5))
     assert name == "cb_adaboost"
     # a tie with the observed label counts as right; equal errors keep rosr
     tie = np.array([[0.5, 0.5], [0.5, 0.5]])
-    name, sel = _choose_model({"rosr": tie, "cb_adaboost": tie}, np.array([0, 1]))
+    name, sel = choose_model({"rosr": tie, "cb_adaboost": tie}, np.array([0, 1]))
     assert name == "rosr" and sel["difference"] == 0.0
     assert sel["candidates"]["rosr"]["error_rate"] == 0.0
 
@@ -317,8 +317,8 @@ def test_choose_model_weighs_each_row_error():
     rosr = np.eye(2)[[1, 0, 1, 0, 1, 1]]  # wrong on rows 0, 1, 5
     cb = np.eye(2)[[0, 1, 1, 0, 1, 0]]  # right everywhere
     # equal weights give the unweighted comparison exactly
-    plain = _choose_model({"rosr": rosr, "cb_adaboost": cb}, codes)
-    same = _choose_model({"rosr": rosr, "cb_adaboost": cb}, codes, np.full(6, 0.3))
+    plain = choose_model({"rosr": rosr, "cb_adaboost": cb}, codes)
+    same = choose_model({"rosr": rosr, "cb_adaboost": cb}, codes, np.full(6, 0.3))
     assert same[0] == plain[0] == "cb_adaboost"
     for key in ("difference", "standard_error"):
         assert same[1][key] == pytest.approx(plain[1][key])
@@ -328,8 +328,8 @@ def test_choose_model_weighs_each_row_error():
     rosr = np.eye(2)[[1, 1, 0, 0, 0, 0]]
     cb = np.eye(2)[[0, 0, 1, 1, 1, 0]]
     w = np.array([1.0, 1.0, 0.05, 0.05, 0.05, 1.0])
-    assert _choose_model({"rosr": rosr, "cb_adaboost": cb}, codes)[0] == "rosr"
-    name, sel = _choose_model({"rosr": rosr, "cb_adaboost": cb}, codes, w)
+    assert choose_model({"rosr": rosr, "cb_adaboost": cb}, codes)[0] == "rosr"
+    name, sel = choose_model({"rosr": rosr, "cb_adaboost": cb}, codes, w)
     d = np.array([1.0, 1, -1, -1, -1, 0])
     mean = 1.85 / 3.15
     se = np.sqrt(6 / 5 * np.sum(w**2 * (d - mean) ** 2)) / 3.15  # about 0.29

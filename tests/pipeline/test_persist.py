@@ -13,6 +13,7 @@ from sklearn.datasets import make_classification
 
 from labelclean.confidence import KNNConfidence
 from labelclean.filters import KNNFilter
+from labelclean.linear_model import RoSRClassifier
 from labelclean.pipeline import LabelCleaner, dumps_cleaner, loads_cleaner
 from labelclean.pipeline._persist import MOVED_TYPES
 
@@ -119,7 +120,8 @@ def test_a_final_model_apart_from_the_deciding_one_round_trips():
     )  # fmt: skip
     apart = LabelCleaner(random_state=2).fit(X[:400], y[:400])
     assert apart.decision_model_ is not apart.model_  # trees for predict
-    same = LabelCleaner(model="rosr", random_state=0).fit(X[:400], y[:400])
+    # a configured RoSR-L keeps its penalty: one model decides and predicts
+    same = LabelCleaner(model=RoSRClassifier(), random_state=0).fit(X[:400], y[:400])
     assert same.decision_model_ is same.model_
     new = X[400:700], y[400:700]
     for cleaner in (apart, same):

@@ -1,0 +1,91 @@
+"""RoSR-L's penalty for the final fit, chosen out of fold on the cleaned rows.
+
+The evidence and the model that decides new rows keep RoSRClassifier's
+default penalty; only ``model_`` (``predict``) takes the chosen one.
+"""
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from labelclean.linear_model import RoSRClassifier
+from labelclean.pipeline import LabelCleaner, dumps_cleaner, loads_cleaner
+from labelclean.report import render_html
+
+N_TRAIN = 600
+
+
+def _sharp_linear_rows(seed=0):
+    """Four classes drawn from a softmax with large coefficients: the labels
+    follow the features closely, so a model needs large weights, which the
+    default penalty (1e-3 of the mean loss) shrinks."""
+    rng = np.random.RandomState(seed)
+    X = rng.normal(size=(2 * N_TRAIN, 10))
+    W = rng.normal(scale=5.0, size=(10, 4))
+    y = np.argmax(X @ W + rng.gumbel(size=(2 * N_TRAIN, 4)), axis=1)
+    return X, y
+
+
+@pytest.fixture(scope="module")
+def fits():
+    X, y = _sharp_linear_rows()
+    train, test = slice(0, N_TRAIN), slice(N_TRAIN, None)
+    tuned = LabelCleaner(model="rosr", random_state=0).fit(X[train], y[train])
+    fixed = LabelCleaner(model=RoSRClassifier(), random_state=0).fit(X[train], y[train])
+    return X[test], y[test], tuned, fixed
+
+
+def test_a_penalty_better_out_of_fold_fits_the_final_model(fits):
+    X_test, y_test, tuned, fixed = fits
+    record = tuned.model_selection_["final_penalty"]
+    errors = {float(k): v["error_rate"] for k, v in record["candidates"].items()}
+    assert record["default"] == RoSRClassifier().mu == next(iter(errors))
+    assert len(errors) == 11  # the paper's grid (rosr.md §5.1)
+    assert record["chosen"] < record["default"]
+    assert errors[record["chosen"]] < errors[record["default"]]
+    assert tuned.model_.mu == record["chosen"]
+    assert tuned.model_name_ == "rosr"
+    # a penalty chosen for the final fit predicts unseen rows better here
+    assert np.mean(tuned.predict(X_test) == y_test) > np.mean(
+        fixed.predict(X_test) == y_test
+    )
+
+
+def test_the_decisions_keep_the_default_penalty(fits):
+    X_test, y_test, tuned, fixed = fits
+    # a configured estimator is used as given: nothing is chosen for it
+    assert "final_penalty" not in fixed.model_selection_
+    assert fixed.model_.mu == tuned.decision_model_.mu == RoSRClassifier().mu
+    assert tuned.model_ is not tuned.decision_model_
+    pd.testing.assert_frame_equal(tuned.audit_, fixed.audit_)
+    pd.testing.assert_frame_equal(
+        tuned.audit(X_test, y_test), fixed.audit(X_test, y_test)
+    )
+
+
+def test_the_report_says_the_penalty_moved(fits):
+    _, _, tuned, fixed = fits
+    chosen = tuned.model_selection_["final_penalty"]["chosen"]
+    html = render_html(tuned.report())
+    assert f"its penalty \N{GREEK SMALL LETTER MU} = {chosen:g} was chosen" in html
+    assert "the rows were decided at the default" in html
+    assert "its penalty" not in render_html(fixed.report())
+
+
+def test_a_model_without_a_penalty_to_choose_records_none():
+    X, y = _sharp_linear_rows()
+    cleaner = LabelCleaner(model="cb_adaboost", random_state=0).fit(
+        X[:300], (y[:300] > 1).astype(int)
+    )
+    assert "final_penalty" not in cleaner.model_selection_
+    assert "its penalty" not in render_html(cleaner.report())
+
+
+def test_both_models_survive_the_model_file(fits):
+    X_test, y_test, tuned, _ = fits
+    loaded, _ = loads_cleaner(dumps_cleaner(tuned))
+    assert loaded.model_.mu == tuned.model_.mu != loaded.decision_model_.mu
+    np.testing.assert_array_equal(loaded.predict(X_test), tuned.predict(X_test))
+    pd.testing.assert_frame_equal(
+        loaded.audit(X_test, y_test), tuned.audit(X_test, y_test)
+    )
