@@ -7,12 +7,13 @@ n_jobs=-1)`` with its defaults on ``make_classification`` rows (20 features,
 classes, at each ``--rows``, in a fresh process per checkout and size, the
 checkouts alternating, ``--reps`` times; it reports the median fit time of
 each checkout, their ratio (this one over the other), and the final model
-each chose.
+each chose. ``--model`` sets ``LabelCleaner``'s ``model`` (default 'auto').
 
 ``--repo`` is the other checkout, e.g. the commit before a change
 (``git worktree add /tmp/before <commit>``).
 
     python benchmarks/fit_cost.py --repo /tmp/before
+    python benchmarks/fit_cost.py --repo /tmp/before --model rosr
 """
 
 import argparse
@@ -28,7 +29,7 @@ sys.path.insert(0, str(ROOT))
 from benchmarks._common import run_in_checkout, section_head, write_section
 
 
-def child(n_rows: int, n_classes: int) -> dict:
+def child(n_rows: int, n_classes: int, model: str = "auto") -> dict:
     """One fit in this process (the checkout first on the path)."""
     import warnings
 
@@ -47,7 +48,8 @@ def child(n_rows: int, n_classes: int) -> dict:
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         start = time.perf_counter()
-        cleaner = LabelCleaner(random_state=0, n_jobs=-1).fit(X, y_noisy)
+        cleaner = LabelCleaner(model=model, random_state=0, n_jobs=-1)
+        cleaner.fit(X, y_noisy)
         seconds = time.perf_counter() - start
     return {
         "seconds": seconds,
@@ -56,8 +58,9 @@ def child(n_rows: int, n_classes: int) -> dict:
     }
 
 
-def _measure(repo: Path, n_rows: int, n_classes: int) -> dict:
-    return run_in_checkout(repo, __file__, f"m.child({n_rows}, {n_classes})")
+def _measure(repo: Path, n_rows: int, n_classes: int, model: str) -> dict:
+    call = f"m.child({n_rows}, {n_classes}, {model!r})"
+    return run_in_checkout(repo, __file__, call)
 
 
 def main() -> None:
@@ -66,6 +69,7 @@ def main() -> None:
     parser.add_argument("--classes", type=int, nargs="+", default=[2, 5])
     parser.add_argument("--reps", type=int, default=2)
     parser.add_argument("--repo", type=Path, required=True)
+    parser.add_argument("--model", default="auto", help="LabelCleaner's model")
     parser.add_argument("--section", default="fit-cost")
     args = parser.parse_args()
 
@@ -80,7 +84,7 @@ def main() -> None:
             runs: dict[str, list] = {name: [] for name in checkouts}
             for _ in range(args.reps):
                 for name, path in checkouts.items():
-                    runs[name].append(_measure(path, n_rows, n_classes))
+                    runs[name].append(_measure(path, n_rows, n_classes, args.model))
             med = {
                 k: float(np.median([r["seconds"] for r in v])) for k, v in runs.items()
             }
@@ -95,7 +99,8 @@ def main() -> None:
             "Fit time of the defaults against another checkout (fit_cost.py)"
         ),
         f"This checkout: {ROOT}; other: {args.repo.resolve()}. "
-        "`LabelCleaner(random_state=0, n_jobs=-1).fit` on `make_classification` "
+        f"`LabelCleaner(model={args.model!r}, random_state=0, n_jobs=-1).fit` on "
+        "`make_classification` "
         "(20 features, 10 informative, 20 % uniform flips); median of "
         f"{args.reps} fresh processes per checkout, alternating.",
         "",
