@@ -205,7 +205,7 @@ def _penalty_text(penalty: Mapping[str, Any]) -> str:
     if at.get(chosen) is not None and at.get(default) is not None:
         text += f" (error {pct(at[chosen])} against {pct(at[default])}"
         text += f" at the default {default:g})"
-    return text + ", and the rows were decided at the default"
+    return text + "; the rows were decided with RoSR-L at the default penalty"
 
 
 def _final_model_text(final: Mapping[str, Any]) -> str:

@@ -68,7 +68,7 @@ def test_the_report_says_the_penalty_moved(fits):
     chosen = tuned.model_selection_["final_penalty"]["chosen"]
     html = render_html(tuned.report())
     assert f"its penalty \N{GREEK SMALL LETTER MU} = {chosen:g} was chosen" in html
-    assert "the rows were decided at the default" in html
+    assert "the rows were decided with RoSR-L at the default penalty" in html
     assert "its penalty" not in render_html(fixed.report())
 
 
