@@ -28,6 +28,10 @@ sys.path.insert(0, str(ROOT))
 
 from benchmarks._common import run_in_checkout, section_head, write_section
 
+#: Rows held out of each fit, with their own labels, for the final model's
+#: accuracy (the same rows for both checkouts).
+TEST_ROWS = 20_000
+
 
 def child(n_rows: int, n_classes: int, model: str = "auto") -> dict:
     """One fit in this process (the checkout first on the path)."""
@@ -40,9 +44,10 @@ def child(n_rows: int, n_classes: int, model: str = "auto") -> dict:
     from labelclean.pipeline import LabelCleaner
 
     X, y = make_classification(
-        n_samples=n_rows, n_features=20, n_informative=10,
+        n_samples=n_rows + TEST_ROWS, n_features=20, n_informative=10,
         n_classes=n_classes, random_state=0,
     )  # fmt: skip
+    X, X_test, y, y_test = X[:n_rows], X[n_rows:], y[:n_rows], y[n_rows:]
     y_noisy, _ = flip_labels(y, 0.2, random_state=0)
     LabelCleaner(random_state=0).fit(X[:300], y_noisy[:300])  # compile first
     with warnings.catch_warnings():
@@ -51,11 +56,18 @@ def child(n_rows: int, n_classes: int, model: str = "auto") -> dict:
         cleaner = LabelCleaner(model=model, random_state=0, n_jobs=-1)
         cleaner.fit(X, y_noisy)
         seconds = time.perf_counter() - start
+    penalty = cleaner.model_selection_.get("final_penalty") or {}
     return {
         "seconds": seconds,
         "model": cleaner.model_name_,
+        "accuracy": float(np.mean(cleaner.predict(X_test) == y_test)),
+        "mu": penalty.get("chosen"),
         "labelclean": str(Path(labelclean.__file__).parent.parent),
     }
+
+
+def _mu(mu) -> str:
+    return "–" if mu is None else f"{mu:.2g}"
 
 
 def _measure(repo: Path, n_rows: int, n_classes: int, model: str) -> dict:
@@ -76,8 +88,9 @@ def main() -> None:
     checkouts = {"this": ROOT, "other": args.repo.resolve()}
     rows = [
         "| rows | classes | this checkout (s) | other (s) | ratio "
-        "| model: this / other |",
-        "|---|---|---|---|---|---|",
+        "| model: this / other | RoSR-L's μ: this / other "
+        "| accuracy: this / other |",
+        "|---|---|---|---|---|---|---|---|",
     ]
     for n_rows in args.rows:
         for n_classes in args.classes:
@@ -89,9 +102,12 @@ def main() -> None:
                 k: float(np.median([r["seconds"] for r in v])) for k, v in runs.items()
             }
             models = " / ".join(runs[k][0]["model"] for k in checkouts)
+            mus = " / ".join(_mu(runs[k][0].get("mu")) for k in checkouts)
+            acc = " / ".join(f"{runs[k][0]['accuracy']:.4f}" for k in checkouts)
             rows.append(
                 f"| {n_rows:,} | {n_classes} | {med['this']:.1f} | "
-                f"{med['other']:.1f} | {med['this'] / med['other']:.2f} | {models} |"
+                f"{med['other']:.1f} | {med['this'] / med['other']:.2f} | {models} "
+                f"| {mus} | {acc} |"
             )
             print(rows[-1], flush=True)
     lines = [
@@ -102,7 +118,10 @@ def main() -> None:
         f"`LabelCleaner(model={args.model!r}, random_state=0, n_jobs=-1).fit` on "
         "`make_classification` "
         "(20 features, 10 informative, 20 % uniform flips); median of "
-        f"{args.reps} fresh processes per checkout, alternating.",
+        f"{args.reps} fresh processes per checkout, alternating. The final "
+        "model, RoSR-L's penalty when it is the final model, and the final "
+        f"model's accuracy on {TEST_ROWS:,} more rows of the same draw with their "
+        "own labels (the first process of each checkout).",
         "",
         *rows,
         "",

@@ -201,7 +201,7 @@ classifier, default='auto'
         ``standard_error``, ``sampled_rows`` for a stratified sample (above
         :data:`MODEL_SELECTION_MAX_SAMPLES` rows); with 'auto', ``final``:
         the same for the final model, on the cleaned rows; ``final_penalty``:
-        the same for RoSR-L's penalty, with ``default``.
+        for RoSR-L's penalty, with ``default``, ``compared`` and ``chosen``.
     feature_encoder_ : object
         Fitted feature preparation for the suspect stage and final model.
     audit_ : DataFrame

@@ -43,6 +43,11 @@ __all__ = ["ModelSelectionMixin", "make_stage"]
 #: every row): the comparison's standard error is already below 0.3 points.
 MODEL_SELECTION_MAX_SAMPLES = 50_000
 
+#: Above this many cleaned rows, RoSR-L's penalties for the final fit are
+#: compared on a stratified sample of this many, and the one chosen there is
+#: scaled to the rows of the fit (:meth:`ModelSelectionMixin._final_penalty`).
+PENALTY_MAX_SAMPLES = 10_000
+
 #: The final models ``model='auto'`` compares for two classes; the first is
 #: kept unless another is clearly better out of fold (:func:`choose_model`).
 AUTO_CANDIDATES = ("rosr", "cb_adaboost", "cb_adaboost_trees")
@@ -227,6 +232,9 @@ class ModelSelectionMixin:
         weight = self._final_weights(new_codes, kept, weight)
         split = self._final_split(model_seed, new_codes, kept, weight)
         final = self._choose_final(model_seed, Z, new_codes, split)
+        split = self._final_split(
+            model_seed, new_codes, kept, weight, PENALTY_MAX_SAMPLES
+        )  # the same split up to that many rows
         penalty = self._final_penalty(final, model_seed, Z, new_codes, split)
         fitted = {}
         for each in dict.fromkeys((name, final)):
@@ -242,18 +250,22 @@ class ModelSelectionMixin:
             )
         self.model_name_ = final
 
-    def _final_split(self, seed, new_codes, kept, weight):
+    def _final_split(self, seed, new_codes, kept, weight, max_rows=None):
         """The rows, folds and row weights on which the final model's choices
         are compared: the cleaned rows (a stratified, seeded sample of
-        :data:`MODEL_SELECTION_MAX_SAMPLES` above that many), in at most
-        ``cv`` stratified folds; None when a class has a single cleaned row."""
+        ``max_rows``, by default :data:`MODEL_SELECTION_MAX_SAMPLES`, above
+        that many), in at most ``cv`` stratified folds; None when a class has
+        a single cleaned row."""
         codes = new_codes[kept]
         counts = np.bincount(codes)
         n_folds = int(min(self.cv, counts[counts > 0].min()))
         if n_folds < 2:
             return None
         rows = stratified_rows(
-            codes, MODEL_SELECTION_MAX_SAMPLES, min_per_class=n_folds, seed=seed
+            codes,
+            MODEL_SELECTION_MAX_SAMPLES if max_rows is None else max_rows,
+            min_per_class=n_folds,
+            seed=seed,
         )
         rows = kept if rows is None else kept[rows]
         splitter = StratifiedKFold(n_folds, shuffle=True, random_state=seed)
@@ -304,7 +316,12 @@ class ModelSelectionMixin:
         configured): each of :data:`FINAL_PENALTIES` is compared out of fold
         on the cleaned rows as :meth:`_choose_final` compares models, the
         default first (rule :data:`PENALTY_RULE`), and
-        ``model_selection_['final_penalty']`` records it. The evidence and
+        ``model_selection_['final_penalty']`` records it. On a sample of
+        ``split`` (above :data:`PENALTY_MAX_SAMPLES` cleaned rows), the
+        penalty chosen there (``compared``) is scaled by the sample's share
+        of the cleaned rows: μ weighs the norm against the *mean* loss, so
+        the same prior on the coefficients is μ · m / n on n rows where it
+        was μ on m (``chosen``, ``scale``). The evidence and
         ``decision_model_`` keep the default: the decisions were calibrated
         on it, and a penalty chosen on the labels they cleaned must not
         change them (docs/decisions.md, *The final model's penalty*).
@@ -321,9 +338,13 @@ class ModelSelectionMixin:
         chosen, selection = self._compare_on_cleaned(
             names, seed, Z, new_codes, split, build=build
         )
-        selection.update(rule=PENALTY_RULE, default=default, chosen=float(chosen))
+        compared, n_rows = float(chosen), self.sample_indices_.shape[0]
+        scale = split[0].shape[0] / n_rows
+        mu = compared if scale == 1 else compared * scale
+        selection.update(rule=PENALTY_RULE, default=default, compared=compared)
+        selection.update(chosen=mu, scale=scale)
         self.model_selection_["final_penalty"] = selection
-        return None if float(chosen) == default else float(chosen)
+        return None if mu == default else mu
 
     def _final_weights(self, new_codes, kept, weight):
         """The final model's row weights: with ``final_fit='weighted'``, each

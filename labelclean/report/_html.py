@@ -196,15 +196,23 @@ def _penalty_text(penalty: Mapping[str, Any]) -> str:
     chosen, default = penalty.get("chosen"), penalty.get("default")
     if chosen is None or default is None or chosen == default:
         return ""
+    compared = penalty.get("compared", chosen)  # older files: chosen
     rates = penalty.get("candidates") or {}
     at = {float(k): v.get("error_rate") for k, v in rates.items()}
+    where = "the cleaned rows"
+    if penalty.get("sampled_rows"):
+        where = f"a sample of {penalty['sampled_rows']:,} cleaned rows"
     text = (
-        f"; its penalty \N{GREEK SMALL LETTER MU} = {chosen:g} was chosen out of "
-        f"fold on the cleaned rows among {len(at)} penalties"
+        f"; its penalty \N{GREEK SMALL LETTER MU} = {chosen:.2g} was chosen out "
+        f"of fold on {where} among {len(at)} penalties"
     )
-    if at.get(chosen) is not None and at.get(default) is not None:
-        text += f" (error {pct(at[chosen])} against {pct(at[default])}"
-        text += f" at the default {default:g})"
+    scaled = f"scaled by the share of rows sampled, {penalty.get('scale', 1):.2g}"
+    if compared == default:  # kept on a sample, then scaled to every row
+        text += f" (the default {default:g} was kept there, then {scaled})"
+    elif at.get(compared) is not None and at.get(default) is not None:
+        text += f" (error {pct(at[compared])} at {compared:g} against "
+        text += f"{pct(at[default])} at the default {default:g}"
+        text += f", {scaled})" if compared != chosen else ")"
     return text + "; the rows were decided with RoSR-L at the default penalty"
 
 

@@ -8,6 +8,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
+import labelclean.pipeline._model_selection as selection_module
 from labelclean.linear_model import RoSRClassifier
 from labelclean.pipeline import LabelCleaner, dumps_cleaner, loads_cleaner
 from labelclean.report import render_html
@@ -44,6 +45,9 @@ def test_a_penalty_better_out_of_fold_fits_the_final_model(fits):
     assert record["chosen"] < record["default"]
     assert errors[record["chosen"]] < errors[record["default"]]
     assert tuned.model_.mu == record["chosen"]
+    # every cleaned row compared: the penalty is used as it was chosen
+    assert record["compared"] == record["chosen"] and record["scale"] == 1.0
+    assert "sampled_rows" not in record
     assert tuned.model_name_ == "rosr"
     # a penalty chosen for the final fit predicts unseen rows better here
     assert np.mean(tuned.predict(X_test) == y_test) > np.mean(
@@ -67,7 +71,8 @@ def test_the_report_says_the_penalty_moved(fits):
     _, _, tuned, fixed = fits
     chosen = tuned.model_selection_["final_penalty"]["chosen"]
     html = render_html(tuned.report())
-    assert f"its penalty \N{GREEK SMALL LETTER MU} = {chosen:g} was chosen" in html
+    assert f"its penalty \N{GREEK SMALL LETTER MU} = {chosen:.2g} was chosen" in html
+    assert "on the cleaned rows among 11 penalties" in html
     assert "the rows were decided with RoSR-L at the default penalty" in html
     assert "its penalty" not in render_html(fixed.report())
 
@@ -89,3 +94,30 @@ def test_both_models_survive_the_model_file(fits):
     pd.testing.assert_frame_equal(
         loaded.audit(X_test, y_test), tuned.audit(X_test, y_test)
     )
+
+
+def test_above_the_cap_the_penalty_is_chosen_on_a_sample_and_scaled(fits, monkeypatch):
+    X_test, y_test, tuned, _ = fits
+    monkeypatch.setattr(selection_module, "PENALTY_MAX_SAMPLES", 300)  # of 600
+    X, y = _sharp_linear_rows()
+    sampled = LabelCleaner(model="rosr", random_state=0).fit(X[:N_TRAIN], y[:N_TRAIN])
+    record = sampled.model_selection_["final_penalty"]
+    n_rows = sampled.sample_indices_.shape[0]
+    assert 295 <= record["sampled_rows"] <= 305 < n_rows
+    for candidate in record["candidates"].values():
+        assert candidate["rows"] == record["sampled_rows"]
+    # the same prior on the coefficients: mu times the sample's share
+    assert record["scale"] == record["sampled_rows"] / n_rows
+    assert record["compared"] in {float(k) for k in record["candidates"]}
+    assert record["chosen"] == pytest.approx(record["compared"] * record["scale"])
+    assert sampled.model_.mu == record["chosen"]
+    # the decisions do not see the penalty, sampled or not
+    pd.testing.assert_frame_equal(sampled.audit_, tuned.audit_)
+    assert sampled.decision_model_.mu == RoSRClassifier().mu
+    # scaled, even the default chosen on the sample is another penalty here
+    assert sampled.model_ is not sampled.decision_model_
+    assert np.mean(sampled.predict(X_test) == y_test) > 0.9
+    html = render_html(sampled.report())
+    sample = f"a sample of {record['sampled_rows']:,} cleaned rows"
+    assert f"= {record['chosen']:.2g} was chosen out of fold on {sample}" in html
+    assert f"scaled by the share of rows sampled, {record['scale']:.2g}" in html
