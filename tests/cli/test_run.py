@@ -418,3 +418,28 @@ def test_without_a_pipeline_the_shipped_one_for_the_label_runs(tmp_path):
     assert res.exit_code == 3
     assert "no label column: pass --label" in res.output
     assert not (tmp_path / "x").exists()
+
+
+def test_a_large_multiclass_run_chooses_the_penalty_on_a_sample(tmp_path):
+    # 10,600 rows: over the 10,000 cleaned rows above which RoSR-L's
+    # penalties are compared on a sample (docs/decisions.md)
+    X, y = make_blobs(10_600, centers=3, cluster_std=3.0, random_state=0)
+    data = tmp_path / "large.parquet"
+    frame = pd.DataFrame(X, columns=["a", "b"])
+    frame.assign(label=np.array(["x", "y", "z"])[y]).to_parquet(data, index=False)
+    out = tmp_path / "out"
+    args = ["run", str(data), "--label", "label", "-p", "multiclass-rosr"]
+    res = runner.invoke(app, [*args, "--out", str(out)])
+    assert res.exit_code == 0, res.output
+    assert len(pd.read_parquet(out / "audit.parquet")) == 10_600
+    report = json.loads((out / "report.json").read_text())
+    penalty = report["run"]["final_model"]["selection"]["final_penalty"]
+    n_cleaned = len(pd.read_parquet(out / "cleaned.parquet"))
+    assert penalty["sampled_rows"] == 10_000 < n_cleaned
+    for candidate in penalty["candidates"].values():
+        assert candidate["rows"] == 10_000
+    assert penalty["scale"] == pytest.approx(10_000 / n_cleaned)
+    assert penalty["chosen"] == pytest.approx(penalty["compared"] * penalty["scale"])
+    html = (out / "report.html").read_text()
+    assert f"= {penalty['chosen']:.2g} was chosen out of fold on a sample of " in html
+    assert "10,000 cleaned rows among 11 penalties" in html

@@ -114,6 +114,13 @@ def test_above_the_cap_the_penalty_is_chosen_on_a_sample_and_scaled(fits, monkey
     # the decisions do not see the penalty, sampled or not
     pd.testing.assert_frame_equal(sampled.audit_, tuned.audit_)
     assert sampled.decision_model_.mu == RoSRClassifier().mu
+    # the same sample, folds and penalty on any number of threads
+    threaded = LabelCleaner(model="rosr", random_state=0, n_jobs=2)
+    threaded.fit(X[:N_TRAIN], y[:N_TRAIN])
+    assert threaded.model_selection_["final_penalty"] == record
+    np.testing.assert_array_equal(
+        threaded.predict_proba(X_test), sampled.predict_proba(X_test)
+    )
     # scaled, even the default chosen on the sample is another penalty here
     assert sampled.model_ is not sampled.decision_model_
     assert np.mean(sampled.predict(X_test) == y_test) > 0.9
