@@ -236,17 +236,19 @@ class ModelSelectionMixin:
             model_seed, new_codes, kept, weight, PENALTY_MAX_SAMPLES
         )  # the same split up to that many rows
         penalty = self._final_penalty(final, model_seed, Z, new_codes, split)
-        fitted = {}
-        for each in dict.fromkeys((name, final)):
-            model = self._make_model(each, model_seed)
-            fitted[each] = self._fit_model(
+
+        def fit(model):
+            return self._fit_model(
                 model, Z, new_codes.copy(), cleaned_soft, kept, weight=weight
             )
-        self.decision_model_, self.model_ = fitted[name], fitted[final]
-        if penalty is not None:  # decision_model_ keeps the evidence's penalty
-            model = self._make_model(final, model_seed).set_params(mu=penalty)
-            self.model_ = self._fit_model(
-                model, Z, new_codes.copy(), cleaned_soft, kept, weight=weight
+
+        self.decision_model_ = fit(self._make_model(name, model_seed))
+        if final == name and penalty is None:
+            self.model_ = self.decision_model_
+        else:  # decision_model_ keeps the evidence's penalty
+            model = self._make_model(final, model_seed)
+            self.model_ = fit(
+                model if penalty is None else model.set_params(mu=penalty)
             )
         self.model_name_ = final
 
