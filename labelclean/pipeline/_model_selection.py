@@ -232,10 +232,7 @@ class ModelSelectionMixin:
         weight = self._final_weights(new_codes, kept, weight)
         split = self._final_split(model_seed, new_codes, kept, weight)
         final = self._choose_final(model_seed, Z, new_codes, split)
-        split = self._final_split(
-            model_seed, new_codes, kept, weight, PENALTY_MAX_SAMPLES
-        )  # the same split up to that many rows
-        penalty = self._final_penalty(final, model_seed, Z, new_codes, split)
+        penalty = self._final_penalty(final, model_seed, Z, new_codes, split, weight)
 
         def fit(model):
             return self._fit_model(
@@ -311,16 +308,17 @@ class ModelSelectionMixin:
         self.model_selection_["final"] = selection
         return chosen
 
-    def _final_penalty(self, final, seed, Z, new_codes, split) -> float | None:
+    def _final_penalty(self, final, seed, Z, new_codes, split, weight) -> float | None:
         """RoSR-L's penalty ``mu`` for the final fit, or None to keep it.
 
         Only for the built-in ``'rosr'`` kind (a given estimator is used as
         configured): each of :data:`FINAL_PENALTIES` is compared out of fold
         on the cleaned rows as :meth:`_choose_final` compares models, the
         default first (rule :data:`PENALTY_RULE`), and
-        ``model_selection_['final_penalty']`` records it. On a sample of
-        ``split`` (above :data:`PENALTY_MAX_SAMPLES` cleaned rows), the
-        penalty chosen there (``compared``) is scaled by the sample's share
+        ``model_selection_['final_penalty']`` records it. The rows and folds
+        are the final choice's ``split``; above :data:`PENALTY_MAX_SAMPLES`
+        cleaned rows, a sample of that many (with ``weight``, every row's), and
+        the penalty chosen there (``compared``) is scaled by the sample's share
         of the cleaned rows: μ weighs the norm against the *mean* loss, so
         the same prior on the coefficients is μ · m / n on n rows where it
         was μ on m (``chosen``, ``scale``). The evidence and
@@ -330,6 +328,10 @@ class ModelSelectionMixin:
         """
         if not isinstance(self.model, str) or final != "rosr" or split is None:
             return None
+        if split[0].shape[0] > PENALTY_MAX_SAMPLES:  # the final choice's otherwise
+            split = self._final_split(
+                seed, new_codes, self.sample_indices_, weight, PENALTY_MAX_SAMPLES
+            )
         default = float(self._make_model(final, seed).get_params()["mu"])
         grid = [default, *(mu for mu in FINAL_PENALTIES if mu != default)]
         names = [repr(mu) for mu in grid]
