@@ -50,6 +50,16 @@ FINAL_RULE = (
     "paired per-row difference (the lowest error rate among those that are)"
 )
 
+#: How ``model='auto'``'s final model is made from its candidates
+#: (``model_selection_['final']['rule']``; :mod:`~labelclean.pipeline._stacking`).
+STACK_RULE = (
+    "a weighted average of the candidates' probabilities, each calibrated by a "
+    "temperature; temperatures and weights (non-negative, summing to one) "
+    "minimise the out-of-fold log-loss against the cleaned labels over the "
+    "cleaned rows, each row weighted as in the final fit; a candidate under 1 % "
+    "of the weight is left out"
+)
+
 #: The rule of :func:`choose_model`, in words (``model_selection_['rule']``).
 AUTO_RULE = (
     "out-of-fold error rate against the observed labels over every row decided "

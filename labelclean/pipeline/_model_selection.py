@@ -25,6 +25,7 @@ from labelclean.pipeline._comparison import (
     FINAL_PENALTIES,
     FINAL_RULE,
     PENALTY_RULE,
+    STACK_RULE,
     choose_model,
 )
 from labelclean.pipeline._folds import average_over_folds, folds_per_repeat
@@ -33,6 +34,7 @@ from labelclean.pipeline._noise_estimate import (
     combine_evidence,
     right_label_probability,
 )
+from labelclean.pipeline._stacking import StackedModel, fit_stack
 from labelclean.utils._sampling import stratified_rows
 from labelclean.utils._threads import one_blas_thread
 
@@ -157,7 +159,10 @@ class ModelSelectionMixin:
         return np.searchsorted(self.classes_, model.classes_)
 
     def _proba_in_classes(self, model, Z) -> np.ndarray:
-        """``model.predict_proba`` with columns aligned to ``classes_``."""
+        """``model.predict_proba`` with columns aligned to ``classes_`` (a
+        :class:`StackedModel` combines its members')."""
+        if isinstance(model, StackedModel):
+            return model.combine([self._proba_in_classes(m, Z) for m in model.members])
         proba = model.predict_proba(self._model_input(model, Z))
         out = np.zeros((Z.shape[0], self.classes_.shape[0]))
         out[:, self._stage_columns(model)] = proba
@@ -204,9 +209,14 @@ class ModelSelectionMixin:
 
         On the cleaned rows with ``model='auto'``, the candidates are compared
         once more as they are fitted here (:meth:`_choose_final`), and
-        ``model_`` is the winner; ``decision_model_``, whose probabilities
-        decide new rows (:meth:`audit`), stays the model type the decisions
-        were calibrated on (the same object when the two choices agree).
+        ``model_`` is their stack (:class:`StackedModel`, ``model_name_``
+        ``'stacked'``; one candidate alone when the others weigh under 1 %):
+        out-of-fold error against noisy cleaned labels cannot tell which
+        candidate generalises better, a calibrated average of them does at
+        least as well (docs/decisions.md, *The final model: a stack of the
+        candidates*). ``decision_model_``, whose probabilities decide new
+        rows (:meth:`audit`), stays the model type the decisions were
+        calibrated on (the same object when it is the final model).
         """
         n_soft = int(train_rows.shape[0])  # an index array (_rows_kept_by_suspects)
         self.final_fit_ = {"rows": "soft", "n_rows": n_soft, "weighted": False}
@@ -231,23 +241,59 @@ class ModelSelectionMixin:
         cleaned_soft[kept] = np.eye(self.classes_.shape[0])[new_codes[kept]]
         weight = self._final_weights(new_codes, kept, weight)
         split = self._final_split(model_seed, new_codes, kept, weight)
-        final = self._choose_final(model_seed, Z, new_codes, split)
-        penalty = self._final_penalty(final, model_seed, Z, new_codes, split, weight)
+        final, oofs = self._choose_final(model_seed, Z, new_codes, split)
+        stacked = oofs is not None and "rosr" in oofs
+        penalty, rosr_oof = self._final_penalty(
+            "rosr" if stacked else final, model_seed, Z, new_codes, split, weight
+        )
+        stack = None
+        if stacked:
+            if rosr_oof is not None:  # RoSR-L as it is fitted, at its penalty
+                oofs["rosr"] = rosr_oof
+            stack = self._stack_record(oofs, new_codes, split)
+            final = next(iter(stack)) if len(stack) == 1 else "stacked"
 
-        def fit(model):
+        def fit(kind, mu=None):
+            model = self._make_model(kind, model_seed)
+            if mu is not None:
+                model.set_params(mu=mu)
             return self._fit_model(
                 model, Z, new_codes.copy(), cleaned_soft, kept, weight=weight
             )
 
-        self.decision_model_ = fit(self._make_model(name, model_seed))
-        if final == name and penalty is None:
-            self.model_ = self.decision_model_
-        else:  # decision_model_ keeps the evidence's penalty
-            model = self._make_model(final, model_seed)
-            self.model_ = fit(
-                model if penalty is None else model.set_params(mu=penalty)
+        self.decision_model_ = fit(name)
+
+        def member(kind):  # decision_model_ keeps the evidence's penalty
+            mu = penalty if kind == "rosr" else None
+            same = kind == name and mu is None
+            return self.decision_model_ if same else fit(kind, mu)
+
+        if final == "stacked":
+            self.model_ = StackedModel(
+                list(stack),
+                [member(kind) for kind in stack],
+                [m["weight"] for m in stack.values()],
+                [m["temperature"] for m in stack.values()],
+                self.classes_.shape[0],
+                getattr(self, "_missing_fill", None),
             )
+        else:
+            self.model_ = member(final)
         self.model_name_ = final
+
+    def _stack_record(self, oofs, new_codes, split) -> dict:
+        """:func:`fit_stack` on the cleaned rows' out-of-fold ``oofs``,
+        recorded in ``model_selection_['final']`` (its ``chosen`` is the
+        final model: ``'stacked'``, or the one candidate left); returns the
+        members (name: weight, temperature)."""
+        rows, _, w = split
+        stack = fit_stack(oofs, new_codes[rows], w)
+        members = stack["members"]
+        record = self.model_selection_["final"]
+        record.update(rule=STACK_RULE, stack=stack)
+        record["one_se_choice"] = record.get("chosen")
+        record["chosen"] = next(iter(members)) if len(members) == 1 else "stacked"
+        return members
 
     def _final_split(self, seed, new_codes, kept, weight, max_rows=None):
         """The rows, folds and row weights on which the final model's choices
@@ -284,9 +330,9 @@ class ModelSelectionMixin:
         chosen, selection = choose_model(oofs, new_codes[rows], weight=w)
         if rows.shape[0] < self.sample_indices_.shape[0]:
             selection["sampled_rows"] = int(rows.shape[0])
-        return chosen, selection
+        return chosen, selection, oofs
 
-    def _choose_final(self, seed, Z, new_codes, split) -> str:
+    def _choose_final(self, seed, Z, new_codes, split):
         """The final model among ``model='auto'``'s candidates, compared as
         :meth:`_fit_final` fits it: out of fold on the cleaned rows, with their
         cleaned labels and row weights, each row's error weighted as in the
@@ -295,21 +341,27 @@ class ModelSelectionMixin:
         far as the weights discount the wrong labels (importance
         reweighting). ``model_selection_['final']`` records the comparison;
         the evidence's model (``model_selection_['chosen']``) is kept when
-        there is nothing to compare."""
+        there is nothing to compare. Returns the choice and the candidates'
+        out-of-fold probabilities on ``split``'s rows (None without a
+        comparison), from which :meth:`_fit_final` stacks them."""
         names = self._model_candidates(self.classes_.shape[0])
         evidence_model = self.model_selection_["chosen"]
         if len(names) < 2:
-            return evidence_model
+            return evidence_model, None
         if split is None:
             self.model_selection_["final"] = {"rule": FINAL_RULE, "chosen": None}
-            return evidence_model
-        chosen, selection = self._compare_on_cleaned(names, seed, Z, new_codes, split)
+            return evidence_model, None
+        chosen, selection, oofs = self._compare_on_cleaned(
+            names, seed, Z, new_codes, split
+        )
         selection["rule"] = FINAL_RULE
         self.model_selection_["final"] = selection
-        return chosen
+        return chosen, oofs
 
-    def _final_penalty(self, final, seed, Z, new_codes, split, weight) -> float | None:
-        """RoSR-L's penalty ``mu`` for the final fit, or None to keep it.
+    def _final_penalty(self, final, seed, Z, new_codes, split, weight):
+        """RoSR-L's penalty ``mu`` for the final fit (None to keep it), and
+        its out-of-fold probabilities on ``split``'s rows (None when they
+        were compared on a sample of their own).
 
         Only for the built-in ``'rosr'`` kind (a given estimator is used as
         configured): each of :data:`FINAL_PENALTIES` is compared out of fold
@@ -327,7 +379,7 @@ class ModelSelectionMixin:
         change them (docs/decisions.md, *The final model's penalty*).
         """
         if not isinstance(self.model, str) or final != "rosr" or split is None:
-            return None
+            return None, None
         if split[0].shape[0] > PENALTY_MAX_SAMPLES:  # the final choice's otherwise
             split = self._final_split(
                 seed, new_codes, self.sample_indices_, weight, PENALTY_MAX_SAMPLES
@@ -339,7 +391,7 @@ class ModelSelectionMixin:
         def build(name):
             return self._make_model(final, seed).set_params(mu=float(name))
 
-        chosen, selection = self._compare_on_cleaned(
+        chosen, selection, oofs = self._compare_on_cleaned(
             names, seed, Z, new_codes, split, build=build
         )
         compared, n_rows = float(chosen), self.sample_indices_.shape[0]
@@ -348,7 +400,7 @@ class ModelSelectionMixin:
         selection.update(rule=PENALTY_RULE, default=default, compared=compared)
         selection.update(chosen=mu, scale=scale)
         self.model_selection_["final_penalty"] = selection
-        return None if mu == default else mu
+        return None if mu == default else mu, None if scale != 1 else oofs[chosen]
 
     def _final_weights(self, new_codes, kept, weight):
         """The final model's row weights: with ``final_fit='weighted'``, each

@@ -28,6 +28,7 @@ from labelclean.ensemble._binned import _BinMapper as BinMapper
 from labelclean.exceptions import InputFileError, PipelineDefinitionError
 from labelclean.pipeline._cleaner import LabelCleaner
 from labelclean.pipeline._decisions import Evidence
+from labelclean.pipeline._stacking import StackedModel
 from labelclean.utils import _features, _neighbors
 from labelclean.utils.discovery import all_estimators
 
@@ -52,6 +53,8 @@ def allowed_types() -> list[str]:
     # is data, it cannot run code.
     names.add("numpy.dtype")
     names.add(f"{BinMapper.__module__}.{BinMapper.__qualname__}")
+    # model='auto''s final model: fitted candidates and their weights
+    names.add(f"{StackedModel.__module__}.{StackedModel.__qualname__}")
     return sorted(names)
 
 

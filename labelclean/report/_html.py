@@ -191,7 +191,7 @@ def _error_rates(selection: Mapping[str, Any]) -> list[str]:
     ]
 
 
-def _penalty_text(penalty: Mapping[str, Any]) -> str:
+def _penalty_text(penalty: Mapping[str, Any], subject: str = "its") -> str:
     """The clause saying that RoSR-L's penalty moved from its default, if it did."""
     chosen, default = penalty.get("chosen"), penalty.get("default")
     if chosen is None or default is None or chosen == default:
@@ -203,7 +203,7 @@ def _penalty_text(penalty: Mapping[str, Any]) -> str:
     if penalty.get("sampled_rows"):
         where = f"a sample of {penalty['sampled_rows']:,} cleaned rows"
     text = (
-        f"; its penalty \N{GREEK SMALL LETTER MU} = {chosen:.2g} was chosen out "
+        f"; {subject} penalty \N{GREEK SMALL LETTER MU} = {chosen:.2g} was chosen out "
         f"of fold on {where} among {len(at)} penalties"
     )
     scaled = f"scaled by the share of rows sampled, {penalty.get('scale', 1):.2g}"
@@ -216,14 +216,40 @@ def _penalty_text(penalty: Mapping[str, Any]) -> str:
     return text + "; the rows were decided with RoSR-L at the default penalty"
 
 
+def _stack_text(on_cleaned: Mapping[str, Any]) -> str:
+    """'a weighted average of A (0.83) and B (0.17), ...' for a stacked model."""
+    members = (on_cleaned.get("stack") or {}).get("members") or {}
+    parts = [
+        f"{_MODEL_NAMES.get(n, n)} ({m['weight']:.2f})" for n, m in members.items()
+    ]
+    listed = ", ".join(parts[:-1]) + f" and {parts[-1]}" if len(parts) > 1 else ""
+    rates = _error_rates(on_cleaned)
+    return (
+        f"a weighted average of {listed}, each calibrated by a temperature; "
+        "the weights minimise the out-of-fold log-loss against the cleaned "
+        "labels of the cleaned rows, weighted as in its fit"
+        + (f" (error rates alone: {', '.join(rates)})" if rates else "")
+    )
+
+
 def _final_model_text(final: Mapping[str, Any]) -> str:
     """One sentence: the final model, and the comparison that chose it."""
     name = str(final["name"])
-    text = f"The final model was {_MODEL_NAMES.get(name, name)}"
     selection = final.get("selection") or {}
     on_cleaned = selection.get("final") or {}
+    if name == "stacked":
+        text = f"The final model was {_stack_text(on_cleaned)}"
+        text += _penalty_text(selection.get("final_penalty") or {}, "RoSR-L's")
+        return text + _evidence_and_fit_text(final, name)
+    text = f"The final model was {_MODEL_NAMES.get(name, name)}"
     rates = _error_rates(on_cleaned) or _error_rates(selection)
-    if len(rates) > 1:
+    if on_cleaned.get("stack"):
+        text += (
+            ", the only candidate above 1 % of the weight in the average of the "
+            "candidates fitted to the out-of-fold log-loss against the cleaned "
+            f"labels ({', '.join(rates)})"
+        )
+    elif len(rates) > 1:
         text += (
             ", chosen by out-of-fold error rate against the cleaned labels of "
             "the cleaned rows, weighted as in its fit"
@@ -231,6 +257,14 @@ def _final_model_text(final: Mapping[str, Any]) -> str:
             else ", chosen by out-of-fold error rate against the observed labels"
         ) + f" ({', '.join(rates)})"
     text += _penalty_text(selection.get("final_penalty") or {})
+    return text + _evidence_and_fit_text(final, name)
+
+
+def _evidence_and_fit_text(final: Mapping[str, Any], name: str) -> str:
+    """The final model sentence's end: the evidence's model, and the fit."""
+    selection = final.get("selection") or {}
+    on_cleaned = selection.get("final") or {}
+    text = ""
     evidence = selection.get("chosen")
     if on_cleaned.get("chosen") and evidence and evidence != name:
         text += (

@@ -237,15 +237,17 @@ def test_auto_picks_cb_adaboost_on_circles(global_random_seed):
     X, y, flipped = _circles_data(global_random_seed, with_flips=True)
     cleaner = LabelCleaner(**FAST_SUSPECTS, random_state=global_random_seed)
     cleaner.fit(X, y)
-    assert cleaner.model_name_ in ("cb_adaboost", "cb_adaboost_trees")
-    assert isinstance(cleaner.model_, CBAdaBoostClassifier)
     sel = cleaner.model_selection_
+    assert sel["chosen"] in ("cb_adaboost", "cb_adaboost_trees")
     assert sel["difference"] > sel["standard_error"] > 0
     # the linear model cannot separate circles: near chance out of fold
     assert sel["candidates"]["rosr"]["error_rate"] > 0.3
-    assert sel["candidates"][cleaner.model_name_]["error_rate"] < 0.25
+    assert sel["candidates"][sel["chosen"]]["error_rate"] < 0.25
+    # the final model stacks the boosted models only: RoSR-L weighs under 1 %
+    assert cleaner.model_name_ == "stacked"
+    assert all(isinstance(m, CBAdaBoostClassifier) for m in cleaner.model_.members)
     # the chosen one has the lowest error of the candidates that beat RoSR-L
-    assert sel["candidates"][cleaner.model_name_]["error_rate"] == min(
+    assert sel["candidates"][sel["chosen"]]["error_rate"] == min(
         c["error_rate"] for c in sel["candidates"].values()
     )
     # the decisions rest on the chosen model's evidence, which finds the flips
@@ -356,9 +358,13 @@ def test_final_model_is_chosen_again_on_the_cleaned_rows():
     # fitted as the final model is, on the cleaned rows, trees are better
     assert selection["chosen"] == "rosr"
     final = selection["final"]
-    assert final["chosen"] == cleaner.model_name_ == "cb_adaboost_trees"
-    assert isinstance(cleaner.model_, CBAdaBoostClassifier)
+    assert final["one_se_choice"] == "cb_adaboost_trees"
     assert final["difference"] > final["standard_error"] > 0
+    # and the stack leans on them: the final model is mostly trees
+    assert final["chosen"] == cleaner.model_name_ == "stacked"
+    members = final["stack"]["members"]
+    assert members["cb_adaboost_trees"]["weight"] > members["rosr"]["weight"]
+    assert cleaner.model_.names == list(members)
     n_cleaned = cleaner.sample_indices_.shape[0]
     assert all(c["rows"] == n_cleaned for c in final["candidates"].values())
     # new rows are decided by the evidence's kind, fitted on the same rows
@@ -375,7 +381,9 @@ def test_the_second_choice_changes_no_decision(monkeypatch):
     X, y, X_new, y_new = _partly_linear_data()
     chosen = LabelCleaner(random_state=2).fit(X, y)
     monkeypatch.setattr(
-        LabelCleaner, "_choose_final", lambda self, *a: self.model_selection_["chosen"]
+        LabelCleaner,
+        "_choose_final",
+        lambda self, *a: (self.model_selection_["chosen"], None),
     )
     kept = LabelCleaner(random_state=2).fit(X, y)
     assert chosen.model_name_ != kept.model_name_
@@ -402,14 +410,18 @@ def test_report_names_the_final_model():
     X, y = _circles_data(0)
     cleaner = LabelCleaner(**FAST_SUSPECTS, random_state=0).fit(X, y)
     final = cleaner.report()["run"]["final_model"]
-    # no linear boundary: CB-AdaBoost (stumps or trees, 0.056 and 0.053 out
-    # of fold on the cleaned rows) replaces RoSR-L (0.50); the report names
-    # the one fitted, as the final choice chose it
-    assert final["name"] == final["selection"]["final"]["chosen"]
-    assert final["name"] in ("cb_adaboost", "cb_adaboost_trees")
-    assert final["estimator"] == type(cleaner.model_).__name__
-    assert final["estimator"] == "CBAdaBoostClassifier"
+    # no linear boundary: CB-AdaBoost (stumps and trees, 0.056 and 0.053 out
+    # of fold on the cleaned rows) replace RoSR-L (0.50); the report names
+    # the stack that was fitted, and its members
+    assert final["name"] == final["selection"]["final"]["chosen"] == "stacked"
+    members = final["selection"]["final"]["stack"]["members"]
+    assert set(members) == {"cb_adaboost", "cb_adaboost_trees"}
+    assert final["estimator"] == type(cleaner.model_).__name__ == "StackedModel"
     assert final["selection"]["chosen"] == "cb_adaboost"
+    html = render_html(cleaner.report())
+    weights = [f"({members[k]['weight']:.2f})" for k in members]
+    assert "The final model was a weighted average of CB-AdaBoost " in html
+    assert all(w in html for w in weights)
     assert cleaner.report(run={"final_model": "mine"})["run"]["final_model"] == "mine"
 
 
