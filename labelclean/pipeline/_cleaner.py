@@ -101,16 +101,16 @@ classifier, default='auto'
         The final model.
 
         - 'auto': RoSR-L and CB-AdaBoost with depth-3 trees (and, for two
-          classes, with stumps) are evaluated out of fold, twice: for the
-          evidence (error against the observed labels) and, once the rows are
-          decided, as the final model is fitted (error against the cleaned
-          labels, weighted as in the fit). Another replaces RoSR-L only when
-          its error rate is lower by more than one standard error of the
-          paired difference (the lowest such); see ``docs/decisions.md``.
+          classes, with stumps) are evaluated out of fold: for the evidence
+          (error against the observed labels; another replaces RoSR-L only
+          when lower by more than one standard error of the paired
+          difference) and, once the rows are decided, on the cleaned rows,
+          where they are stacked: a weighted average of their probabilities,
+          each calibrated by a temperature (``docs/decisions.md``).
         - 'cb_adaboost', 'cb_adaboost_trees' (depth-3 trees), 'rosr', 'spbl':
           that labelclean classifier.
 
-        When RoSR-L ('rosr', or chosen by 'auto') is the final model, its
+        When RoSR-L ('rosr', or in the stack of 'auto') is the final model, its
         penalty for ``model_`` is chosen out of fold on the cleaned rows from
         the paper's grid, the default kept unless another is better by more
         than one standard error; the evidence and ``decision_model_`` keep
@@ -186,8 +186,8 @@ classifier, default='auto'
         ('cleaned' or 'soft'), ``n_rows``, ``weighted``, ``mean_weight`` and
         ``rows_under_half``.
     model_name_ : str
-        ``model_``'s kind: 'rosr', 'cb_adaboost', 'cb_adaboost_trees' or
-        'spbl' ('auto' resolved), or the given estimator's class name.
+        ``model_``'s kind: 'rosr', 'cb_adaboost', 'cb_adaboost_trees', 'spbl'
+        or 'stacked' ('auto'), or the given estimator's class name.
     decision_model_ : classifier
         Fitted like ``model_``, of the kind whose out-of-fold probabilities
         were the evidence; it decides new rows (:meth:`audit`). ``model_``
@@ -200,7 +200,7 @@ classifier, default='auto'
         the chosen (or closest) challenger's ``difference`` from RoSR-L and its
         ``standard_error``, ``sampled_rows`` for a stratified sample (above
         :data:`MODEL_SELECTION_MAX_SAMPLES` rows); with 'auto', ``final``:
-        the same for the final model, on the cleaned rows; ``final_penalty``:
+        the same on the cleaned rows, and the ``stack``; ``final_penalty``:
         for RoSR-L's penalty, with ``default``, ``compared`` and ``chosen``.
     feature_encoder_ : object
         Fitted feature preparation for the suspect stage and final model.

@@ -273,8 +273,9 @@ def _evidence_and_fit_text(final: Mapping[str, Any], name: str) -> str:
         )
     fit = final.get("fit") or {}
     if fit.get("weighted") and fit.get("mean_weight") is not None:
+        subject = "Each of them was" if name == "stacked" else "It was"
         text += (
-            f". It was fitted on the {fit['n_rows']} cleaned row(s), each "
+            f". {subject} fitted on the {fit['n_rows']} cleaned row(s), each "
             "weighted by the estimated probability that its label is right "
             f"(mean {fit['mean_weight']:.2f}; {fit['rows_under_half']} row(s) "
             "under one half)"

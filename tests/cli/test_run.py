@@ -13,6 +13,7 @@ from typer.testing import CliRunner
 
 from labelclean.cli.main import app
 from labelclean.noise import flip_labels
+from labelclean.pipeline import build_cleaner, load_cleaner, load_pipeline
 
 runner = CliRunner()
 ROOT = Path(__file__).resolve().parents[2]
@@ -118,7 +119,8 @@ def test_run_writes_every_output_and_accounts_for_every_row(noisy_data, tmp_path
 
 def test_report_names_the_final_model_auto_choice(noisy_data, tmp_path):
     # A definition without a model stage uses model='auto': for two classes it
-    # compares RoSR-L and CB-AdaBoost out of fold; the report says which won.
+    # compares RoSR-L and CB-AdaBoost out of fold for the evidence, and
+    # stacks them, on the cleaned rows, for the final model.
     auto = tmp_path / "auto.toml"
     auto.write_text(FAST_PIPELINE.split('[[stages]]\nname = "model"')[0])
     out = tmp_path / "out"
@@ -126,26 +128,50 @@ def test_report_names_the_final_model_auto_choice(noisy_data, tmp_path):
     result = _run(data, out)
     assert result.exit_code == 0, result.output
     final = json.loads((out / "report.json").read_text())["run"]["final_model"]
-    # blobs: a linear boundary, so the linear model is kept
-    assert final["name"] == "rosr"
-    assert final["estimator"] == "RoSRClassifier"
     assert set(final["selection"]["candidates"]) == {
         "rosr",
         "cb_adaboost",
         "cb_adaboost_trees",
     }
+    # blobs: a linear boundary, so the evidence keeps the linear model
+    assert final["selection"]["chosen"] == "rosr"
     assert final["selection"]["difference"] <= final["selection"]["standard_error"]
-    # chosen once more on the cleaned rows, as the model is fitted
+    # the final model: the candidates stacked, on the cleaned rows
     on_cleaned = final["selection"]["final"]
-    assert on_cleaned["chosen"] == "rosr"
     cleaned = len(pd.read_parquet(out / "cleaned.parquet"))
     for candidate in on_cleaned["candidates"].values():
         assert candidate["rows"] == cleaned
+    assert on_cleaned["one_se_choice"] == "rosr"
+    members = on_cleaned["stack"]["members"]
+    assert on_cleaned["stack"]["rows"] == cleaned
+    assert sum(m["weight"] for m in members.values()) == pytest.approx(1.0)
+    assert all(m["weight"] >= 0.01 and m["temperature"] > 0 for m in members.values())
+    assert final["name"] == on_cleaned["chosen"] == "stacked"
+    assert final["estimator"] == "StackedModel"
     html = (out / "report.html").read_text()
-    assert (
-        "The final model was RoSR-L, chosen by out-of-fold error rate against "
-        "the cleaned labels of the cleaned rows" in html
+    names = {"rosr": "RoSR-L", "cb_adaboost": "CB-AdaBoost"}
+    names["cb_adaboost_trees"] = "CB-AdaBoost (depth-3 trees)"
+    listed = [f"{names[n]} ({m['weight']:.2f})" for n, m in members.items()]
+    assert "The final model was a weighted average of " in html
+    assert all(part in html for part in listed)
+    assert "each calibrated by a temperature" in html
+    # model.skops holds the stack, and it predicts the held-out batch
+    loaded, _ = load_cleaner(out / "model.skops")
+    assert type(loaded.model_).__name__ == "StackedModel"
+    assert sorted(loaded.model_.names) == sorted(members)
+    # ... as the same definition fitted from Python does, byte for byte
+    train = pd.read_parquet(noisy_data["train"])
+    features = ["f1", "f2", "shop"]
+    python = build_cleaner(load_pipeline(auto), random_state=0)
+    python.fit(train[features], train["label"])
+    batch = pd.read_parquet(noisy_data["batch"])[features]
+    assert type(python.model_).__name__ == "StackedModel"
+    np.testing.assert_array_equal(
+        loaded.predict_proba(batch), python.predict_proba(batch)
     )
+    _, y_all = make_blobs(900, centers=2, cluster_std=1.5, random_state=0)
+    truth = np.array(["neg", "pos"])[y_all][600:]
+    assert np.mean(loaded.predict(batch) == truth) > 0.8
     # fitted on the cleaned rows, each weighted by how sure its label is
     assert final["fit"]["weighted"] and final["fit"]["n_rows"] == cleaned
     assert 0 < final["fit"]["mean_weight"] < 1

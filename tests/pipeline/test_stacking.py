@@ -1,0 +1,147 @@
+"""The final model of ``model='auto'``: its candidates stacked.
+
+Temperatures and convex weights are fitted to the candidates' out-of-fold
+probabilities on the cleaned rows (docs/decisions.md, *The final model: a
+stack of the candidates*).
+"""
+
+import copy
+
+import numpy as np
+import pytest
+from scipy.special import softmax
+from sklearn.datasets import make_classification
+
+from labelclean.pipeline import LabelCleaner, dumps_cleaner, loads_cleaner
+from labelclean.pipeline._stacking import (
+    LEAST_MEMBER_WEIGHT,
+    StackedModel,
+    calibrated,
+    fit_stack,
+    fit_temperature,
+)
+
+
+def _labels_from(logits, seed):
+    """One class per row drawn from softmax(logits)."""
+    rng = np.random.RandomState(seed)
+    p = softmax(logits, axis=1)
+    return (rng.uniform(size=(p.shape[0], 1)) > p.cumsum(axis=1)).sum(axis=1)
+
+
+def test_the_temperature_undoes_an_overconfident_model():
+    rng = np.random.RandomState(0)
+    logits = rng.normal(scale=2.0, size=(20_000, 3))
+    y = _labels_from(logits, 1)
+    w = np.ones(y.shape[0])
+    # a model three times as sure as the truth: its temperature is about 3
+    sharp = softmax(3.0 * logits, axis=1)
+    assert fit_temperature(sharp, y, w) == pytest.approx(3.0, rel=0.05)
+    assert fit_temperature(softmax(logits, axis=1), y, w) == pytest.approx(
+        1.0, rel=0.05
+    )
+    # the row weights count: rows of weight 0 do not move it
+    noise = softmax(rng.normal(scale=5.0, size=logits.shape), axis=1)
+    mixed = np.vstack([sharp, noise])
+    labels = np.concatenate([y, rng.randint(3, size=y.shape[0])])
+    weights = np.concatenate([w, np.zeros(y.shape[0])])
+    assert fit_temperature(mixed, labels, weights) == pytest.approx(3.0, rel=0.05)
+
+
+def test_an_uninformative_candidate_is_left_out_of_the_stack():
+    rng = np.random.RandomState(0)
+    logits = rng.normal(scale=2.0, size=(3_000, 3))
+    y = _labels_from(logits, 2)
+    oofs = {
+        "good": softmax(logits, axis=1),
+        "blind": rng.dirichlet(np.ones(3), size=y.shape[0]),
+    }
+    stack = fit_stack(oofs, y, None)
+    assert list(stack["members"]) == ["good"]
+    assert stack["members"]["good"]["weight"] == 1.0
+    assert stack["rows"] == y.shape[0]
+
+
+def test_two_views_of_the_label_share_the_weight():
+    # each candidate sees half of the signal: together they see it all
+    rng = np.random.RandomState(1)
+    a, b = rng.normal(size=(2, 4_000, 2))
+    y = _labels_from(2.0 * (a + b), 3)
+    oofs = {"a": softmax(2.0 * a, axis=1), "b": softmax(2.0 * b, axis=1)}
+    stack = fit_stack(oofs, y, np.ones(y.shape[0]))
+    weights = {n: m["weight"] for n, m in stack["members"].items()}
+    assert set(weights) == {"a", "b"}
+    assert weights["a"] == pytest.approx(0.5, abs=0.1)
+    assert sum(weights.values()) == pytest.approx(1.0)
+    # rows without out-of-fold probabilities for some candidate are left out
+    oofs["a"][:100] = np.nan
+    assert fit_stack(oofs, y, None)["rows"] == y.shape[0] - 100
+
+
+def test_the_stack_averages_its_members_calibrated_probabilities():
+    X, y = make_classification(
+        500, n_features=6, n_informative=4, n_redundant=0, random_state=0
+    )
+    cleaner = LabelCleaner(random_state=0).fit(X[:300], y[:300])
+    stack = cleaner.model_
+    assert isinstance(stack, StackedModel)
+    assert cleaner.model_name_ == "stacked"
+    members = cleaner.model_selection_["final"]["stack"]["members"]
+    assert stack.names == list(members)
+    assert np.all(stack.weights >= LEAST_MEMBER_WEIGHT)
+    Z = cleaner._check_X(X[300:], reset=False)[1]
+    expected = sum(
+        m["weight"] * calibrated(model.predict_proba(Z), m["temperature"])
+        for model, m in zip(stack.members, members.values(), strict=True)
+    )
+    np.testing.assert_allclose(cleaner.predict_proba(X[300:]), expected)
+    np.testing.assert_allclose(stack.predict_proba(Z), expected)
+    # the model file keeps the stack as it was fitted
+    loaded, _ = loads_cleaner(dumps_cleaner(cleaner))
+    np.testing.assert_array_equal(
+        loaded.predict_proba(X[300:]), cleaner.predict_proba(X[300:])
+    )
+
+
+def test_the_stack_predicts_rows_with_missing_values():
+    # RoSR-L needs complete rows (imputed as in the fit), the boosted trees
+    # route missing values: the stack gives each member its own input
+    X, y = make_classification(
+        600, n_features=6, n_informative=4, n_redundant=0, random_state=1
+    )
+    X[np.random.RandomState(0).uniform(size=X.shape) < 0.1] = np.nan
+    cleaner = LabelCleaner(random_state=0).fit(X[:400], y[:400])
+    assert cleaner.model_name_ == "stacked"
+    proba = cleaner.predict_proba(X[400:])
+    assert np.isfinite(proba).all()
+    np.testing.assert_allclose(proba.sum(axis=1), 1.0)
+    Z = cleaner._check_X(X[400:], reset=False)[1]
+    assert np.isnan(Z).any()
+    np.testing.assert_allclose(cleaner.model_.predict_proba(Z), proba)
+    assert np.mean(cleaner.predict(X[400:]) == y[400:]) > 0.75
+
+
+def test_the_stack_is_at_least_as_accurate_as_its_members_here():
+    # partly linear data, no flips: trees and the linear model each miss
+    # part of the boundary
+    X, y = make_classification(
+        4400, n_features=8, n_informative=4, n_redundant=0,
+        n_clusters_per_class=1, flip_y=0, random_state=2,
+    )  # fmt: skip
+    cleaner = LabelCleaner(random_state=2).fit(X[:400], y[:400])
+    accuracy = {"stacked": np.mean(cleaner.predict(X[400:]) == y[400:])}
+    for name, member in zip(cleaner.model_.names, cleaner.model_.members, strict=True):
+        alone = copy.copy(cleaner)
+        alone.model_ = member
+        accuracy[name] = np.mean(alone.predict(X[400:]) == y[400:])
+    assert len(accuracy) == 3
+    assert accuracy["stacked"] >= max(accuracy.values())
+
+
+def test_an_explicit_model_is_not_stacked():
+    X, y = make_classification(300, n_features=5, random_state=0)
+    for model in ("rosr", "cb_adaboost_trees"):
+        cleaner = LabelCleaner(model=model, random_state=0).fit(X, y)
+        assert cleaner.model_name_ == model
+        assert not isinstance(cleaner.model_, StackedModel)
+        assert "final" not in cleaner.model_selection_
