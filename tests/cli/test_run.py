@@ -176,8 +176,8 @@ def test_report_names_the_final_model_auto_choice(noisy_data, tmp_path):
     assert final["fit"]["weighted"] and final["fit"]["n_rows"] == cleaned
     assert 0 < final["fit"]["mean_weight"] < 1
     assert (
-        f"It was fitted on the {cleaned} cleaned row(s), each weighted by the "
-        "estimated probability that its label is right (mean "
+        f"Each of them was fitted on the {cleaned} cleaned row(s), each weighted "
+        "by the estimated probability that its label is right (mean "
         f"{final['fit']['mean_weight']:.2f}" in html
     )
     res = _run(noisy_data, tmp_path / "fixed")
