@@ -160,9 +160,10 @@ class ModelSelectionMixin:
 
     def _proba_in_classes(self, model, Z) -> np.ndarray:
         """``model.predict_proba`` with columns aligned to ``classes_`` (a
-        :class:`StackedModel` combines its members')."""
+        :class:`StackedModel`'s columns are the class codes already, and it
+        gives each member its own input)."""
         if isinstance(model, StackedModel):
-            return model.combine([self._proba_in_classes(m, Z) for m in model.members])
+            return model.predict_proba(Z)
         proba = model.predict_proba(self._model_input(model, Z))
         out = np.zeros((Z.shape[0], self.classes_.shape[0]))
         out[:, self._stage_columns(model)] = proba

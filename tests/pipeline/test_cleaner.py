@@ -342,17 +342,8 @@ def test_choose_model_weighs_each_row_error():
     assert name == "cb_adaboost"
 
 
-def _partly_linear_data(n_rows=4400, seed=2):
-    X, y = make_classification(
-        n_rows, n_features=8, n_informative=4, n_redundant=0,
-        n_clusters_per_class=1, flip_y=0, random_state=seed,
-    )  # fmt: skip
-    return X[:400], y[:400], X[400:], y[400:]
-
-
-def test_final_model_is_chosen_again_on_the_cleaned_rows():
-    X, y, X_new, y_new = _partly_linear_data()
-    cleaner = LabelCleaner(random_state=2).fit(X, y)
+def test_final_model_is_chosen_again_on_the_cleaned_rows(partly_linear):
+    cleaner, _, _, X_new, y_new = partly_linear
     selection = cleaner.model_selection_
     # the evidence's comparison (soft labels, observed labels) kept RoSR-L;
     # fitted as the final model is, on the cleaned rows, trees are better
@@ -377,9 +368,8 @@ def test_final_model_is_chosen_again_on_the_cleaned_rows():
     assert gain > 0.02
 
 
-def test_the_second_choice_changes_no_decision(monkeypatch):
-    X, y, X_new, y_new = _partly_linear_data()
-    chosen = LabelCleaner(random_state=2).fit(X, y)
+def test_the_second_choice_changes_no_decision(monkeypatch, partly_linear):
+    chosen, X, y, X_new, y_new = partly_linear
     monkeypatch.setattr(
         LabelCleaner,
         "_choose_final",

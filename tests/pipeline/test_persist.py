@@ -113,17 +113,13 @@ def test_models_whose_stages_learnt_labels_still_decide_the_same(monkeypatch):
     assert loaded.audit(X, y).equals(new.audit(X, y))
 
 
-def test_a_final_model_apart_from_the_deciding_one_round_trips():
-    X, y = make_classification(
-        4400, n_features=8, n_informative=4, n_redundant=0,
-        n_clusters_per_class=1, flip_y=0, random_state=2,
-    )  # fmt: skip
-    apart = LabelCleaner(random_state=2).fit(X[:400], y[:400])
+def test_a_final_model_apart_from_the_deciding_one_round_trips(partly_linear):
+    apart, X, y, X_new, y_new = partly_linear
     assert apart.decision_model_ is not apart.model_  # trees for predict
     # a configured RoSR-L keeps its penalty: one model decides and predicts
-    same = LabelCleaner(model=RoSRClassifier(), random_state=0).fit(X[:400], y[:400])
+    same = LabelCleaner(model=RoSRClassifier(), random_state=0).fit(X, y)
     assert same.decision_model_ is same.model_
-    new = X[400:700], y[400:700]
+    new = X_new[:300], y_new[:300]
     for cleaner in (apart, same):
         loaded, _ = loads_cleaner(dumps_cleaner(cleaner))
         np.testing.assert_array_equal(loaded.predict(new[0]), cleaner.predict(new[0]))

@@ -121,19 +121,15 @@ def test_the_stack_predicts_rows_with_missing_values():
     assert np.mean(cleaner.predict(X[400:]) == y[400:]) > 0.75
 
 
-def test_the_stack_is_at_least_as_accurate_as_its_members_here():
+def test_the_stack_is_at_least_as_accurate_as_its_members_here(partly_linear):
     # partly linear data, no flips: trees and the linear model each miss
     # part of the boundary
-    X, y = make_classification(
-        4400, n_features=8, n_informative=4, n_redundant=0,
-        n_clusters_per_class=1, flip_y=0, random_state=2,
-    )  # fmt: skip
-    cleaner = LabelCleaner(random_state=2).fit(X[:400], y[:400])
-    accuracy = {"stacked": np.mean(cleaner.predict(X[400:]) == y[400:])}
+    cleaner, _, _, X_new, y_new = partly_linear
+    accuracy = {"stacked": np.mean(cleaner.predict(X_new) == y_new)}
     for name, member in zip(cleaner.model_.names, cleaner.model_.members, strict=True):
         alone = copy.copy(cleaner)
         alone.model_ = member
-        accuracy[name] = np.mean(alone.predict(X[400:]) == y[400:])
+        accuracy[name] = np.mean(alone.predict(X_new) == y_new)
     assert len(accuracy) == 3
     assert accuracy["stacked"] >= max(accuracy.values())
 
