@@ -177,9 +177,16 @@ def tier_counts(
                 if not exhaustive and (end == m or cand[r, end] < 0):
                     known = False  # the tier may go on beyond the list
                     break
-                share = min(1.0, left / size)
+                # tier[c] * left / size, not tier[c] * (left / size): the
+                # product of whole counts is exact, so a class holding the
+                # whole tier gets exactly the places left and no count
+                # passes k (25 * (7 / 25) is 7.000000000000001: a share of
+                # 1.0000000000000002 failed the output check).
                 for c in range(n_classes):
-                    counts[r, c] += tier[c] * share
+                    if left >= size:
+                        counts[r, c] += tier[c]
+                    else:
+                        counts[r, c] += tier[c] * left / size
                 left -= min(left, size)
             j = end
         if known and left > 0 and not exhaustive:

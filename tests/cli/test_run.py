@@ -469,3 +469,27 @@ def test_a_large_multiclass_run_chooses_the_penalty_on_a_sample(tmp_path):
     html = (out / "report.html").read_text()
     assert f"= {penalty['chosen']:.2g} was chosen out of fold on a sample of " in html
     assert "10,000 cleaned rows among 11 penalties" in html
+
+
+def test_many_rows_at_one_point_pass_the_output_checks(tmp_path):
+    # 148 rows at one point, all of one class: a training row's nearest
+    # distance tier holds 147 others for its 10 places. Their shares once
+    # summed to 1.0000000000000002, so the output check on probabilities
+    # failed and the shipped pipeline (fail_on = "error") withheld the
+    # cleaned rows with exit 7 (a public table of daily prices did this).
+    X, y = make_blobs(200, centers=[[4, 4], [8, 8]], random_state=3)
+    frame = pd.DataFrame(np.vstack([np.zeros((148, 2)), X]), columns=["a", "b"])
+    frame["label"] = np.r_[np.zeros(148, int), y].astype(str)
+    path = tmp_path / "ties.parquet"
+    frame.to_parquet(path, index=False)
+    out = tmp_path / "out"
+    res = runner.invoke(app, ["run", str(path), "--label", "label", "--out", str(out)])
+    assert res.exit_code == 0, res.output
+    audit = pd.read_parquet(out / "audit.parquet")
+    assert len(audit) == len(frame)
+    assert audit["confidence"].max() <= 1.0
+    assert audit["trusted_probability"].max() <= 1.0
+    assert (
+        len(pd.read_parquet(out / "cleaned.parquet"))
+        == (audit["decision"] != "discarded").sum()
+    )

@@ -377,3 +377,21 @@ def test_property_tied_rows_do_not_depend_on_row_order(seed, n_points, n_classes
     np.testing.assert_allclose(
         a.unfiltered_soft_labels_[perm], b.unfiltered_soft_labels_, atol=1e-12
     )
+
+
+@pytest.mark.parametrize(("copies", "k"), [(26, 7), (25, 7), (148, 10)])
+def test_a_tie_that_fills_the_places_left_gives_shares_of_at_most_one(copies, k):
+    # `copies` rows at one point, all of one class: the tier at distance 0
+    # holds copies - 1 other rows (25, 24, 147) for a training row and
+    # `copies` for a new row there, more than the k places. A class holding
+    # the whole tier must get exactly k of them: 25 * (7 / 25) is
+    # 7.000000000000001 in floating point, a share over one.
+    far = np.column_stack([np.linspace(20, 30, 40), np.zeros(40)])
+    X = np.vstack([np.zeros((copies, 2)), far])
+    y = np.array(["a"] * copies + ["b"] * 40)
+    est = KNNConfidence(n_neighbors=k, noise_filter=None).fit(X, y)
+    assert est.soft_labels_.max() == 1.0
+    np.testing.assert_array_equal(est.confidence_[:copies], 1.0)
+    np.testing.assert_array_equal(est.neighbor_counts_[:copies, 0], float(k))
+    proba = est.predict_proba(np.zeros((1, 2)))
+    np.testing.assert_array_equal(proba, [[1.0, 0.0]])
