@@ -235,6 +235,6 @@ def summarise(result: Any) -> None:
         else "FAILED: " + ", ".join(result.failed_checks)
     )
     typer.echo(
-        f"{result.n_rows} rows: {d['kept']} kept, {d['corrected']} corrected, "
-        f"{d['discarded']} discarded; guardrails {status}; outputs in {result.out}"
+        f"{result.n_rows:,} rows: {d['kept']:,} kept, {d['corrected']:,} corrected, "
+        f"{d['discarded']:,} discarded; guardrails {status}; outputs in {result.out}"
     )

@@ -41,7 +41,7 @@ def export(
 
     with user_errors():
         rows = export_review(run_dir, out, max_rows=max_rows, overwrite=overwrite)
-    typer.echo(f"{len(rows)} row(s) to review in {out}")
+    typer.echo(f"{len(rows):,} row(s) to review in {out}")
 
 
 @review.command("apply")

@@ -8,11 +8,19 @@ plain words (``docs/decisions.md`` says where each number comes from).
 from collections.abc import Mapping
 from typing import Any
 
-__all__ = ["calibration_story", "pct"]
+__all__ = ["calibration_story", "count", "pct"]
 
 
 def pct(value: float) -> str:
     return f"{100 * value:.1f}%"
+
+
+def count(value: Any) -> str:
+    """A count of rows with thousands separators (``12,345``); anything
+    else as it is."""
+    if isinstance(value, int) and not isinstance(value, bool):
+        return f"{value:,}"
+    return str(value)
 
 
 def _interval_text(interval: Any) -> str:
@@ -231,8 +239,8 @@ def calibration_story(run: Mapping[str, Any]) -> list[str]:
             text += " The decisions used the fixed thresholds given."
         elif cal.get("flagged"):
             text += (
-                f" {cal['flagged']} row(s) were flagged with an estimated precision "
-                f"of {pct(cal['flag_precision'] or 0.0)}"
+                f" {count(cal['flagged'])} row(s) were flagged with an estimated "
+                f"precision of {pct(cal['flag_precision'] or 0.0)}"
                 f"{_interval_text(cal.get('flag_precision_interval'))}"
                 + (
                     f" and an estimated recall of {pct(cal['flag_recall'])}"
@@ -301,7 +309,7 @@ def _review_and_missing_story(run: Mapping[str, Any]) -> list[str]:
     reviewed = run.get("reviewed")
     if isinstance(reviewed, Mapping) and reviewed.get("rows"):
         story.append(
-            f"{reviewed['rows']} row(s) had been reviewed by a person "
+            f"{count(reviewed['rows'])} row(s) had been reviewed by a person "
             f"({reviewed.get('file')}), {reviewed.get('labels_changed', 0)} of them "
             "with a new label: the fit learnt their verdicts as known truth, and "
             "they were not flagged (reason 'reviewed')."
@@ -309,7 +317,7 @@ def _review_and_missing_story(run: Mapping[str, Any]) -> list[str]:
     review = run.get("review")
     if isinstance(review, Mapping) and review.get("reviewed"):
         story.append(
-            f"A person then reviewed {review['reviewed']} row(s) and changed "
+            f"A person then reviewed {count(review['reviewed'])} row(s) and changed "
             f"{review.get('labels_changed_by_reviewers', 0)} label(s); the decisions "
             "counted in this report include their verdicts (reason 'reviewed', "
             "section Review)."

@@ -23,7 +23,7 @@ from importlib import resources
 from typing import Any
 
 from labelclean import __version__
-from labelclean.report._calibration_story import calibration_story, pct
+from labelclean.report._calibration_story import calibration_story, count, pct
 from labelclean.utils._audit import DECISIONS
 
 __all__ = ["render_html"]
@@ -275,9 +275,9 @@ def _evidence_and_fit_text(final: Mapping[str, Any], name: str) -> str:
     if fit.get("weighted") and fit.get("mean_weight") is not None:
         subject = "Each of them was" if name == "stacked" else "It was"
         text += (
-            f". {subject} fitted on the {fit['n_rows']} cleaned row(s), each "
+            f". {subject} fitted on the {count(fit['n_rows'])} cleaned row(s), each "
             "weighted by the estimated probability that its label is right "
-            f"(mean {fit['mean_weight']:.2f}; {fit['rows_under_half']} row(s) "
+            f"(mean {fit['mean_weight']:.2f}; {count(fit['rows_under_half'])} row(s) "
             "under one half)"
         )
     return text + "."
@@ -294,7 +294,7 @@ def _story(report: Mapping[str, Any]) -> list[str]:
     n_classes = inp.get("n_classes_observed", len(classes))
     story = calibration_story(report.get("run") or {})
     story.append(
-        f"{n} row(s) came in with {n_classes} observed class(es)"
+        f"{count(n)} row(s) came in with {n_classes} observed class(es)"
         + (f" in the label column '{label}'." if label else ".")
     )
     checks = [
@@ -315,14 +315,14 @@ def _story(report: Mapping[str, Any]) -> list[str]:
     else:
         story.append("No validation results were recorded.")
     story.append(
-        f"labelclean kept {counts['kept']} row(s) ({pct(shares['kept'])}), corrected "
-        f"{counts['corrected']} ({pct(shares['corrected'])}) and discarded "
-        f"{counts['discarded']} ({pct(shares['discarded'])}); the cleaned output "
-        f"holds {summary['n_cleaned_rows']} row(s)."
+        f"labelclean kept {count(counts['kept'])} row(s) ({pct(shares['kept'])}), "
+        f"corrected {count(counts['corrected'])} ({pct(shares['corrected'])}) and "
+        f"discarded {count(counts['discarded'])} ({pct(shares['discarded'])}); the "
+        f"cleaned output holds {count(summary['n_cleaned_rows'])} row(s)."
     )
     if summary.get("n_missing_label"):
         story.append(
-            f"{summary['n_missing_label']} of the discarded rows had no label "
+            f"{count(summary['n_missing_label'])} of the discarded rows had no label "
             "(reason 'missing_label'): nothing to check or to train on; their "
             "model_label in the audit says what the final model would label them."
         )
@@ -334,7 +334,7 @@ def _story(report: Mapping[str, Any]) -> list[str]:
         top = corrections[0]
         story.append(
             f"The most frequent correction was {_label_text(top['from'])} → "
-            f"{_label_text(top['to'])} ({top['count']} row(s))."
+            f"{_label_text(top['to'])} ({count(top['count'])} row(s))."
         )
     worst = max(
         (c for c in classes if c.get("n_observed")),
@@ -344,7 +344,7 @@ def _story(report: Mapping[str, Any]) -> list[str]:
     if worst is not None and worst["discarded"]:
         story.append(
             f"Class {_label_text(worst['label'])} lost the largest share to discards: "
-            f"{worst['discarded']} of {worst['n_observed']} "
+            f"{count(worst['discarded'])} of {count(worst['n_observed'])} "
             f"({pct(worst['share_discarded'])})."
         )
     suspects = (report.get("suspects") or {}).get("rows") or []
@@ -469,6 +469,7 @@ def render_html(report: Mapping[str, Any], *, plots: bool = True) -> str:
         undefined=jinja2.ChainableUndefined,
         keep_trailing_newline=True,
     )
+    env.filters["count"] = count
     template = env.get_template("report.html.j2")
     css = (templates / "report.css").read_text(encoding="utf-8")
     script = (templates / "suspects.js").read_text(encoding="utf-8")

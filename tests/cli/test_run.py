@@ -469,6 +469,10 @@ def test_a_large_multiclass_run_chooses_the_penalty_on_a_sample(tmp_path):
     html = (out / "report.html").read_text()
     assert f"= {penalty['chosen']:.2g} was chosen out of fold on a sample of " in html
     assert "10,000 cleaned rows among 11 penalties" in html
+    # Counts of rows read with thousands separators, on stdout and the page.
+    assert res.stdout.strip().splitlines()[-1].startswith("10,600 rows: ")
+    assert f"holds {n_cleaned:,} row(s)." in html
+    assert "The pipeline was fitted on all 10,600 input rows." in html
 
 
 def test_many_rows_at_one_point_pass_the_output_checks(tmp_path):

@@ -6,6 +6,7 @@ import json
 import re
 from html import unescape
 
+import pandas as pd
 import pytest
 
 from labelclean.report import build_report, render_html
@@ -237,3 +238,16 @@ def test_story_counts_withheld_and_limited_pairs_beyond_the_first_three(audit):
         "pair were limited to the rows the evidence is surest of" in html
     )
     assert "w3 → z" not in html and "l3 → z" not in html
+
+
+def test_counts_of_rows_read_with_thousands_separators(audit):
+    # The audit repeated 1,235 times: 12,350 rows, 7,410 kept.
+    big = pd.concat([audit] * 1235, ignore_index=True)
+    big.index = pd.Index([f"r{i}" for i in range(len(big))], name="id")
+    text = unescape(re.sub(r"<[^>]+>", " ", render_html(build_report(big))))
+    text = " ".join(text.split())
+    assert "12,350 row(s) came in with 3 observed class(es)" in text
+    assert "labelclean kept 7,410 row(s) (60.0%), corrected 2,470 (20.0%)" in text
+    assert "the cleaned output holds 9,880 row(s)." in text
+    assert "12,350 rows in" in text  # the first tile
+    assert "12350" not in text
