@@ -469,7 +469,7 @@ def render_html(report: Mapping[str, Any], *, plots: bool = True) -> str:
         undefined=jinja2.ChainableUndefined,
         keep_trailing_newline=True,
     )
-    env.filters["count"] = count
+    env.filters["thousands"] = count  # not "count": jinja2 has one (length)
     template = env.get_template("report.html.j2")
     css = (templates / "report.css").read_text(encoding="utf-8")
     script = (templates / "suspects.js").read_text(encoding="utf-8")

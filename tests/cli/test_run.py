@@ -473,6 +473,7 @@ def test_a_large_multiclass_run_chooses_the_penalty_on_a_sample(tmp_path):
     assert res.stdout.strip().splitlines()[-1].startswith("10,600 rows: ")
     assert f"holds {n_cleaned:,} row(s)." in html
     assert "The pipeline was fitted on all 10,600 input rows." in html
+    assert '<td class="num">10,600</td>' in html  # the input file's rows
 
 
 def test_many_rows_at_one_point_pass_the_output_checks(tmp_path):
