@@ -244,14 +244,22 @@ class ModelSelectionMixin:
         split = self._final_split(model_seed, new_codes, kept, weight)
         final, oofs = self._choose_final(model_seed, Z, new_codes, split)
         stacked = oofs is not None and "rosr" in oofs
-        penalty, rosr_oof = self._final_penalty(
-            "rosr" if stacked else final, model_seed, Z, new_codes, split, weight
-        )
+        args = (model_seed, Z, new_codes, split, weight)
         stack = None
-        if stacked:
-            if rosr_oof is not None:  # RoSR-L as it is fitted, at its penalty
-                oofs["rosr"] = rosr_oof
+        n_split = 0 if split is None else split[0].shape[0]
+        if stacked and not n_split == kept.shape[0] <= PENALTY_MAX_SAMPLES:
+            # The penalties are compared on a sample of their own, whose
+            # out-of-fold probabilities the weights do not use: the weights
+            # come first, and RoSR-L left out of them needs no penalty.
             stack = self._stack_record(oofs, new_codes, split)
+            penalty = self._final_penalty("rosr", *args)[0] if "rosr" in stack else None
+        else:
+            penalty, rosr_oof = self._final_penalty("rosr" if stacked else final, *args)
+            if stacked:
+                if rosr_oof is not None:  # RoSR-L as it is fitted, at its penalty
+                    oofs["rosr"] = rosr_oof
+                stack = self._stack_record(oofs, new_codes, split)
+        if stack is not None:
             final = next(iter(stack)) if len(stack) == 1 else "stacked"
 
         def fit(kind, mu=None):

@@ -237,9 +237,13 @@ def _final_model_text(final: Mapping[str, Any]) -> str:
     name = str(final["name"])
     selection = final.get("selection") or {}
     on_cleaned = selection.get("final") or {}
+    # RoSR-L's penalty is searched before the stack weighs it: said only
+    # where RoSR-L is in the final model.
+    penalty = selection.get("final_penalty") or {}
     if name == "stacked":
         text = f"The final model was {_stack_text(on_cleaned)}"
-        text += _penalty_text(selection.get("final_penalty") or {}, "RoSR-L's")
+        if "rosr" in ((on_cleaned.get("stack") or {}).get("members") or {}):
+            text += _penalty_text(penalty, "RoSR-L's")
         return text + _evidence_and_fit_text(final, name)
     text = f"The final model was {_MODEL_NAMES.get(name, name)}"
     rates = _error_rates(on_cleaned) or _error_rates(selection)
@@ -256,7 +260,8 @@ def _final_model_text(final: Mapping[str, Any]) -> str:
             if on_cleaned.get("candidates")
             else ", chosen by out-of-fold error rate against the observed labels"
         ) + f" ({', '.join(rates)})"
-    text += _penalty_text(selection.get("final_penalty") or {})
+    if name == "rosr":
+        text += _penalty_text(penalty)
     return text + _evidence_and_fit_text(final, name)
 
 

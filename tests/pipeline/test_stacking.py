@@ -141,3 +141,21 @@ def test_an_explicit_model_is_not_stacked():
         assert cleaner.model_name_ == model
         assert not isinstance(cleaner.model_, StackedModel)
         assert "final" not in cleaner.model_selection_
+
+
+def test_no_penalty_search_for_a_rosr_the_stack_leaves_out():
+    # Above 10,000 cleaned rows RoSR-L's penalties are compared on a sample
+    # of their own, so the weights come first; where they leave RoSR-L out
+    # (a label no linear model can see: the sign of x0 * x1), its penalty
+    # is not searched, and the report says nothing of it.
+    rng = np.random.RandomState(0)
+    X = rng.uniform(-1, 1, size=(10_400, 3))
+    y = (X[:, 0] * X[:, 1] > 0).astype(int)
+    cleaner = LabelCleaner(random_state=0).fit(X, y)
+    assert cleaner.sample_indices_.shape[0] > 10_000
+    members = cleaner.model_selection_["final"]["stack"]["members"]
+    assert "rosr" not in members
+    assert "rosr" in cleaner.model_selection_["final"]["candidates"]
+    assert "final_penalty" not in cleaner.model_selection_
+    assert cleaner.model_name_ == "cb_adaboost_trees"
+    assert (cleaner.predict(X) == y).mean() > 0.95

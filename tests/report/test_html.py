@@ -194,6 +194,34 @@ def test_story_names_the_final_model_and_its_choice(audit):
     assert "The final model was" not in render_html(build_report(audit))
 
 
+def test_the_penalty_is_said_only_where_rosr_is_in_the_final_model(audit):
+    # RoSR-L's penalty is searched before the stack's weights leave it out:
+    # the clause must not follow a final model RoSR-L is no part of.
+    penalty = {"chosen": 0.01, "default": 0.001, "compared": 0.01,
+               "candidates": {"0.001": {"error_rate": 0.2},
+                              "0.01": {"error_rate": 0.1}}}  # fmt: skip
+
+    def story(name, members):
+        stack = {"members": {m: {"weight": w, "temperature": 1.0}
+                             for m, w in members.items()}}  # fmt: skip
+        final = {"name": name, "selection": {
+            "chosen": "rosr", "final_penalty": penalty,
+            "final": {"chosen": name, "stack": stack, "candidates": {}}}}  # fmt: skip
+        html = render_html(build_report(audit, run={"final_model": final}))
+        return next(s for s in re.findall(r"<p>([^<]*)</p>", html)
+                    if s.startswith("The final model"))  # fmt: skip
+
+    with_rosr = story("stacked", {"rosr": 0.6, "cb_adaboost_trees": 0.4})
+    assert "RoSR-L&#39;s penalty μ = 0.01 was chosen out of fold" in with_rosr
+    assert "penalty" in story("rosr", {"rosr": 1.0})
+    trees_alone = story("cb_adaboost_trees", {"cb_adaboost_trees": 1.0})
+    assert trees_alone.startswith("The final model was CB-AdaBoost (depth-3 trees)")
+    assert "penalty" not in trees_alone
+    without = story("stacked", {"cb_adaboost": 0.5, "cb_adaboost_trees": 0.5})
+    assert "weighted average of CB-AdaBoost (0.50)" in without
+    assert "penalty" not in without
+
+
 @pytest.mark.parametrize("label", ["$}$", "$x^2$", "a$b", r"\frac{1}{2}"])
 def test_labels_are_drawn_as_written_not_as_mathtext(label):
     import pandas as pd
