@@ -35,6 +35,7 @@ TEST_ROWS = 20_000
 
 def child(n_rows: int, n_classes: int, model: str = "auto") -> dict:
     """One fit in this process (the checkout first on the path)."""
+    import hashlib
     import warnings
 
     from sklearn.datasets import make_classification
@@ -61,6 +62,7 @@ def child(n_rows: int, n_classes: int, model: str = "auto") -> dict:
         "seconds": seconds,
         "model": cleaner.model_name_,
         "accuracy": float(np.mean(cleaner.predict(X_test) == y_test)),
+        "proba": hashlib.sha256(cleaner.predict_proba(X_test).tobytes()).hexdigest(),
         "mu": penalty.get("chosen"),
         "labelclean": str(Path(labelclean.__file__).parent.parent),
     }
@@ -89,8 +91,8 @@ def main() -> None:
     rows = [
         "| rows | classes | this checkout (s) | other (s) | ratio "
         "| model: this / other | RoSR-L's μ: this / other "
-        "| accuracy: this / other |",
-        "|---|---|---|---|---|---|---|---|",
+        "| accuracy: this / other | same probabilities |",
+        "|---|---|---|---|---|---|---|---|---|",
     ]
     for n_rows in args.rows:
         for n_classes in args.classes:
@@ -104,10 +106,12 @@ def main() -> None:
             models = " / ".join(runs[k][0]["model"] for k in checkouts)
             mus = " / ".join(_mu(runs[k][0].get("mu")) for k in checkouts)
             acc = " / ".join(f"{runs[k][0]['accuracy']:.4f}" for k in checkouts)
+            same = {r.get("proba") for v in runs.values() for r in v}
+            same = "yes" if len(same) == 1 and None not in same else "no"
             rows.append(
                 f"| {n_rows:,} | {n_classes} | {med['this']:.1f} | "
                 f"{med['other']:.1f} | {med['this'] / med['other']:.2f} | {models} "
-                f"| {mus} | {acc} |"
+                f"| {mus} | {acc} | {same} |"
             )
             print(rows[-1], flush=True)
     lines = [
@@ -121,7 +125,9 @@ def main() -> None:
         f"{args.reps} fresh processes per checkout, alternating. The final "
         "model, RoSR-L's penalty when it is the final model, and the final "
         f"model's accuracy on {TEST_ROWS:,} more rows of the same draw with their "
-        "own labels (the first process of each checkout).",
+        "own labels (the first process of each checkout); same probabilities: "
+        "every process of both checkouts gave the same bytes of "
+        "`predict_proba` on those rows.",
         "",
         *rows,
         "",
