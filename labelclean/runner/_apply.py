@@ -144,7 +144,7 @@ def apply_model(
         clock.summary(),
         n_rows / max(clock.times["decide_and_write"], 1e-9),
     )
-    return finish(folder, n_rows, counts, output_result, fail_on)
+    return finish(folder, n_rows, counts, output_result, fail_on, engine)
 
 
 def _check_source_schema(source: Any, meta: dict[str, Any], label: str) -> None:

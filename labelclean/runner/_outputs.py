@@ -45,6 +45,16 @@ OUTPUT_NAMES = {
 }
 
 
+def output_names(engine: str = "local") -> dict[str, str]:
+    """The names an output folder holds, by role: :data:`OUTPUT_NAMES`, but
+    with the Dask engine the audit and the cleaned rows are folders of parts
+    (``audit/part.NNNNN.parquet``), named by the files' stems."""
+    if engine != "dask":
+        return dict(OUTPUT_NAMES)
+    parts = {k: OUTPUT_NAMES[k].rsplit(".", 1)[0] for k in ("audit", "cleaned")}
+    return {**OUTPUT_NAMES, **parts}
+
+
 #: The top-level sections of ``report.json`` (report/_json.py, assemble_report).
 REPORT_SECTIONS = (
     "run",
@@ -213,7 +223,9 @@ def write_outputs(
     folder.write_text(OUTPUT_NAMES["report_html"], render_html(report))
     if model_bytes is not None:
         folder.write_bytes(OUTPUT_NAMES["model"], model_bytes)
-    folder.write_json(OUTPUT_NAMES["manifest"], manifest)
+    written = output_names(engine)
+    outputs = {k: written[k] for k in manifest.get("outputs", {})}
+    folder.write_json(OUTPUT_NAMES["manifest"], {**manifest, "outputs": outputs})
     return output_result, outcome.summary.decisions
 
 
@@ -254,23 +266,29 @@ def withhold_if_failed(folder: Any, output_result: Any, fail_on: str) -> None:
 
 
 def finish(
-    folder: Any, n_rows: int, counts: dict[str, int], output_result: Any, fail_on: str
+    folder: Any,
+    n_rows: int,
+    counts: dict[str, int],
+    output_result: Any,
+    fail_on: str,
+    engine: str = "local",
 ) -> RunResult:
     """The :class:`RunResult`; raise :class:`GuardrailError` when asked to."""
     failed = [c.name for c in output_result.failures]
+    names = output_names(engine)
     result = RunResult(
         out=folder.path,
         n_rows=n_rows,
         decisions={d: int(counts.get(d, 0)) for d in DECISIONS},
         validation_success=output_result.success,
         failed_checks=failed,
-        files={name: str(folder.path / name) for name in OUTPUT_NAMES.values()},
+        files={name: str(folder.path / name) for name in names.values()},
     )
     if failed and fail_on in ("error", "warning"):
         raise GuardrailError(
             f"output guardrail(s) failed: {', '.join(failed)}; the cleaned rows "
-            "were withheld (cleaned.parquet.rejected), the audit and the report "
-            f"were written to {str(folder.path)!r} (see report.html)."
+            f"were withheld ({names['cleaned']}.rejected), the audit and the "
+            f"report were written to {str(folder.path)!r} (see report.html)."
         )
     return result
 

@@ -444,7 +444,7 @@ def run_pipeline(
         withhold_if_failed(folder, output_result, fail_on)
     clock.lap("outputs")
     logger.info("run times (s): %s", clock.summary())
-    return finish(folder, int(source.num_rows), counts, output_result, fail_on)
+    return finish(folder, int(source.num_rows), counts, output_result, fail_on, engine)
 
 
 def _labelled(frame: pd.DataFrame, positions: Any, label: str, reviewed: Any):

@@ -1,6 +1,7 @@
 """The Dask engine gives the same rows and decisions as the single-machine stream."""
 
 import json
+from pathlib import Path
 
 import numpy as np
 import pandas as pd
@@ -86,6 +87,13 @@ def test_apply_dask_equals_local_stream(fitted, client, tmp_path):
         assert len(list((tmp_path / "dask" / name).glob("part.*.parquet"))) == 5
         pd.testing.assert_frame_equal(local, dask, check_index_type=False)
     assert len(read_parquet(tmp_path / "dask" / "audit")) == len(new)
+    # Each manifest names what its folder holds: files, or folders of parts.
+    for engine, parts in (("local", ".parquet"), ("dask", "")):
+        manifest = json.loads((tmp_path / engine / "manifest.json").read_text())
+        assert manifest["outputs"]["audit"] == f"audit{parts}"
+        assert manifest["outputs"]["cleaned"] == f"cleaned{parts}"
+        for name in manifest["outputs"].values():
+            assert (tmp_path / engine / name).exists(), (engine, name)
     assert _report_without_engine(
         tmp_path / "local" / "report.json"
     ) == _report_without_engine(tmp_path / "dask" / "report.json")
@@ -119,13 +127,16 @@ def test_run_sampled_dask_equals_local(client, tmp_path):
         "batch_size": 200,
     }
     local = run_pipeline(tmp_path / "in.parquet", tmp_path / "l", **kw)
-    run_pipeline(
+    on_dask = run_pipeline(
         tmp_path / "in.parquet",
         tmp_path / "d",
         engine="dask",
         scheduler=client.scheduler.address,
         **kw,
     )
+    for result in (local, on_dask):  # the files (and part folders) written
+        assert all(Path(path).exists() for path in result.files.values())
+    assert Path(on_dask.files["audit"]).is_dir()
     a = read_parquet(tmp_path / "l" / "audit.parquet")
     b = read_parquet(tmp_path / "d" / "audit")
     pd.testing.assert_frame_equal(a, b, check_index_type=False)
@@ -155,7 +166,9 @@ def test_failed_guardrail_withholds_dask_parts(client, tmp_path):
         '[validation]\nmax_changed_share_per_class = 0.0\nfail_on = "error"\n'
     )
     out = tmp_path / "out"
-    with pytest.raises(GuardrailError, match="class_net_change"):
+    with pytest.raises(
+        GuardrailError, match=r"class_net_change.*\(cleaned\.rejected\)"
+    ):
         run_pipeline(
             tmp_path / "in.parquet",
             out,
