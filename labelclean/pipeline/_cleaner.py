@@ -201,7 +201,8 @@ classifier, default='auto'
         ``standard_error``, ``sampled_rows`` for a stratified sample (above
         :data:`MODEL_SELECTION_MAX_SAMPLES` rows); with 'auto', ``final``:
         the same on the cleaned rows, and the ``stack``; ``final_penalty``:
-        for RoSR-L's penalty, with ``default``, ``compared`` and ``chosen``.
+        RoSR-L's penalty (``default``, ``compared``, ``chosen``; not searched
+        for a RoSR-L the stack leaves out of over 10,000 cleaned rows).
     feature_encoder_ : object
         Fitted feature preparation for the suspect stage and final model.
     audit_ : DataFrame

@@ -247,10 +247,12 @@ class ModelSelectionMixin:
         args = (model_seed, Z, new_codes, split, weight)
         stack = None
         n_split = 0 if split is None else split[0].shape[0]
-        if stacked and not n_split == kept.shape[0] <= PENALTY_MAX_SAMPLES:
-            # The penalties are compared on a sample of their own, whose
-            # out-of-fold probabilities the weights do not use: the weights
-            # come first, and RoSR-L left out of them needs no penalty.
+        # Above PENALTY_MAX_SAMPLES (or where the comparison was sampled) the
+        # penalties are compared on a sample of their own, whose out-of-fold
+        # probabilities the weights do not use: the weights come first, and
+        # RoSR-L left out of them needs no penalty.
+        own_sample = not n_split == kept.shape[0] <= PENALTY_MAX_SAMPLES
+        if stacked and own_sample:
             stack = self._stack_record(oofs, new_codes, split)
             penalty = self._final_penalty("rosr", *args)[0] if "rosr" in stack else None
         else:
