@@ -249,9 +249,10 @@ def decide_dask(
 ) -> StreamOutcome:
     """Decide every partition of ``source`` on Dask into ``folder``.
 
-    Writes ``<audit stem>/part.NNNNN.parquet`` and ``<cleaned
-    stem>/part.NNNNN.parquet`` (one per row group of the input, numbered in
-    input order) and returns the merged summary. Arguments as for
+    Writes ``<names['audit']>/part.NNNNN.parquet`` and
+    ``<names['cleaned']>/part.NNNNN.parquet`` (folders named as
+    ``output_names('dask')`` names them; one part per row group of the
+    input, numbered in input order) and returns the merged summary. Arguments as for
     :func:`~labelclean.runner._stream.stream_decide`; ``client`` is used
     as given, else one is made by :func:`dask_client` from ``scheduler``.
 
@@ -264,11 +265,10 @@ def decide_dask(
     import dask
 
     parts = _parts(source)
-    stems = [names[k].rsplit(".", 1)[0] for k in ("audit", "cleaned")]
     paths = [
         tuple(
-            str(folder.file_path(f"{stem}/part.{p.number:05d}.parquet"))
-            for stem in stems
+            str(folder.file_path(f"{names[k]}/part.{p.number:05d}.parquet"))
+            for k in ("audit", "cleaned")
         )
         for p in parts
     ]

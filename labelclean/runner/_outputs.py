@@ -188,7 +188,7 @@ def write_outputs(
         label=label,
         features=features,
         id_column=id_column,
-        names=OUTPUT_NAMES,
+        names=output_names(engine),
         metadata=meta,
         checks=checks,
         fit_positions=fit_positions,
