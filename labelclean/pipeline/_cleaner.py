@@ -45,7 +45,7 @@ from labelclean.pipeline._folds import average_over_folds, repeated_folds
 from labelclean.pipeline._model_selection import ModelSelectionMixin, make_stage
 from labelclean.utils._features import (
     MISSING_VALUE_HANDLING,
-    check_feature_frame,
+    check_fitted_frame,
     coerce_object_columns,
     describe_features,
     make_feature_encoder,
@@ -372,7 +372,7 @@ classifier, default='auto'
             Z = self.feature_encoder_.fit_transform(raw)
         else:
             if is_dataframe(raw):
-                check_feature_frame(raw)  # the same one-line errors as at fit
+                check_fitted_frame(self.feature_encoder_, raw)  # errors as at fit
             Z = self.feature_encoder_.transform(raw)
         Z, fill = restore_missing(
             self.feature_encoder_, raw, np.array(Z, dtype=np.float64)

@@ -13,6 +13,7 @@ from typing import Any
 
 import pandas as pd
 import pyarrow as pa
+from pandas.api.types import pandas_dtype
 
 from labelclean.exceptions import DataValidationError, PipelineDefinitionError
 from labelclean.io import OutputFolder, file_sha256, inspect_parquet
@@ -27,6 +28,7 @@ from labelclean.runner._outputs import (
     write_outputs,
 )
 from labelclean.runner._stream import DEFAULT_BATCH_SIZE
+from labelclean.utils._features import dtype_kind
 from labelclean.utils._timing import StageClock
 
 logger = logging.getLogger(__name__)
@@ -160,10 +162,14 @@ def _check_schema(frame: pd.DataFrame, expected: dict[str, str], label: str) -> 
             f"the input lacks feature column(s) {missing!r} the model was fitted "
             "with; pass batches with the training schema."
         )
+    # Another dtype of the same kind is encoded as at fit (integers that
+    # became floats when a value went missing, another timestamp unit);
+    # object columns, whose values decide their kind, are checked per batch.
     changed = {
         c: (expected[c], str(frame[c].dtype))
         for c in expected
-        if str(frame[c].dtype) != expected[c]
+        if _kind_of(expected[c]) not in (None, dtype_kind(frame[c].dtype))
+        and dtype_kind(frame[c].dtype) is not None
     }
     if changed:
         detail = ", ".join(
@@ -171,12 +177,21 @@ def _check_schema(frame: pd.DataFrame, expected: dict[str, str], label: str) -> 
         )
         raise DataValidationError(
             f"the input's column types differ from the training data ({detail}); "
-            "cast them back to the training types."
+            "a column must stay a number, a category or a timestamp as it was "
+            "at fit; cast them back to the training types."
         )
     if label not in frame.columns:
         raise DataValidationError(
             f"the input has no label column {label!r}; `apply` audits labelled batches."
         )
+
+
+def _kind_of(dtype_name: str) -> str | None:
+    """:func:`dtype_kind` of a dtype named in a model file (None: unknown)."""
+    try:
+        return dtype_kind(pandas_dtype(dtype_name))
+    except (TypeError, ValueError):
+        return None
 
 
 def _check_metadata(meta: Any, model_path: Any) -> None:

@@ -49,8 +49,10 @@ __all__ = [
     "MISSING_VALUE_HANDLING",
     "FeatureSpaceMixin",
     "check_feature_frame",
+    "check_fitted_frame",
     "coerce_object_columns",
     "describe_features",
+    "dtype_kind",
     "make_feature_encoder",
     "missing_value_counts",
     "restore_missing",
@@ -68,8 +70,10 @@ MAX_FEATURE_MAGNITUDE = 1e150
 DEFAULT_MAX_CATEGORIES = 32
 
 
-def _column_kind(series: pd.Series) -> str:
-    dtype = series.dtype
+def dtype_kind(dtype: Any) -> str | None:
+    """How a column of ``dtype`` is used: ``'numeric'``, ``'temporal'``,
+    ``'categorical'`` or ``'unsupported'``; None for ``object``, whose values
+    decide (:func:`_column_kind`)."""
     if pd.api.types.is_bool_dtype(dtype):
         return "categorical"
     if pd.api.types.is_datetime64_any_dtype(dtype) or pd.api.types.is_timedelta64_dtype(
@@ -83,14 +87,21 @@ def _column_kind(series: pd.Series) -> str:
     if isinstance(dtype, pd.CategoricalDtype):
         return "categorical"
     if pd.api.types.is_object_dtype(dtype):
-        # Object columns hold anything; accept scalar labels only (not lists,
-        # dicts or arbitrary objects, which have no meaningful distance).
-        sample = series.dropna().head(1000)
-        scalar = (str, bool, np.bool_, int, np.integer)
-        if all(isinstance(v, scalar) for v in sample):
-            return "categorical"
-        return "unsupported"
+        return None
     if pd.api.types.is_string_dtype(dtype):
+        return "categorical"
+    return "unsupported"
+
+
+def _column_kind(series: pd.Series) -> str:
+    kind = dtype_kind(series.dtype)
+    if kind is not None:
+        return kind
+    # Object columns hold anything; accept scalar labels only (not lists,
+    # dicts or arbitrary objects, which have no meaningful distance).
+    sample = series.dropna().head(1000)
+    scalar = (str, bool, np.bool_, int, np.integer)
+    if all(isinstance(v, scalar) for v in sample):
         return "categorical"
     return "unsupported"
 
@@ -191,6 +202,50 @@ def check_feature_frame(X: pd.DataFrame) -> dict[str, list[str]]:
                 )
         kinds[kind].append(name)
     return kinds
+
+
+def fitted_kinds(encoder: Any) -> dict[str, str]:
+    """Feature column -> the kind :func:`make_feature_encoder` read at fit
+    (empty for an encoder of numeric arrays)."""
+    if not isinstance(encoder, ColumnTransformer):
+        return {}
+    return {
+        str(column): kind
+        for kind, _, columns in encoder.transformers_
+        if kind in ("numeric", "temporal", "categorical")
+        for column in columns
+    }
+
+
+def check_fitted_frame(encoder: Any, X: pd.DataFrame) -> None:
+    """:func:`check_feature_frame`, and every column used as at fit.
+
+    A column of another dtype of the same kind (integers that became floats
+    when a value went missing, ``float32``, strings read as a category, a
+    timestamp of another unit) is encoded as before. A column of another kind
+    is refused: strings where numbers were, or numbers where categories or
+    timestamps were, would be encoded as unknown levels or as numbers of
+    another scale, without an error (``DataValidationError``). A column with
+    no value at all has no kind and passes: it is missing in every row.
+    """
+    now = check_feature_frame(X)
+    fitted = fitted_kinds(encoder)
+    words = {"numeric": "numbers", "temporal": "timestamps"}
+    words["categorical"] = "categories"
+    changed = [
+        f"{name!r}: {words[fitted[str(name)]]} at fit, {words[kind]} now "
+        f"({X[name].dtype})"
+        for kind, names in now.items()
+        for name in names
+        if fitted.get(str(name), kind) != kind and X[name].notna().any()
+    ]
+    if changed:
+        raise DataValidationError(
+            "feature column(s) of another kind than at fit ("
+            + "; ".join(changed)
+            + "); a column must stay a number, a category or a timestamp as it "
+            "was at fit; cast them back to the training types."
+        )
 
 
 def _to_seconds(frame: pd.DataFrame) -> np.ndarray:
@@ -512,7 +567,7 @@ class FeatureSpaceMixin:
                     X, max_categories=self.max_categories
                 )
                 return np.asarray(self.feature_encoder_.fit_transform(X), np.float64)
-            check_feature_frame(X)
+            check_fitted_frame(self.feature_encoder_, X)
             return np.asarray(self.feature_encoder_.transform(X), np.float64)
         X = validate_data(
             self, X, reset=reset, dtype=np.float64, ensure_all_finite="allow-nan"

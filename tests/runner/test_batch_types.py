@@ -1,0 +1,131 @@
+"""A later batch's column types, as ETL jobs produce them.
+
+Another dtype of the same kind is encoded as at fit: integers that became
+floats because a value went missing, ``float32``, strings read back as a
+category, a timestamp of another unit. Another kind (strings where numbers
+were, numbers where categories or timestamps were) is refused with one line
+that names the column, through the command line and the Python API alike.
+"""
+
+import numpy as np
+import pandas as pd
+import pytest
+from typer.testing import CliRunner
+
+from labelclean.cli.main import app
+from labelclean.exceptions import DataValidationError
+from labelclean.pipeline import LabelCleaner
+
+EXIT_DATA = 3
+
+
+def _table(n: int, seed: int) -> pd.DataFrame:
+    rng = np.random.default_rng(seed)
+    x = rng.normal(size=n)
+    count = rng.integers(0, 4, n)
+    colour = rng.choice(["red", "green", "blue"], n)
+    score = x + 0.6 * count + 0.8 * (colour == "red") + rng.normal(scale=0.7, size=n)
+    return pd.DataFrame(
+        {
+            "x": x,
+            "count": count.astype(np.int64),
+            "colour": pd.array(colour, dtype="str"),
+            "when": pd.Series(
+                np.datetime64("2024-01-01", "ns")
+                + rng.integers(0, 10**6, n).astype("timedelta64[s]")
+            ).astype("datetime64[ns]"),
+            "label": np.where(score > np.median(score), "high", "low"),
+        }
+    )
+
+
+@pytest.fixture(scope="module")
+def fitted_run(tmp_path_factory):
+    folder = tmp_path_factory.mktemp("types")
+    _table(500, 0).to_parquet(folder / "train.parquet", index=False)
+    result = CliRunner().invoke(
+        app,
+        ["run", str(folder / "train.parquet"), "-p", "binary-cbadaboost",
+         "--label", "label", "--out", str(folder / "run")],
+    )  # fmt: skip
+    assert result.exit_code == 0, (result.stderr, result.exception)
+    return folder
+
+
+def _apply(folder, batch: pd.DataFrame, name: str):
+    path = folder / f"{name}.parquet"
+    batch.to_parquet(path, index=False)
+    out = folder / f"out-{name}"
+    result = CliRunner().invoke(
+        app,
+        ["apply", str(folder / "run" / "model.skops"), str(path), "--out", str(out)],
+    )
+    return result, out
+
+
+def test_another_dtype_of_the_same_kind_is_applied_as_at_fit(fitted_run):
+    batch = _table(300, 1)
+    reference, ref_out = _apply(fitted_run, batch, "same")
+    assert reference.exit_code == 0, (reference.stderr, reference.exception)
+
+    changed = batch.astype({"x": np.float32, "colour": "category"})
+    changed["count"] = changed["count"].astype(np.float64)
+    changed.loc[:9, "count"] = np.nan  # an integer column with a gap is float64
+    changed["when"] = changed["when"].astype("datetime64[us]")
+    result, out = _apply(fitted_run, changed, "changed")
+
+    assert result.exit_code == 0, (result.stderr, result.exception)
+    audit = pd.read_parquet(out / "audit.parquet")
+    expected = pd.read_parquet(ref_out / "audit.parquet")
+    assert len(audit) == len(batch)
+    # rows 0-9 lost a value; every other row is decided as before
+    rest = slice(10, None)
+    assert (audit["decision"][rest] == expected["decision"][rest]).all()
+    np.testing.assert_allclose(
+        audit["model_probability"][rest], expected["model_probability"][rest],
+        atol=1e-5,
+    )  # fmt: skip
+
+
+@pytest.mark.parametrize(
+    "change, fragment",
+    [
+        (lambda b: b.assign(count=b["count"].astype(str)),
+         "'count': int64 at fit, str now"),
+        (lambda b: b.assign(colour=b["colour"].map({"red": 1, "green": 2,
+                                                    "blue": 3})),
+         "'colour': str at fit, int64 now"),
+        (lambda b: b.assign(when=b["when"].astype("int64")),
+         "'when': datetime64[ns] at fit, int64 now"),
+    ],
+    ids=["numbers-as-text", "categories-as-numbers", "timestamps-as-numbers"],
+)  # fmt: skip
+def test_another_kind_is_refused_on_the_command_line(fitted_run, change, fragment):
+    result, out = _apply(fitted_run, change(_table(50, 2)), "kind")
+
+    assert result.exit_code == EXIT_DATA
+    assert fragment in result.stderr
+    assert "cast them back to the training types" in result.stderr
+    assert not out.exists()
+
+
+def test_another_kind_is_refused_by_the_estimator():
+    table = _table(300, 3)
+    X, y = table.drop(columns="label"), table["label"]
+    cleaner = LabelCleaner(random_state=0).fit(X, y)
+    new = _table(40, 4).drop(columns="label")
+    same_kind = new.astype({"count": np.float64, "colour": "category"})
+    np.testing.assert_allclose(
+        cleaner.predict_proba(same_kind), cleaner.predict_proba(new)
+    )
+
+    as_numbers = new.assign(colour=new["colour"].map({"red": 1, "green": 2,
+                                                      "blue": 3}))  # fmt: skip
+    with pytest.raises(DataValidationError, match="'colour': categories at fit, "
+                       "numbers now"):  # fmt: skip
+        cleaner.predict_proba(as_numbers)
+    with pytest.raises(DataValidationError, match="'when': timestamps at fit"):
+        cleaner.audit(new.assign(when=new["when"].astype("int64")), y.iloc[:40])
+    # a column with no value at all has no kind: it is missing everywhere
+    empty = new.assign(count=pd.Series([None] * len(new), dtype=object))
+    assert cleaner.predict_proba(empty).shape == (len(new), 2)
