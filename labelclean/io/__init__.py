@@ -38,6 +38,7 @@ from labelclean.io._parquet_write import (
     write_parquet,
 )
 from labelclean.io._report_file import read_report_json
+from labelclean.io._schemas import cast_to_schema
 
 __all__ = [
     "LABELCLEAN_METADATA_KEY",
@@ -49,6 +50,7 @@ __all__ = [
     "atomic_write_bytes",
     "atomic_write_json",
     "atomic_write_text",
+    "cast_to_schema",
     "check_output_location",
     "check_relative_name",
     "decimal_fields",

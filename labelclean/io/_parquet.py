@@ -5,7 +5,9 @@ their footers only (cheap, no data read) and returns a :class:`ParquetSource`:
 the files, their common schema and row counts. It is where bad input is
 turned into one clear :class:`~labelclean.exceptions.InputFileError`
 (missing path, empty folder, zero-byte file, a file that is not parquet, a
-truncated or corrupt file, a folder whose files disagree on their columns).
+truncated or corrupt file, a folder whose files disagree on their columns or
+on what a column holds; files that differ only in how their writer typed the
+same values, such as ``int64`` and ``double``, are read in one common type).
 :func:`read_parquet` reads a whole source into one DataFrame;
 :func:`iter_batches` streams it as DataFrames of at most ``batch_size`` rows
 with bounded memory (``pre_buffer=False``, one row group at a time) and keeps
@@ -32,6 +34,12 @@ import pyarrow.parquet as pq
 from pandas.api.types import union_categoricals
 
 from labelclean.exceptions import DataValidationError, InputFileError
+from labelclean.io._schemas import (
+    cast_to_schema,
+    say_unified,
+    schema_mismatch,
+    unified_schema,
+)
 from labelclean.utils._suggest import close_match
 
 __all__ = [
@@ -190,29 +198,6 @@ def _open_parquet_file(path: Path) -> Any:
         ) from exc
 
 
-def _schema_signature(schema: Any) -> dict[str, Any]:
-    return {f.name: f.type for f in schema}
-
-
-def _schema_mismatch(first: Path, first_schema: Any, other: Path, schema: Any) -> str:
-    a, b = _schema_signature(first_schema), _schema_signature(schema)
-    parts = []
-    missing = [n for n in a if n not in b]
-    extra = [n for n in b if n not in a]
-    if missing:
-        parts.append(f"missing column(s) {missing}")
-    if extra:
-        parts.append(f"extra column(s) {extra}")
-    for name in a:
-        if name in b and not a[name].equals(b[name]):
-            parts.append(f"column {name!r} is {b[name]} instead of {a[name]}")
-    return (
-        f"{str(other)!r} differs from {str(first)!r}: " + "; ".join(parts)
-        if parts
-        else ""
-    )
-
-
 @dataclass(frozen=True)
 class ParquetSource:
     """A parquet file or folder, checked and described by its footers.
@@ -303,8 +288,10 @@ def inspect_parquet(path: str | os.PathLike[str]) -> ParquetSource:
     InputFileError
         For a missing path, a folder without parquet files, a zero-byte file,
         a file that is not parquet, a truncated or corrupt file, or files of
-        one folder that disagree on their column names or types (the message
-        names the files and columns).
+        one folder that disagree on their column names or on what a column
+        holds (the message names the files and columns; files whose types
+        differ but hold the same values are read in a common type, see
+        :func:`~labelclean.io._schemas.unified_schema`).
     """
     path = Path(path)
     files = list_parquet_files(path)
@@ -316,9 +303,12 @@ def inspect_parquet(path: str | os.PathLike[str]) -> ParquetSource:
     problems = [
         msg
         for file, schema in zip(files[1:], schemas[1:], strict=True)
-        if (msg := _schema_mismatch(files[0], schemas[0], file, schema))
+        if (msg := schema_mismatch(files[0], schemas[0], file, schema))
     ]
-    if problems:
+    schema = unified_schema(schemas) if problems else schemas[0]
+    if problems and schema is not None:
+        say_unified(path, schemas, schema)
+    if schema is None:
         shown = problems[:5]
         more = f" (and {len(problems) - 5} more file(s))" if len(problems) > 5 else ""
         raise InputFileError(
@@ -330,7 +320,7 @@ def inspect_parquet(path: str | os.PathLike[str]) -> ParquetSource:
     return ParquetSource(
         path=path,
         files=tuple(files),
-        schema=schemas[0],
+        schema=schema,
         file_rows=tuple(rows),
     )
 
@@ -476,7 +466,7 @@ def iter_batches(
                 )
                 for record_batch in batches:
                     frame = _batch_frame(
-                        record_batch,
+                        cast_to_schema(record_batch, src.schema),
                         file_schema=file_schema,
                         single_file=single_file,
                         position=position,

@@ -37,7 +37,12 @@ import numpy as np
 import pandas as pd
 import pyarrow.parquet as pq
 
-from labelclean.io import ParquetSource, inspect_parquet, write_parquet
+from labelclean.io import (
+    ParquetSource,
+    cast_to_schema,
+    inspect_parquet,
+    write_parquet,
+)
 from labelclean.report import AuditSummary
 from labelclean.runner._stream import (
     StreamOutcome,
@@ -124,11 +129,14 @@ def _parts(source: Any) -> list[_Part]:
     return parts
 
 
-def _read_part(part: _Part) -> pd.DataFrame:
-    """A partition's rows, indexed by their positions in the whole input."""
+def _read_part(part: _Part, schema: Any = None) -> pd.DataFrame:
+    """A partition's rows, indexed by their positions in the whole input, in
+    ``schema``'s types (the folder's unified schema, see
+    :func:`~labelclean.io.inspect_parquet`)."""
 
     pf = pq.ParquetFile(part.path, pre_buffer=False, page_checksum_verification=True)
-    frame = pf.read_row_group(part.row_group, use_pandas_metadata=True).to_pandas()
+    table = pf.read_row_group(part.row_group, use_pandas_metadata=True)
+    frame = (table if schema is None else cast_to_schema(table, schema)).to_pandas()
     frame.index = pd.RangeIndex(part.offset, part.offset + len(frame))
     return frame
 
@@ -156,8 +164,10 @@ def read_partitions(source: Any) -> Any:
 
     src = source if isinstance(source, ParquetSource) else inspect_parquet(source)
     parts = _parts(src)
-    meta = _read_part(parts[0]).iloc[:0] if parts else None
-    return dd.from_map(_read_part, parts, meta=meta, enforce_metadata=False)
+    meta = _read_part(parts[0], src.schema).iloc[:0] if parts else None
+    return dd.from_map(
+        _read_part, parts, args=[src.schema], meta=meta, enforce_metadata=False
+    )
 
 
 def audit_partition(

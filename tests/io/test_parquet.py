@@ -227,6 +227,77 @@ def test_mixed_schemas_name_files_and_columns(tmp_path):
     assert re.search(r"column 'a' is (large_)?string instead of int64", msg)
 
 
+def _partitions(folder, n=6):
+    """Three files of one table, each written as an ETL job writes a day."""
+    rows = np.arange(3 * n)
+    label = np.array(["cat", "dog"])[rows % 2]
+    first = pa.table({
+        "count": pa.array(rows[:n], pa.int64()),  # no gap: integers
+        "name": pa.array([f"r{i}" for i in rows[:n]], pa.string()),
+        "colour": pa.array(["red", "blue"] * (n // 2)).dictionary_encode(),
+        "when": pa.array(rows[:n] * 86_400_000_000, pa.timestamp("us")),
+        "label": pa.array(label[:n]),
+    })  # fmt: skip
+    second = pa.table({
+        "count": pa.array([None, *rows[n + 1 : 2 * n]], pa.float64()),  # a gap
+        "name": pa.array([f"r{i}" for i in rows[n : 2 * n]], pa.large_string()),
+        "colour": pa.array(["red", "blue"] * (n // 2), pa.string()),
+        "when": pa.array(rows[n : 2 * n] * 86_400_000_000_000, pa.timestamp("ns")),
+        "label": pa.array(label[n : 2 * n]),
+    })  # fmt: skip
+    third = pa.table({
+        "count": pa.array(rows[2 * n :], pa.int64()),
+        "name": pa.nulls(n),  # no value at all in this file
+        "colour": pa.array(["red", "blue"] * (n // 2)).dictionary_encode(),
+        "when": pa.array(rows[2 * n :] * 86_400_000_000, pa.timestamp("us")),
+        "label": pa.array(label[2 * n :]),
+    })  # fmt: skip
+    for i, table in enumerate((first, second, third)):
+        pq.write_table(table, folder / f"day{i}.parquet")
+    return n
+
+
+def test_files_whose_types_differ_but_hold_the_same_values_are_read_as_one(
+    tmp_path, caplog
+):
+    n = _partitions(tmp_path)
+
+    with caplog.at_level("WARNING", logger="labelclean"):
+        source = inspect_parquet(tmp_path)
+    frame = read_parquet(source)
+
+    types = {f.name: f.type for f in source.schema}
+    assert types["count"] == pa.float64() and types["name"] == pa.large_string()
+    assert types["colour"] == pa.string() and types["when"] == pa.timestamp("ns")
+    assert len(frame) == 3 * n
+    assert frame["count"].isna().sum() == 1
+    assert frame["count"].iloc[[0, 2 * n]].tolist() == [0.0, 2.0 * n]
+    assert frame["name"].isna().sum() == n and frame["name"].iloc[n + 1] == "r7"
+    assert frame["colour"].iloc[-1] == "blue"
+    days = (frame["when"] - pd.Timestamp(0)).dt.days.to_numpy()
+    np.testing.assert_array_equal(days, np.arange(3 * n))
+    streamed = pd.concat(iter_batches(source, batch_size=4, row_id=None))
+    pd.testing.assert_frame_equal(streamed, frame)
+    said = [r.getMessage() for r in caplog.records]
+    assert len(said) == 1
+    assert "'count' (double, int64) as double" in said[0]
+
+
+def test_files_whose_values_differ_in_kind_are_refused(tmp_path):
+    _partitions(tmp_path)
+    pq.write_table(
+        pa.table({"count": pa.array(["1"] * 6), "name": pa.nulls(6),
+                  "colour": pa.array(["red"] * 6), "when": pa.nulls(6),
+                  "label": pa.array(["cat"] * 6)}),
+        tmp_path / "day3.parquet",
+    )  # fmt: skip
+    with pytest.raises(InputFileError, match="do not share one schema") as info:
+        inspect_parquet(tmp_path)
+    assert re.search(
+        r"column 'count' is (large_)?string instead of int64", str(info.value)
+    )
+
+
 def test_bad_file_inside_folder_is_named(tmp_path):
     pd.DataFrame({"a": [1]}).to_parquet(tmp_path / "1.parquet")
     (tmp_path / "2.parquet").write_bytes(b"")

@@ -14,6 +14,7 @@ from typer.testing import CliRunner
 
 from labelclean.cli.main import app
 from labelclean.exceptions import DataValidationError
+from labelclean.io import read_parquet
 from labelclean.pipeline import LabelCleaner
 
 EXIT_DATA = 3
@@ -129,3 +130,42 @@ def test_another_kind_is_refused_by_the_estimator():
     # a column with no value at all has no kind: it is missing everywhere
     empty = new.assign(count=pd.Series([None] * len(new), dtype=object))
     assert cleaner.predict_proba(empty).shape == (len(new), 2)
+
+
+def _write_days(folder) -> int:
+    """A folder of daily files as pandas writes them: ``count`` is ``int64``
+    in the day without a gap and ``double`` in the day with one."""
+    folder.mkdir()
+    days = [_table(200, 10), _table(200, 11)]
+    days[1]["count"] = days[1]["count"].astype(np.float64)
+    days[1].loc[:4, "count"] = np.nan
+    for i, day in enumerate(days):
+        day.to_parquet(folder / f"day{i}.parquet", index=False)
+    return sum(len(d) for d in days)
+
+
+@pytest.mark.parametrize("engine", ["local", "dask"])
+def test_a_folder_of_files_with_promotable_types_runs_and_applies(tmp_path, engine):
+    if engine == "dask":
+        pytest.importorskip("distributed")
+    n_rows = _write_days(tmp_path / "days")
+    run = CliRunner().invoke(
+        app,
+        ["run", str(tmp_path / "days"), "-p", "binary-cbadaboost", "--label",
+         "label", "--out", str(tmp_path / "run"), "--engine", engine],
+    )  # fmt: skip
+    assert run.exit_code == 0, (run.stderr, run.exception)
+    assert "read 'count' (double, int64) as double" in run.stderr
+    applied = CliRunner().invoke(
+        app,
+        ["apply", str(tmp_path / "run" / "model.skops"), str(tmp_path / "days"),
+         "--out", str(tmp_path / "apply"), "--engine", engine],
+    )  # fmt: skip
+    assert applied.exit_code == 0, (applied.stderr, applied.exception)
+
+    for out in ("run", "apply"):
+        audit = read_parquet(tmp_path / out / ("audit" if engine == "dask"
+                                               else "audit.parquet"))  # fmt: skip
+        assert len(audit) == n_rows
+        assert audit["count"].dtype == np.float64
+        assert audit["count"].isna().sum() == 5

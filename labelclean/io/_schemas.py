@@ -1,0 +1,132 @@
+"""Schemas of the files of one folder: where they differ, and one they share.
+
+Files written apart may type the same values differently (``int64`` and
+``double``, timestamp units, ``large_string``, a dictionary, ``null`` where a
+file has no value). :func:`unified_schema` finds one schema every file's rows
+can be cast to without changing what a column holds; :func:`cast_to_schema`
+casts a record batch or table to it; :func:`schema_mismatch` words the
+differences that cannot be unified.
+"""
+
+import logging
+from pathlib import Path
+from typing import Any
+
+import pyarrow as pa
+
+__all__ = ["cast_to_schema", "say_unified", "schema_mismatch", "unified_schema"]
+
+logger = logging.getLogger(__name__)
+
+
+def _schema_signature(schema: Any) -> dict[str, Any]:
+    return {f.name: f.type for f in schema}
+
+
+def schema_mismatch(first: Path, first_schema: Any, other: Path, schema: Any) -> str:
+    a, b = _schema_signature(first_schema), _schema_signature(schema)
+    parts = []
+    missing = [n for n in a if n not in b]
+    extra = [n for n in b if n not in a]
+    if missing:
+        parts.append(f"missing column(s) {missing}")
+    if extra:
+        parts.append(f"extra column(s) {extra}")
+    for name in a:
+        if name in b and not a[name].equals(b[name]):
+            parts.append(f"column {name!r} is {b[name]} instead of {a[name]}")
+    return (
+        f"{str(other)!r} differs from {str(first)!r}: " + "; ".join(parts)
+        if parts
+        else ""
+    )
+
+
+def _arrow_kind(arrow_type: Any) -> str:
+    """What a column of ``arrow_type`` holds, as far as a file's writer may
+    choose the type: a number, text, a timestamp (of one time zone), ...;
+    ``'null'`` for a column with no value in that file."""
+    types = pa.types
+    if types.is_dictionary(arrow_type):
+        return _arrow_kind(arrow_type.value_type)
+    for kind, test in (
+        ("null", types.is_null),
+        ("number", lambda t: types.is_integer(t) or types.is_floating(t)),
+        ("text", lambda t: types.is_string(t) or types.is_large_string(t)),
+        ("duration", types.is_duration),
+        ("date", types.is_date),
+    ):
+        if test(arrow_type):
+            return kind
+    if types.is_timestamp(arrow_type):
+        return f"timestamp in {arrow_type.tz}"
+    return str(arrow_type)
+
+
+def _decoded(schema: Any) -> Any:
+    """``schema`` with dictionary (categorical) columns as their values."""
+    fields = [
+        f.with_type(f.type.value_type) if pa.types.is_dictionary(f.type) else f
+        for f in schema
+    ]
+    return pa.schema(fields, metadata=schema.metadata)
+
+
+def unified_schema(schemas: list[Any]) -> Any:
+    """One schema every file's rows can be cast to without changing what a
+    column holds, or None.
+
+    Files written apart disagree on types where the values agree: an integer
+    column is ``double`` in a file where a value was missing, a column with no
+    value is ``null``, writers choose other timestamp units, ``large_string``
+    or a dictionary for strings. Such columns are read as the common type
+    (``double``, the finest unit, strings; pyarrow's permissive promotion).
+    The column names must agree, and a column's values must be of one kind
+    (:func:`_arrow_kind`) in every file that has any.
+    """
+    if any(set(s.names) != set(schemas[0].names) for s in schemas[1:]):
+        return None
+    for name in schemas[0].names:
+        kinds = {_arrow_kind(s.field(name).type) for s in schemas} - {"null"}
+        if len(kinds) > 1:
+            return None
+    mixed = {
+        name
+        for name in schemas[0].names
+        if len({pa.types.is_dictionary(s.field(name).type) for s in schemas}) > 1
+    }
+    if mixed:  # pyarrow does not promote a dictionary to its values
+        schemas = [_decoded(s) for s in schemas]
+    try:
+        unified = pa.unify_schemas(schemas, promote_options="permissive")
+    except (pa.ArrowInvalid, pa.ArrowTypeError, NotImplementedError):
+        return None
+    first = schemas[0]
+    return pa.schema([unified.field(n) for n in first.names], metadata=first.metadata)
+
+
+def say_unified(path: Path, schemas: list[Any], unified: Any) -> None:
+    """One warning naming the columns read in a type common to the files."""
+    parts = []
+    for field in unified:
+        types = sorted({str(s.field(field.name).type) for s in schemas})
+        if len(types) > 1:
+            parts.append(f"{field.name!r} ({', '.join(types)}) as {field.type}")
+    logger.warning(
+        "the parquet files in %r differ in column types that hold the same "
+        "values; read %s.",
+        str(path),
+        "; ".join(parts),
+    )
+
+
+def cast_to_schema(batch: Any, schema: Any) -> Any:
+    """``batch`` (a record batch or table) in ``schema``'s types, when the
+    folder's files were unified (:func:`unified_schema`); a column that
+    ``schema`` does not name once keeps its type."""
+    fields = []
+    for field in batch.schema:
+        i = schema.get_field_index(field.name)  # -1: absent or named twice
+        fields.append(field if i < 0 else schema.field(i))
+    target = pa.schema(fields, metadata=batch.schema.metadata)
+    return batch if batch.schema.equals(target) else batch.cast(target)
