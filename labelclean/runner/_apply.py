@@ -138,7 +138,7 @@ def apply_model(
             scheduler=scheduler,
             n_jobs=n_jobs,
         )
-        withhold_if_failed(folder, output_result, fail_on)
+        withhold_if_failed(folder, output_result, fail_on, engine)
     clock.lap("decide_and_write")
     n_rows = sum(counts.values())
     logger.info(

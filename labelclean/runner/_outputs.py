@@ -256,13 +256,14 @@ def _decide(
     return outcome, info
 
 
-def withhold_if_failed(folder: Any, output_result: Any, fail_on: str) -> None:
+def withhold_if_failed(
+    folder: Any, output_result: Any, fail_on: str, engine: str = "local"
+) -> None:
     """A failed guardrail with fail-on: the cleaned rows are not published
     under their usable name (``cleaned.parquet.rejected``, ``cleaned.rejected/``);
     the audit and the report, which say why, are."""
     if output_result.failures and fail_on in ("error", "warning"):
-        for name in (OUTPUT_NAMES["cleaned"], "cleaned"):
-            folder.withhold(name)
+        folder.withhold(output_names(engine)["cleaned"])
 
 
 def finish(

@@ -441,7 +441,7 @@ def run_pipeline(
             n_jobs=n_jobs,
         )
         fail_on = fail_on or definition.validation.get("fail_on", "never")
-        withhold_if_failed(folder, output_result, fail_on)
+        withhold_if_failed(folder, output_result, fail_on, engine)
     clock.lap("outputs")
     logger.info("run times (s): %s", clock.summary())
     return finish(folder, int(source.num_rows), counts, output_result, fail_on, engine)
