@@ -89,3 +89,16 @@ def headless_chromium(tmp_path_factory: pytest.TempPathFactory):
         return result.stdout, console
 
     return load
+
+
+def pytest_ignore_collect(collection_path, config):
+    """Leave the folders' ``conftest.py`` files out of ``--doctest-modules``.
+
+    They hold no doctests, and the folders are not packages: collected as
+    modules, two of them share the name ``conftest``, and naming two such
+    folders in one command (``pytest tests/report tests/pipeline``) stopped
+    with "import file mismatch". pytest still loads them as conftest files.
+    """
+    if collection_path.name == "conftest.py":
+        return True
+    return None
