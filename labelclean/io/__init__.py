@@ -38,7 +38,7 @@ from labelclean.io._parquet_write import (
     write_parquet,
 )
 from labelclean.io._report_file import read_report_json
-from labelclean.io._schemas import cast_to_schema
+from labelclean.io._schemas import cast_to_schema, read_as
 
 __all__ = [
     "LABELCLEAN_METADATA_KEY",
@@ -59,6 +59,7 @@ __all__ = [
     "inspect_parquet",
     "iter_batches",
     "list_parquet_files",
+    "read_as",
     "read_labelclean_metadata",
     "read_parquet",
     "read_report_json",

@@ -14,7 +14,13 @@ from typing import Any
 
 import pyarrow as pa
 
-__all__ = ["cast_to_schema", "say_unified", "schema_mismatch", "unified_schema"]
+__all__ = [
+    "cast_to_schema",
+    "read_as",
+    "say_unified",
+    "schema_mismatch",
+    "unified_schema",
+]
 
 logger = logging.getLogger(__name__)
 
@@ -130,3 +136,15 @@ def cast_to_schema(batch: Any, schema: Any) -> Any:
         fields.append(field if i < 0 else schema.field(i))
     target = pa.schema(fields, metadata=batch.schema.metadata)
     return batch if batch.schema.equals(target) else batch.cast(target)
+
+
+def read_as(file_schema: Any, schema: Any) -> dict[str, str]:
+    """Column -> ``'<its type in the file> as <the common type>'`` for the
+    columns of one file that are read in another type (the report and the
+    manifest list them with the file)."""
+    out = {}
+    for field in file_schema:
+        i = schema.get_field_index(field.name)
+        if i >= 0 and not field.type.equals(schema.field(i).type):
+            out[field.name] = f"{field.type} as {schema.field(i).type}"
+    return out

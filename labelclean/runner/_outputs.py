@@ -20,9 +20,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+import pyarrow.parquet as pq
+
 from labelclean import __version__
 from labelclean.exceptions import DataValidationError, GuardrailError, InputFileError
-from labelclean.io import file_sha256, read_report_json, rewrite_owned_file
+from labelclean.io import file_sha256, read_as, read_report_json, rewrite_owned_file
 from labelclean.report import render_html
 from labelclean.runner._dask import decide_dask
 from labelclean.runner._stream import InputChecks, stream_decide
@@ -96,11 +98,17 @@ def versions() -> dict[str, str]:
 
 
 def input_files(source: Any) -> list[dict[str, Any]]:
-    """Path, rows and SHA-256 of every input file (report and manifest)."""
-    return [
-        {"path": str(p), "rows": int(r), "sha256": file_sha256(p)}
-        for p, r in zip(source.files, source.file_rows, strict=True)
-    ]
+    """Path, rows and SHA-256 of every input file (report and manifest), and
+    ``read_as``: the columns read in a type common to a folder's files."""
+    files = []
+    for path, rows in zip(source.files, source.file_rows, strict=True):
+        entry = {"path": str(path), "rows": int(rows), "sha256": file_sha256(path)}
+        several = len(source.files) > 1  # one file's types are the schema
+        retyped = read_as(pq.read_schema(path), source.schema) if several else {}
+        if retyped:
+            entry["read_as"] = retyped
+        files.append(entry)
+    return files
 
 
 def write_outputs(

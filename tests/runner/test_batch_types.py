@@ -7,6 +7,8 @@ were, numbers where categories or timestamps were) is refused with one line
 that names the column, through the command line and the Python API alike.
 """
 
+import json
+
 import numpy as np
 import pandas as pd
 import pytest
@@ -169,3 +171,13 @@ def test_a_folder_of_files_with_promotable_types_runs_and_applies(tmp_path, engi
         assert len(audit) == n_rows
         assert audit["count"].dtype == np.float64
         assert audit["count"].isna().sum() == 5
+        # the report and the manifest say which file was read in which type
+        for name in ("report.json", "manifest.json"):
+            document = json.loads((tmp_path / out / name).read_text())
+            files = (document.get("run") or document)["inputs"]
+            assert [f.get("read_as") for f in files] == [
+                {"count": "int64 as double"},
+                None,
+            ]
+        page = (tmp_path / out / "report.html").read_text()
+        assert "<code>count</code>: int64 as double" in page
