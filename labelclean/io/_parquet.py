@@ -36,6 +36,7 @@ from pandas.api.types import union_categoricals
 from labelclean.exceptions import DataValidationError, InputFileError
 from labelclean.io._schemas import (
     cast_to_schema,
+    empty_columns,
     say_unified,
     schema_mismatch,
     unified_schema,
@@ -295,17 +296,19 @@ def inspect_parquet(path: str | os.PathLike[str]) -> ParquetSource:
     """
     path = Path(path)
     files = list_parquet_files(path)
-    schemas, rows = [], []
+    schemas, rows, empty = [], [], []
     for file in files:
         pf = _open_parquet_file(file)
         schemas.append(pf.schema_arrow)
         rows.append(pf.metadata.num_rows)
+        if len(files) > 1:
+            empty.append(empty_columns(pf.metadata))
     problems = [
         msg
         for file, schema in zip(files[1:], schemas[1:], strict=True)
         if (msg := schema_mismatch(files[0], schemas[0], file, schema))
     ]
-    schema = unified_schema(schemas) if problems else schemas[0]
+    schema = unified_schema(schemas, empty) if problems else schemas[0]
     if problems and schema is not None:
         say_unified(path, schemas, schema)
     if schema is None:

@@ -16,6 +16,7 @@ import pyarrow as pa
 
 __all__ = [
     "cast_to_schema",
+    "empty_columns",
     "read_as",
     "say_unified",
     "schema_mismatch",
@@ -78,20 +79,51 @@ def _decoded(schema: Any) -> Any:
     return pa.schema(fields, metadata=schema.metadata)
 
 
-def unified_schema(schemas: list[Any]) -> Any:
+def empty_columns(metadata: Any) -> set[str]:
+    """The columns of a parquet file with no value in any row, read from its
+    footer's statistics (a column without them counts as holding values)."""
+    full: dict[str, bool] = {}
+    for group in range(metadata.num_row_groups):
+        row_group = metadata.row_group(group)
+        for j in range(row_group.num_columns):
+            column = row_group.column(j)
+            stats = column.statistics
+            empty = (
+                stats is not None
+                and stats.has_null_count
+                and stats.null_count == row_group.num_rows
+            )
+            name = column.path_in_schema
+            full[name] = full.get(name, True) and empty
+    return {name for name, empty in full.items() if empty}
+
+
+def _nulled(schema: Any, empty: set[str]) -> Any:
+    """``schema`` with the ``empty`` columns typed ``null``."""
+    fields = [f.with_type(pa.null()) if f.name in empty else f for f in schema]
+    return pa.schema(fields, metadata=schema.metadata)
+
+
+def unified_schema(schemas: list[Any], empty: list[set[str]] | None = None) -> Any:
     """One schema every file's rows can be cast to without changing what a
     column holds, or None.
 
     Files written apart disagree on types where the values agree: an integer
     column is ``double`` in a file where a value was missing, a column with no
-    value is ``null``, writers choose other timestamp units, ``large_string``
-    or a dictionary for strings. Such columns are read as the common type
+    value is ``null`` (or, read from a CSV file, ``double``: ``empty`` lists
+    per file the columns with no value, :func:`empty_columns`, which count
+    as ``null``), writers choose other timestamp units, ``large_string`` or a
+    dictionary for strings. Such columns are read as the common type
     (``double``, the finest unit, strings; pyarrow's permissive promotion).
     The column names must agree, and a column's values must be of one kind
     (:func:`_arrow_kind`) in every file that has any.
     """
-    if any(set(s.names) != set(schemas[0].names) for s in schemas[1:]):
-        return None
+    names = set(schemas[0].names)
+    if any(len(set(s.names)) != len(s.names) or set(s.names) != names for s in schemas):
+        return None  # other columns, or a name given twice
+    given = schemas
+    if empty is not None:
+        schemas = [_nulled(s, e) for s, e in zip(schemas, empty, strict=True)]
     for name in schemas[0].names:
         kinds = {_arrow_kind(s.field(name).type) for s in schemas} - {"null"}
         if len(kinds) > 1:
@@ -107,8 +139,15 @@ def unified_schema(schemas: list[Any]) -> Any:
         unified = pa.unify_schemas(schemas, promote_options="permissive")
     except (pa.ArrowInvalid, pa.ArrowTypeError, NotImplementedError):
         return None
-    first = schemas[0]
-    return pa.schema([unified.field(n) for n in first.names], metadata=first.metadata)
+    fields = []
+    for name in given[0].names:
+        field = unified.field(name)
+        if pa.types.is_null(field.type):  # no value in any file: a type given
+            typed = [s.field(name).type for s in given]
+            typed = [t for t in typed if not pa.types.is_null(t)] or [field.type]
+            field = field.with_type(typed[0])
+        fields.append(field)
+    return pa.schema(fields, metadata=given[0].metadata)
 
 
 def say_unified(path: Path, schemas: list[Any], unified: Any) -> None:

@@ -283,6 +283,43 @@ def test_files_whose_types_differ_but_hold_the_same_values_are_read_as_one(
     assert "'count' (double, int64) as double" in said[0]
 
 
+def test_files_exported_from_csv_with_an_empty_column_are_read_as_one(tmp_path):
+    # Read back from CSV, a day whose text column is empty has it as double
+    # (all NaN) and a day without a gap has its counts as integers.
+    days = [
+        pd.DataFrame({"count": [1.0, None, 3.0], "note": ["a", None, "c"],
+                      "gone": [None] * 3, "label": ["x", "y", "x"]}),
+        pd.DataFrame({"count": [4, 5, 6], "note": [None] * 3,
+                      "gone": pd.array([None] * 3, dtype="str"),
+                      "label": ["y", "x", "y"]}),
+    ]  # fmt: skip
+    for i, day in enumerate(days):
+        csv = tmp_path / f"day{i}.csv"
+        day.to_csv(csv, index=False)
+        pd.read_csv(csv).to_parquet(tmp_path / f"day{i}.parquet", index=False)
+    assert pd.read_parquet(tmp_path / "day1.parquet")["note"].dtype == np.float64
+
+    frame = read_parquet(tmp_path)
+
+    assert frame["count"].tolist()[3:] == [4.0, 5.0, 6.0]
+    assert frame["note"].iloc[[0, 2]].tolist() == ["a", "c"]
+    assert frame["note"].isna().sum() == 4
+    assert pd.api.types.is_string_dtype(frame["note"].dtype)
+    assert frame["gone"].isna().all()
+    pd.testing.assert_frame_equal(pd.concat(iter_batches(tmp_path, row_id=None)), frame)
+
+
+def test_a_column_with_no_value_in_any_file_keeps_a_type_of_its_files(tmp_path):
+    for i, kind in enumerate((pa.float64(), pa.large_string())):
+        pq.write_table(
+            pa.table({"gone": pa.nulls(2, kind), "x": pa.array([1.0, 2.0])}),
+            tmp_path / f"{i}.parquet",
+        )
+    source = inspect_parquet(tmp_path)
+    assert source.schema.field("gone").type == pa.float64()
+    assert read_parquet(source)["gone"].isna().all()
+
+
 def test_files_whose_values_differ_in_kind_are_refused(tmp_path):
     _partitions(tmp_path)
     pq.write_table(
