@@ -155,6 +155,7 @@ def measure(
         "run": run.returncode,
         "seconds": time.perf_counter() - start,
         "error": _last_line(run) if run.returncode else "",
+        "retyped": "differ in column types" in run.stderr,
     }
     if run.returncode != 0:
         return record
@@ -220,7 +221,13 @@ def main() -> None:
         f"ok {verdicts.count('ok')}, refused "
         f"{sum(v.startswith('refused') for v in verdicts)}, FAILED "
         f"{verdicts.count('FAILED')}; median `run` time "
-        f"{np.median([r['seconds'] for r in ran]):.1f} s.",
+        f"{np.median([r['seconds'] for r in ran]):.1f} s."
+        + (
+            f" {sum(r['retyped'] for r in ran)} of the folders had files that "
+            "typed a column differently and were read in a common type."
+            if args.csv_days
+            else ""
+        ),
         "",
         "| table | rows | label | run | apply | review | rows accounted | verdict "
         "| last line of stderr |",
