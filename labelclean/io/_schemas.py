@@ -59,6 +59,7 @@ def _arrow_kind(arrow_type: Any) -> str:
     for kind, test in (
         ("null", types.is_null),
         ("number", lambda t: types.is_integer(t) or types.is_floating(t)),
+        ("exact number", types.is_decimal),
         ("text", lambda t: types.is_string(t) or types.is_large_string(t)),
         ("duration", types.is_duration),
         ("date", types.is_date),
@@ -70,10 +71,13 @@ def _arrow_kind(arrow_type: Any) -> str:
     return str(arrow_type)
 
 
-def _decoded(schema: Any) -> Any:
-    """``schema`` with dictionary (categorical) columns as their values."""
+def _decoded(schema: Any, names: set[str]) -> Any:
+    """``schema`` with its dictionary (categorical) columns among ``names``
+    as their values."""
     fields = [
-        f.with_type(f.type.value_type) if pa.types.is_dictionary(f.type) else f
+        f.with_type(f.type.value_type)
+        if f.name in names and pa.types.is_dictionary(f.type)
+        else f
         for f in schema
     ]
     return pa.schema(fields, metadata=schema.metadata)
@@ -134,7 +138,7 @@ def unified_schema(schemas: list[Any], empty: list[set[str]] | None = None) -> A
         if len({pa.types.is_dictionary(s.field(name).type) for s in schemas}) > 1
     }
     if mixed:  # pyarrow does not promote a dictionary to its values
-        schemas = [_decoded(s) for s in schemas]
+        schemas = [_decoded(s, mixed) for s in schemas]
     try:
         unified = pa.unify_schemas(schemas, promote_options="permissive")
     except (pa.ArrowInvalid, pa.ArrowTypeError, NotImplementedError):

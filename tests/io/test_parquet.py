@@ -237,6 +237,7 @@ def _partitions(folder, n=6):
         "colour": pa.array(["red", "blue"] * (n // 2)).dictionary_encode(),
         "when": pa.array(rows[:n] * 86_400_000_000, pa.timestamp("us")),
         "label": pa.array(label[:n]),
+        "size": pa.array(["s", "m"] * (n // 2)).dictionary_encode(),
     })  # fmt: skip
     second = pa.table({
         "count": pa.array([None, *rows[n + 1 : 2 * n]], pa.float64()),  # a gap
@@ -244,6 +245,7 @@ def _partitions(folder, n=6):
         "colour": pa.array(["red", "blue"] * (n // 2), pa.string()),
         "when": pa.array(rows[n : 2 * n] * 86_400_000_000_000, pa.timestamp("ns")),
         "label": pa.array(label[n : 2 * n]),
+        "size": pa.array(["s", "m"] * (n // 2)).dictionary_encode(),
     })  # fmt: skip
     third = pa.table({
         "count": pa.array(rows[2 * n :], pa.int64()),
@@ -251,6 +253,7 @@ def _partitions(folder, n=6):
         "colour": pa.array(["red", "blue"] * (n // 2)).dictionary_encode(),
         "when": pa.array(rows[2 * n :] * 86_400_000_000, pa.timestamp("us")),
         "label": pa.array(label[2 * n :]),
+        "size": pa.array(["s", "m"] * (n // 2)).dictionary_encode(),
     })  # fmt: skip
     for i, table in enumerate((first, second, third)):
         pq.write_table(table, folder / f"day{i}.parquet")
@@ -274,6 +277,8 @@ def test_files_whose_types_differ_but_hold_the_same_values_are_read_as_one(
     assert frame["count"].iloc[[0, 2 * n]].tolist() == [0.0, 2.0 * n]
     assert frame["name"].isna().sum() == n and frame["name"].iloc[n + 1] == "r7"
     assert frame["colour"].iloc[-1] == "blue"
+    # a dictionary in every file stays one: a category
+    assert isinstance(frame["size"].dtype, pd.CategoricalDtype)
     days = (frame["when"] - pd.Timestamp(0)).dt.days.to_numpy()
     np.testing.assert_array_equal(days, np.arange(3 * n))
     streamed = pd.concat(iter_batches(source, batch_size=4, row_id=None))
