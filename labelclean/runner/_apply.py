@@ -8,15 +8,17 @@ memory or on Dask.
 
 import logging
 import os
+from collections.abc import Collection
 from pathlib import Path
 from typing import Any
 
 import pandas as pd
 import pyarrow as pa
+import pyarrow.parquet as pq
 from pandas.api.types import pandas_dtype
 
 from labelclean.exceptions import DataValidationError, PipelineDefinitionError
-from labelclean.io import OutputFolder, file_sha256, inspect_parquet
+from labelclean.io import OutputFolder, empty_columns, file_sha256, inspect_parquet
 from labelclean.pipeline import final_model_info, load_cleaner
 from labelclean.runner._outputs import (
     OUTPUT_NAMES,
@@ -150,12 +152,21 @@ def apply_model(
 
 
 def _check_source_schema(source: Any, meta: dict[str, Any], label: str) -> None:
-    """Refuse an input whose columns or types differ from the training data."""
-    empty = pa.Table.from_batches([], schema=source.schema).to_pandas()
-    _check_schema(empty, meta["schema"], label)
+    """Refuse an input whose columns or types differ from the training data;
+    a column with no value in any file has no kind to differ (a CSV export
+    types an empty text column ``double``)."""
+    frame = pa.Table.from_batches([], schema=source.schema).to_pandas()
+    footers = (pq.ParquetFile(f).metadata for f in source.files)
+    valueless = set.intersection(*(empty_columns(m) for m in footers))
+    _check_schema(frame, meta["schema"], label, valueless)
 
 
-def _check_schema(frame: pd.DataFrame, expected: dict[str, str], label: str) -> None:
+def _check_schema(
+    frame: pd.DataFrame,
+    expected: dict[str, str],
+    label: str,
+    valueless: Collection[str] = (),
+) -> None:
     missing = [c for c in expected if c not in frame.columns]
     if missing:
         raise DataValidationError(
@@ -170,6 +181,7 @@ def _check_schema(frame: pd.DataFrame, expected: dict[str, str], label: str) -> 
         for c in expected
         if _kind_of(expected[c]) not in (None, dtype_kind(frame[c].dtype))
         and dtype_kind(frame[c].dtype) is not None
+        and c not in valueless
     }
     if changed:
         detail = ", ".join(

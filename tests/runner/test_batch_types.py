@@ -90,6 +90,16 @@ def test_another_dtype_of_the_same_kind_is_applied_as_at_fit(fitted_run):
     )  # fmt: skip
 
 
+def test_a_column_with_no_value_has_no_kind_to_differ(fitted_run):
+    # Read back from a CSV export, an empty text column is float64 (NaN).
+    batch = _table(60, 5).assign(colour=np.nan)
+    result, out = _apply(fitted_run, batch, "empty")
+
+    assert result.exit_code == 0, (result.stderr, result.exception)
+    audit = pd.read_parquet(out / "audit.parquet")
+    assert len(audit) == len(batch) and audit["colour"].isna().all()
+
+
 @pytest.mark.parametrize(
     "change, fragment",
     [
