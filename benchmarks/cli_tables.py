@@ -23,9 +23,10 @@ such column being the label (``public_tables.py``'s rule).
 
 With ``--csv-days N`` each table arrives instead as a folder of N parquet
 files, one per consecutive slice of rows, each exported to CSV and read
-back by pandas on its own, as a daily ETL export is: a slice where an
-integer column has a gap holds it as ``double``, one where a text column is
-empty holds it as ``double`` of NaN (docs/io.md, reading a folder).
+back by pandas on its own, as a daily ETL export is (whole numbers written
+as such): a slice where an integer column has a gap holds it as ``double``
+and one without as ``int64``, one where a text column is empty holds it as
+``double`` of NaN (docs/io.md, reading a folder).
 
     python benchmarks/cli_tables.py --tables 60 --seed 0
     python benchmarks/cli_tables.py --tables 30 --seed 1 --engine dask \
@@ -123,6 +124,17 @@ def _write(frame: pd.DataFrame, data: Path, csv_days: int) -> None:
         frame.to_parquet(data)
         return
     data.mkdir()
+    # A database writes whole numbers as such ("39", "" where missing), not
+    # as pandas writes a float column that holds them ("39.0").
+    whole = {
+        c: "Int64"
+        for c in frame.columns
+        if pd.api.types.is_float_dtype(frame[c].dtype)
+        and frame[c].notna().any()
+        and bool((frame[c].dropna() % 1 == 0).all())
+        and bool((frame[c].dropna().abs() < 2**53).all())
+    }
+    frame = frame.astype(whole)
     for day, rows in enumerate(np.array_split(np.arange(len(frame)), csv_days)):
         csv = data / f"day{day}.csv"
         frame.iloc[rows].to_csv(csv, index=False)
