@@ -26,6 +26,7 @@ _TOTALLED = (
     "at_least_two_classes",
     "no_single_row_class",
     "feature_not_constant",
+    "features_vary",
 )
 
 

@@ -81,6 +81,21 @@ def test_streaming_apply_equals_whole_audit(fitted, tmp_path):
     assert report["run"]["engine"]["n_batches"] >= len(new) // 64
 
 
+def test_a_batch_whose_features_are_all_constant_is_decided(fitted, tmp_path):
+    # One row repeated (a day of one sensor setting): the fitted model decides
+    # it as any row; only a fit needs rows that vary.
+    cleaner, model, new, _ = fitted
+    same = pd.concat([new.iloc[[3]]] * 40, ignore_index=True)
+    same.to_parquet(tmp_path / "same.parquet")
+
+    result = apply_model(model, tmp_path / "same.parquet", tmp_path / "a")
+
+    audit = read_parquet(tmp_path / "a" / "audit.parquet")
+    assert result.n_rows == len(same) == len(audit)
+    whole = cleaner.audit(same[FEATURES], same["label"])
+    assert audit["decision"].tolist() == whole["decision"].tolist()
+
+
 def test_streaming_apply_is_byte_deterministic_and_batch_size_free(fitted, tmp_path):
     _, model, _, new_path = fitted
     for name, size in [("a", 100), ("b", 100), ("c", 333)]:
