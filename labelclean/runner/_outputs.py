@@ -101,9 +101,9 @@ def input_files(source: Any) -> list[dict[str, Any]]:
     """Path, rows and SHA-256 of every input file (report and manifest), and
     ``read_as``: the columns read in a type common to a folder's files."""
     files = []
+    several = len(source.files) > 1  # one file's types are the schema
     for path, rows in zip(source.files, source.file_rows, strict=True):
         entry = {"path": str(path), "rows": int(rows), "sha256": file_sha256(path)}
-        several = len(source.files) > 1  # one file's types are the schema
         retyped = read_as(pq.read_schema(path), source.schema) if several else {}
         if retyped:
             entry["read_as"] = retyped

@@ -226,18 +226,22 @@ def check_fitted_frame(encoder: Any, X: pd.DataFrame) -> None:
     is refused: strings where numbers were, or numbers where categories or
     timestamps were, would be encoded as unknown levels or as numbers of
     another scale, without an error (``DataValidationError``). A column with
-    no value at all has no kind and passes: it is missing in every row.
+    no value at all has no kind and passes: it is missing in every row; so
+    does an ``object`` column of numbers (:func:`_has_kind`).
     """
     now = check_feature_frame(X)
     fitted = fitted_kinds(encoder)
-    words = {"numeric": "numbers", "temporal": "timestamps"}
-    words["categorical"] = "categories"
+    words = {
+        "numeric": "numbers",
+        "temporal": "timestamps",
+        "categorical": "categories",
+    }
     changed = [
         f"{name!r}: {words[fitted[str(name)]]} at fit, {words[kind]} now "
         f"({X[name].dtype})"
         for kind, names in now.items()
         for name in names
-        if fitted.get(str(name), kind) != kind and X[name].notna().any()
+        if fitted.get(str(name), kind) != kind and _has_kind(X[name])
     ]
     if changed:
         raise DataValidationError(
@@ -246,6 +250,19 @@ def check_fitted_frame(encoder: Any, X: pd.DataFrame) -> None:
             + "); a column must stay a number, a category or a timestamp as it "
             "was at fit; cast them back to the training types."
         )
+
+
+def _has_kind(series: pd.Series) -> bool:
+    """Whether ``series`` says what kind it is: not when it has no value, nor
+    when it is an ``object`` column without text (numbers or booleans there
+    are read as numbers where numbers were fitted, and as their text where
+    categories were)."""
+    values = series.dropna()
+    if not len(values):
+        return False
+    if pd.api.types.is_object_dtype(series.dtype):
+        return bool(values.map(lambda v: isinstance(v, str)).any())
+    return True
 
 
 def _to_seconds(frame: pd.DataFrame) -> np.ndarray:

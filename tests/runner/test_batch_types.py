@@ -139,6 +139,11 @@ def test_another_kind_is_refused_by_the_estimator():
         cleaner.predict_proba(as_numbers)
     with pytest.raises(DataValidationError, match="'when': timestamps at fit"):
         cleaner.audit(new.assign(when=new["when"].astype("int64")), y.iloc[:40])
+    # numbers in an object column are read as numbers, as they were fitted
+    as_objects = new.assign(count=pd.Series(new["count"].tolist(), dtype=object))
+    np.testing.assert_allclose(
+        cleaner.predict_proba(as_objects), cleaner.predict_proba(new)
+    )
     # a column with no value at all has no kind: it is missing everywhere
     empty = new.assign(count=pd.Series([None] * len(new), dtype=object))
     assert cleaner.predict_proba(empty).shape == (len(new), 2)
