@@ -38,7 +38,7 @@ from labelclean.io._parquet_write import (
     write_parquet,
 )
 from labelclean.io._report_file import read_report_json
-from labelclean.io._schemas import cast_to_schema, empty_columns, read_as
+from labelclean.io._schemas import cast_to_schema, read_as
 
 __all__ = [
     "LABELCLEAN_METADATA_KEY",
@@ -55,7 +55,6 @@ __all__ = [
     "check_relative_name",
     "decimal_fields",
     "dumps_json",
-    "empty_columns",
     "file_sha256",
     "inspect_parquet",
     "iter_batches",

@@ -213,12 +213,25 @@ class ParquetSource:
         The common Arrow schema (the first file's, with its metadata).
     file_rows : tuple of int
         Number of rows of each file.
+    file_schemas : tuple of pyarrow.Schema
+        Each file's own Arrow schema (``schema`` where they differ only in
+        how they type the same values).
+    empty_columns : tuple of frozenset of str
+        Per file, the columns with no value in any row (by its footer's
+        statistics; :func:`~labelclean.io._schemas.empty_columns`).
     """
 
     path: Path
     files: tuple[Path, ...]
     schema: Any
     file_rows: tuple[int, ...]
+    file_schemas: tuple[Any, ...] = ()
+    empty_columns: tuple[frozenset[str], ...] = ()
+
+    @property
+    def valueless_columns(self) -> frozenset[str]:
+        """The columns with no value in any file."""
+        return frozenset.intersection(*self.empty_columns or [frozenset()])
 
     @property
     def num_rows(self) -> int:
@@ -301,8 +314,7 @@ def inspect_parquet(path: str | os.PathLike[str]) -> ParquetSource:
         pf = _open_parquet_file(file)
         schemas.append(pf.schema_arrow)
         rows.append(pf.metadata.num_rows)
-        if len(files) > 1:
-            empty.append(empty_columns(pf.metadata))
+        empty.append(frozenset(empty_columns(pf.metadata)))
     problems = [
         msg
         for file, schema in zip(files[1:], schemas[1:], strict=True)
@@ -325,6 +337,8 @@ def inspect_parquet(path: str | os.PathLike[str]) -> ParquetSource:
         files=tuple(files),
         schema=schema,
         file_rows=tuple(rows),
+        file_schemas=tuple(schemas),
+        empty_columns=tuple(empty),
     )
 
 

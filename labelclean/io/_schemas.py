@@ -102,13 +102,15 @@ def empty_columns(metadata: Any) -> set[str]:
     return {name for name, empty in full.items() if empty}
 
 
-def _nulled(schema: Any, empty: set[str]) -> Any:
+def _nulled(schema: Any, empty: frozenset[str]) -> Any:
     """``schema`` with the ``empty`` columns typed ``null``."""
     fields = [f.with_type(pa.null()) if f.name in empty else f for f in schema]
     return pa.schema(fields, metadata=schema.metadata)
 
 
-def unified_schema(schemas: list[Any], empty: list[set[str]] | None = None) -> Any:
+def unified_schema(
+    schemas: list[Any], empty: list[frozenset[str]] | None = None
+) -> Any:
     """One schema every file's rows can be cast to without changing what a
     column holds, or None.
 

@@ -14,11 +14,10 @@ from typing import Any
 
 import pandas as pd
 import pyarrow as pa
-import pyarrow.parquet as pq
 from pandas.api.types import pandas_dtype
 
 from labelclean.exceptions import DataValidationError, PipelineDefinitionError
-from labelclean.io import OutputFolder, empty_columns, file_sha256, inspect_parquet
+from labelclean.io import OutputFolder, file_sha256, inspect_parquet
 from labelclean.pipeline import final_model_info, load_cleaner
 from labelclean.runner._outputs import (
     OUTPUT_NAMES,
@@ -156,9 +155,7 @@ def _check_source_schema(source: Any, meta: dict[str, Any], label: str) -> None:
     a column with no value in any file has no kind to differ (a CSV export
     types an empty text column ``double``)."""
     frame = pa.Table.from_batches([], schema=source.schema).to_pandas()
-    footers = (pq.ParquetFile(f).metadata for f in source.files)
-    valueless = set.intersection(*(empty_columns(m) for m in footers))
-    _check_schema(frame, meta["schema"], label, valueless)
+    _check_schema(frame, meta["schema"], label, source.valueless_columns)
 
 
 def _check_schema(

@@ -20,8 +20,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-import pyarrow.parquet as pq
-
 from labelclean import __version__
 from labelclean.exceptions import DataValidationError, GuardrailError, InputFileError
 from labelclean.io import file_sha256, read_as, read_report_json, rewrite_owned_file
@@ -101,10 +99,10 @@ def input_files(source: Any) -> list[dict[str, Any]]:
     """Path, rows and SHA-256 of every input file (report and manifest), and
     ``read_as``: the columns read in a type common to a folder's files."""
     files = []
-    several = len(source.files) > 1  # one file's types are the schema
-    for path, rows in zip(source.files, source.file_rows, strict=True):
+    own = source.file_schemas or (source.schema,) * len(source.files)
+    for path, rows, schema in zip(source.files, source.file_rows, own, strict=True):
         entry = {"path": str(path), "rows": int(rows), "sha256": file_sha256(path)}
-        retyped = read_as(pq.read_schema(path), source.schema) if several else {}
+        retyped = read_as(schema, source.schema)
         if retyped:
             entry["read_as"] = retyped
         files.append(entry)
