@@ -19,7 +19,10 @@ __all__ = [
     "FINAL_PENALTIES",
     "FINAL_RULE",
     "PENALTY_RULE",
+    "PLAIN_SUFFIX",
     "choose_model",
+    "penalty_names",
+    "penalty_setting",
     "weighted_mean",
 ]
 
@@ -30,11 +33,37 @@ __all__ = [
 #: clearly better.
 FINAL_PENALTIES = (1e-5, 3e-5, 1e-4, 3e-4, 1e-3, 3e-3, 1e-2, 3e-2, 0.1, 0.3, 1.0)
 
+#: The mark of a penalty compared without RoSR-L's self-paced weights
+#: (``weighting='none'``) in ``model_selection_['final_penalty']['candidates']``:
+#: ``'0.001 plain'``.
+PLAIN_SUFFIX = "plain"
+
+
+def penalty_names(default: float, own: str) -> list[str]:
+    """The settings RoSR-L's final fit compares, the default first: each of
+    :data:`FINAL_PENALTIES` (``default`` first) with the model's own
+    weighting ``own``, then, unless that is ``'none'`` already, each without
+    self-paced weights (:data:`PLAIN_SUFFIX`)."""
+    grid = [default, *(mu for mu in FINAL_PENALTIES if mu != default)]
+    names = [repr(mu) for mu in grid]
+    if own == "none":
+        return names
+    return names + [f"{mu!r} {PLAIN_SUFFIX}" for mu in grid]
+
+
+def penalty_setting(name: str, own: str) -> tuple[float, str]:
+    """``(mu, weighting)`` of a name of :func:`penalty_names`."""
+    mu, _, plain = name.partition(" ")
+    return float(mu), "none" if plain else own
+
+
 #: The rule of ``model_selection_['final_penalty']``, in words.
 PENALTY_RULE = (
     "out-of-fold error rate of RoSR-L against the cleaned labels over the "
-    "cleaned rows, each row weighted as in the final fit, at each penalty; "
-    "another penalty replaces the default only if its error rate is lower by "
+    "cleaned rows, each row weighted as in the final fit, at each penalty, "
+    "with its self-paced weights and without them (plain softmax regression); "
+    "another setting replaces the default (the default penalty, with the "
+    "self-paced weights) only if its error rate is lower by "
     "more than one standard error of the paired per-row difference (the "
     "lowest error rate among those that are); above 10,000 cleaned rows, on a "
     "stratified sample of 10,000, the penalty chosen there scaled by the "

@@ -22,11 +22,12 @@ from sklearn.utils import get_tags
 from sklearn.utils.parallel import Parallel, delayed
 
 from labelclean.pipeline._comparison import (
-    FINAL_PENALTIES,
     FINAL_RULE,
     PENALTY_RULE,
     STACK_RULE,
     choose_model,
+    penalty_names,
+    penalty_setting,
 )
 from labelclean.pipeline._folds import average_over_folds, folds_per_repeat
 from labelclean.pipeline._kinds import STAGE_KINDS
@@ -91,11 +92,9 @@ class ModelSelectionMixin:
         """Names of the final models to evaluate; the first is the default."""
         if not isinstance(self.model, str):
             return [type(self.model).__name__]
-        if self.model == "auto":
-            return list(
-                AUTO_CANDIDATES if n_classes == 2 else AUTO_CANDIDATES_MULTICLASS
-            )
-        return [self.model]
+        if self.model != "auto":
+            return [self.model]
+        return list(AUTO_CANDIDATES if n_classes == 2 else AUTO_CANDIDATES_MULTICLASS)
 
     def _make_model(self, name: str, seed: int):
         """A fresh final model: ``name`` from :meth:`_model_candidates`."""
@@ -146,11 +145,8 @@ class ModelSelectionMixin:
     def _stage_labels(self, codes: np.ndarray) -> np.ndarray:
         """What the stages learn: class codes; labels for a cleaner loaded from
         a model file written before stages learnt codes."""
-        return (
-            codes
-            if getattr(self, "stages_learn_codes_", False)
-            else (self.classes_[codes])
-        )
+        learn_codes = getattr(self, "stages_learn_codes_", False)
+        return codes if learn_codes else self.classes_[codes]
 
     def _stage_columns(self, model) -> np.ndarray:
         """Columns of ``classes_`` that ``model.classes_`` stand for."""
@@ -216,8 +212,7 @@ class ModelSelectionMixin:
         candidate generalises better, a calibrated average of them does at
         least as well (docs/decisions.md, *The final model: a stack of the
         candidates*). ``decision_model_``, whose probabilities decide new
-        rows (:meth:`audit`), stays the model type the decisions were
-        calibrated on (the same object when it is the final model).
+        rows (:meth:`audit`), is the model the decisions were calibrated on.
         """
         n_soft = int(train_rows.shape[0])  # an index array (_rows_kept_by_suspects)
         self.final_fit_ = {"rows": "soft", "n_rows": n_soft, "weighted": False}
@@ -247,10 +242,9 @@ class ModelSelectionMixin:
         args = (model_seed, Z, new_codes, split, weight)
         stack = None
         n_split = 0 if split is None else split[0].shape[0]
-        # Above PENALTY_MAX_SAMPLES (or where the comparison was sampled) the
-        # penalties are compared on a sample of their own, whose out-of-fold
-        # probabilities the weights do not use: the weights come first, and
-        # RoSR-L left out of them needs no penalty.
+        # Above PENALTY_MAX_SAMPLES (or a sampled comparison) the penalties are
+        # compared on a sample of their own, unused by the stack's weights:
+        # they come first, and RoSR-L left out of them needs no penalty.
         own_sample = not n_split == kept.shape[0] <= PENALTY_MAX_SAMPLES
         if stacked and own_sample:
             stack = self._stack_record(oofs, new_codes, split)
@@ -264,20 +258,20 @@ class ModelSelectionMixin:
         if stack is not None:
             final = next(iter(stack)) if len(stack) == 1 else "stacked"
 
-        def fit(kind, mu=None):
+        def fit(kind, params=None):
             model = self._make_model(kind, model_seed)
-            if mu is not None:
-                model.set_params(mu=mu)
+            if params:
+                model.set_params(**params)
             return self._fit_model(
                 model, Z, new_codes.copy(), cleaned_soft, kept, weight=weight
             )
 
         self.decision_model_ = fit(name)
 
-        def member(kind):  # decision_model_ keeps the evidence's penalty
-            mu = penalty if kind == "rosr" else None
-            same = kind == name and mu is None
-            return self.decision_model_ if same else fit(kind, mu)
+        def member(kind):  # decision_model_ keeps the evidence's settings
+            params = penalty if kind == "rosr" else None
+            same = kind == name and not params
+            return self.decision_model_ if same else fit(kind, params)
 
         if final == "stacked":
             self.model_ = StackedModel(
@@ -370,24 +364,28 @@ class ModelSelectionMixin:
         return chosen, oofs
 
     def _final_penalty(self, final, seed, Z, new_codes, split, weight):
-        """RoSR-L's penalty ``mu`` for the final fit (None to keep it), and
-        its out-of-fold probabilities on ``split``'s rows (None when they
-        were compared on a sample of their own).
+        """RoSR-L's settings for the final fit: the parameters that differ from
+        the evidence's (``mu``, ``weighting``; None to keep them), and its
+        out-of-fold probabilities on ``split``'s rows (None when they were
+        compared on a sample of their own).
 
         Only for the built-in ``'rosr'`` kind (a given estimator is used as
-        configured): each of :data:`FINAL_PENALTIES` is compared out of fold
+        configured): :func:`penalty_names` (each of :data:`FINAL_PENALTIES`,
+        with the self-paced weights, then without) are compared out of fold
         on the cleaned rows as :meth:`_choose_final` compares models, the
-        default first (rule :data:`PENALTY_RULE`), and
-        ``model_selection_['final_penalty']`` records it. The rows and folds
-        are the final choice's ``split``; above :data:`PENALTY_MAX_SAMPLES`
-        cleaned rows, a sample of that many (with ``weight``, every row's), and
-        the penalty chosen there (``compared``) is scaled by the sample's share
-        of the cleaned rows: μ weighs the norm against the *mean* loss, so
-        the same prior on the coefficients is μ · m / n on n rows where it
-        was μ on m (``chosen``, ``scale``). The evidence and
-        ``decision_model_`` keep the default: the decisions were calibrated
-        on it, and a penalty chosen on the labels they cleaned must not
-        change them (docs/decisions.md, *The final model's penalty*).
+        default first (:data:`PENALTY_RULE`; ``model_selection_
+        ['final_penalty']``). The fit's row weights carry each row's doubt
+        already; the self-paced weights stay unless leaving them out is
+        clearly better (docs/decisions.md, *The final model's self-paced
+        weights*). The rows and folds are the final choice's ``split``; above
+        :data:`PENALTY_MAX_SAMPLES` cleaned rows, a sample of that many (with
+        ``weight``, every row's), and the penalty chosen there (``compared``)
+        is scaled by the sample's share of the cleaned rows: μ weighs the norm
+        against the *mean* loss, so the same prior on the coefficients is
+        μ · m / n on n rows where it was μ on m (``chosen``, ``scale``). The
+        evidence and ``decision_model_`` keep the defaults, on which the
+        decisions were calibrated (docs/decisions.md, *The final model's
+        penalty*).
         """
         if not isinstance(self.model, str) or final != "rosr" or split is None:
             return None, None
@@ -395,23 +393,27 @@ class ModelSelectionMixin:
             split = self._final_split(
                 seed, new_codes, self.sample_indices_, weight, PENALTY_MAX_SAMPLES
             )
-        default = float(self._make_model(final, seed).get_params()["mu"])
-        grid = [default, *(mu for mu in FINAL_PENALTIES if mu != default)]
-        names = [repr(mu) for mu in grid]
+        defaults = self._make_model(final, seed).get_params()
+        default, own = float(defaults["mu"]), defaults["weighting"]
+        names = penalty_names(default, own)
 
         def build(name):
-            return self._make_model(final, seed).set_params(mu=float(name))
+            mu, weighting = penalty_setting(name, own)
+            return self._make_model(final, seed).set_params(mu=mu, weighting=weighting)
 
         chosen, selection, oofs = self._compare_on_cleaned(
             names, seed, Z, new_codes, split, build=build
         )
-        compared, n_rows = float(chosen), self.sample_indices_.shape[0]
-        scale = split[0].shape[0] / n_rows
+        compared, weighting = penalty_setting(chosen, own)
+        scale = split[0].shape[0] / self.sample_indices_.shape[0]
         mu = compared if scale == 1 else compared * scale
         selection.update(rule=PENALTY_RULE, default=default, compared=compared)
-        selection.update(chosen=mu, scale=scale)
+        selection.update(chosen=mu, scale=scale, weighting=weighting)
+        selection["default_weighting"] = own
         self.model_selection_["final_penalty"] = selection
-        return None if mu == default else mu, None if scale != 1 else oofs[chosen]
+        params = {"mu": mu} if mu != default else {}
+        params.update({"weighting": weighting} if weighting != own else {})
+        return params or None, None if scale != 1 else oofs[chosen]
 
     def _final_weights(self, new_codes, kept, weight):
         """The final model's row weights: with ``final_fit='weighted'``, each

@@ -192,28 +192,41 @@ def _error_rates(selection: Mapping[str, Any]) -> list[str]:
 
 
 def _penalty_text(penalty: Mapping[str, Any], subject: str = "its") -> str:
-    """The clause saying that RoSR-L's penalty moved from its default, if it did."""
+    """The clause saying how RoSR-L's final fit moved from the settings the
+    rows were decided with (its penalty, its self-paced weights), if it did."""
     chosen, default = penalty.get("chosen"), penalty.get("default")
-    if chosen is None or default is None or chosen == default:
+    both = "default_weighting" in penalty  # older files: penalties alone
+    plain = both and penalty.get("weighting") != penalty["default_weighting"]
+    if chosen is None or default is None or (chosen == default and not plain):
         return ""
     compared = penalty.get("compared", chosen)  # older files: chosen
-    rates = penalty.get("candidates") or {}
-    at = {float(k): v.get("error_rate") for k, v in rates.items()}
+    candidates = penalty.get("candidates") or {}
+    at = {_setting(k): v.get("error_rate") for k, v in candidates.items()}
     where = "the cleaned rows"
     if penalty.get("sampled_rows"):
         where = f"a sample of {penalty['sampled_rows']:,} cleaned rows"
+    without = " without self-paced weights" if plain else ""
+    kinds = "settings, with and without self-paced weights" if both else "penalties"
     text = (
-        f"; {subject} penalty \N{GREEK SMALL LETTER MU} = {chosen:.2g} was chosen out "
-        f"of fold on {where} among {len(at)} penalties"
+        f"; {subject} penalty \N{GREEK SMALL LETTER MU} = {chosen:.2g}{without} was "
+        f"chosen out of fold on {where} among {len(at)} {kinds}"
     )
     scaled = f"scaled by the share of rows sampled, {penalty.get('scale', 1):.2g}"
-    if compared == default:  # kept on a sample, then scaled to every row
+    if compared == default and not plain:  # kept on a sample, then scaled
         text += f" (the default {default:g} was kept there, then {scaled})"
-    elif at.get(compared) is not None and at.get(default) is not None:
-        text += f" (error {pct(at[compared])} at {compared:g} against "
-        text += f"{pct(at[default])} at the default {default:g}"
+    elif at.get((compared, plain)) is not None and at.get((default, False)) is not None:
+        text += f" (error {pct(at[(compared, plain)])} at {compared:g}{without} "
+        text += f"against {pct(at[(default, False)])} at the default {default:g}"
         text += f", {scaled})" if compared != chosen else ")"
-    return text + "; the rows were decided with RoSR-L at the default penalty"
+    text += "; the rows were decided with RoSR-L at the default penalty"
+    return text + (", with its self-paced weights" if plain else "")
+
+
+def _setting(name: str) -> tuple[float, bool]:
+    """A candidate of the penalty comparison as (penalty, without self-paced
+    weights): '0.001' or '0.001 plain'."""
+    mu, _, plain = str(name).partition(" ")
+    return float(mu), bool(plain)
 
 
 def _stack_text(on_cleaned: Mapping[str, Any]) -> str:

@@ -467,8 +467,12 @@ def test_a_large_multiclass_run_chooses_the_penalty_on_a_sample(tmp_path):
     assert penalty["scale"] == pytest.approx(10_000 / n_cleaned)
     assert penalty["chosen"] == pytest.approx(penalty["compared"] * penalty["scale"])
     html = (out / "report.html").read_text()
-    assert f"= {penalty['chosen']:.2g} was chosen out of fold on a sample of " in html
-    assert "10,000 cleaned rows among 11 penalties" in html
+    without = " without self-paced weights" if penalty["weighting"] == "none" else ""
+    chosen = (
+        f"= {penalty['chosen']:.2g}{without} was chosen out of fold on a sample of "
+    )
+    assert chosen in html
+    assert "10,000 cleaned rows among 22 settings, with and without self-paced" in html
     # Counts of rows read with thousands separators, on stdout and the page.
     assert res.stdout.strip().splitlines()[-1].startswith("10,600 rows: ")
     assert f"holds {n_cleaned:,} row(s)." in html

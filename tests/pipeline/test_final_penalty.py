@@ -11,6 +11,11 @@ import pytest
 import labelclean.pipeline._model_selection as selection_module
 from labelclean.linear_model import RoSRClassifier
 from labelclean.pipeline import LabelCleaner, dumps_cleaner, loads_cleaner
+from labelclean.pipeline._comparison import (
+    FINAL_PENALTIES,
+    penalty_names,
+    penalty_setting,
+)
 from labelclean.report import render_html
 
 N_TRAIN = 600
@@ -36,15 +41,29 @@ def fits():
     return X[test], y[test], tuned, fixed
 
 
+def _errors(record):
+    """The penalty comparison's error rates by (penalty, self-paced weights)."""
+    errors = {}
+    for name, candidate in record["candidates"].items():
+        mu, _, plain = name.partition(" ")
+        errors[float(mu), "none" if plain else "mixture"] = candidate["error_rate"]
+    return errors
+
+
 def test_a_penalty_better_out_of_fold_fits_the_final_model(fits):
     X_test, y_test, tuned, fixed = fits
     record = tuned.model_selection_["final_penalty"]
-    errors = {float(k): v["error_rate"] for k, v in record["candidates"].items()}
-    assert record["default"] == RoSRClassifier().mu == next(iter(errors))
-    assert len(errors) == 11  # the paper's grid (rosr.md §5.1)
+    errors = _errors(record)
+    default = (RoSRClassifier().mu, RoSRClassifier().weighting)
+    assert (record["default"], record["default_weighting"]) == default
+    assert next(iter(errors)) == default  # compared first: kept unless beaten
+    # the paper's grid (rosr.md §5.1), with the self-paced weights and without
+    assert len(errors) == 22
+    assert {mu for mu, _ in errors} == set(FINAL_PENALTIES)
     assert record["chosen"] < record["default"]
-    assert errors[record["chosen"]] < errors[record["default"]]
+    assert errors[record["chosen"], record["weighting"]] < errors[default]
     assert tuned.model_.mu == record["chosen"]
+    assert tuned.model_.weighting == record["weighting"]
     # every cleaned row compared: the penalty is used as it was chosen
     assert record["compared"] == record["chosen"] and record["scale"] == 1.0
     assert "sampled_rows" not in record
@@ -60,6 +79,7 @@ def test_the_decisions_keep_the_default_penalty(fits):
     # a configured estimator is used as given: nothing is chosen for it
     assert "final_penalty" not in fixed.model_selection_
     assert fixed.model_.mu == tuned.decision_model_.mu == RoSRClassifier().mu
+    assert tuned.decision_model_.weighting == RoSRClassifier().weighting
     assert tuned.model_ is not tuned.decision_model_
     pd.testing.assert_frame_equal(tuned.audit_, fixed.audit_)
     pd.testing.assert_frame_equal(
@@ -69,10 +89,13 @@ def test_the_decisions_keep_the_default_penalty(fits):
 
 def test_the_report_says_the_penalty_moved(fits):
     _, _, tuned, fixed = fits
-    chosen = tuned.model_selection_["final_penalty"]["chosen"]
+    record = tuned.model_selection_["final_penalty"]
+    chosen = record["chosen"]
+    without = " without self-paced weights" if record["weighting"] == "none" else ""
     html = render_html(tuned.report())
-    assert f"its penalty \N{GREEK SMALL LETTER MU} = {chosen:.2g} was chosen" in html
-    assert "on the cleaned rows among 11 penalties" in html
+    mu = f"its penalty \N{GREEK SMALL LETTER MU} = {chosen:.2g}"
+    assert f"{mu}{without} was chosen" in html
+    assert "on the cleaned rows among 22 settings, with and without self-paced" in html
     assert "the rows were decided with RoSR-L at the default penalty" in html
     assert "its penalty" not in render_html(fixed.report())
 
@@ -108,7 +131,7 @@ def test_above_the_cap_the_penalty_is_chosen_on_a_sample_and_scaled(fits, monkey
         assert candidate["rows"] == record["sampled_rows"]
     # the same prior on the coefficients: mu times the sample's share
     assert record["scale"] == record["sampled_rows"] / n_rows
-    assert record["compared"] in {float(k) for k in record["candidates"]}
+    assert (record["compared"], record["weighting"]) in _errors(record)
     assert record["chosen"] == pytest.approx(record["compared"] * record["scale"])
     assert sampled.model_.mu == record["chosen"]
     # the decisions do not see the penalty, sampled or not
@@ -126,5 +149,19 @@ def test_above_the_cap_the_penalty_is_chosen_on_a_sample_and_scaled(fits, monkey
     assert np.mean(sampled.predict(X_test) == y_test) > 0.9
     html = render_html(sampled.report())
     sample = f"a sample of {record['sampled_rows']:,} cleaned rows"
-    assert f"= {record['chosen']:.2g} was chosen out of fold on {sample}" in html
+    without = " without self-paced weights" if record["weighting"] == "none" else ""
+    chosen = f"= {record['chosen']:.2g}{without} was chosen out of fold on {sample}"
+    assert chosen in html
     assert f"scaled by the share of rows sampled, {record['scale']:.2g}" in html
+
+
+def test_the_settings_compared_start_with_the_papers_form():
+    names = penalty_names(1e-3, "mixture")
+    assert names[0] == "0.001"  # the default, with the self-paced weights
+    assert len(names) == len(set(names)) == 2 * len(FINAL_PENALTIES)
+    settings = [penalty_setting(name, "mixture") for name in names]
+    assert settings[:11] == [(mu, "mixture") for mu, _ in settings[:11]]
+    assert {mu for mu, w in settings if w == "none"} == set(FINAL_PENALTIES)
+    # a RoSR-L without self-paced weights has nothing more to compare
+    assert penalty_names(1e-3, "none") == names[:11]
+    assert penalty_setting("0.01", "none") == (0.01, "none")
