@@ -84,9 +84,10 @@ COMPARISONS = {
         "default penalty",
         "RoSR-L's penalty chosen for the final fit, on public tables",
         "`LabelCleaner(model='rosr', random_state=0)` fitted once; its `model_` "
-        "(RoSR-L at the penalty chosen out of fold on the cleaned rows) against "
-        "its `decision_model_` (RoSR-L at the default 1e-3, the same rows and "
-        "weights)",
+        "(RoSR-L at the penalty, with or without its self-paced weights, "
+        "chosen out of fold on the cleaned rows) against its `decision_model_` "
+        "(RoSR-L at the default 1e-3 with its self-paced weights, the same "
+        "rows and weights)",
     ),
 }
 
