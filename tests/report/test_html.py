@@ -279,3 +279,27 @@ def test_counts_of_rows_read_with_thousands_separators(audit):
     assert "the cleaned output holds 9,880 row(s)." in text
     assert "12,350 rows in" in text  # the first tile
     assert "12350" not in text
+
+
+def test_a_final_fit_without_self_paced_weights_is_said(audit):
+    # The default penalty kept, the self-paced weights left out: the final
+    # model is not the one the rows were decided with, and the report says so.
+    candidates = {"0.001": {"error_rate": 0.2}, "0.01": {"error_rate": 0.19},
+                  "0.001 plain": {"error_rate": 0.1}}  # fmt: skip
+    penalty = {"chosen": 0.001, "default": 0.001, "compared": 0.001,
+               "weighting": "none", "default_weighting": "mixture",
+               "candidates": candidates}  # fmt: skip
+
+    def sentence(record):
+        final = {"name": "rosr", "selection": {"final_penalty": record}}
+        html = render_html(build_report(audit, run={"final_model": final}))
+        return next(s for s in re.findall(r"<p>([^<]*)</p>", html)
+                    if s.startswith("The final model"))  # fmt: skip
+
+    said = sentence(penalty)
+    assert "penalty μ = 0.001 without self-paced weights was chosen" in said
+    assert "among 3 settings, with and without self-paced weights" in said
+    assert "(error 10.0% at 0.001 without self-paced weights against 20.0% at" in said
+    assert said.endswith("at the default penalty, with its self-paced weights.")
+    kept = sentence({**penalty, "weighting": "mixture"})
+    assert "penalty" not in kept and "self-paced" not in kept
