@@ -407,9 +407,10 @@ class ModelSelectionMixin:
         compared, weighting = penalty_setting(chosen, own)
         scale = split[0].shape[0] / self.sample_indices_.shape[0]
         mu = compared if scale == 1 else compared * scale
-        selection.update(rule=PENALTY_RULE, default=default, compared=compared)
-        selection.update(chosen=mu, scale=scale, weighting=weighting)
-        selection["default_weighting"] = own
+        selection.update(rule=PENALTY_RULE, default=default, default_weighting=own)
+        selection.update(compared=compared, chosen=mu, scale=scale, weighting=weighting)
+        for name, candidate in selection["candidates"].items():  # no names parsed
+            candidate["mu"], candidate["weighting"] = penalty_setting(name, own)
         self.model_selection_["final_penalty"] = selection
         params = {"mu": mu} if mu != default else {}
         params.update({"weighting": weighting} if weighting != own else {})

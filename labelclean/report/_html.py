@@ -195,18 +195,21 @@ def _penalty_text(penalty: Mapping[str, Any], subject: str = "its") -> str:
     """The clause saying how RoSR-L's final fit moved from the settings the
     rows were decided with (its penalty, its self-paced weights), if it did."""
     chosen, default = penalty.get("chosen"), penalty.get("default")
-    both = "default_weighting" in penalty  # older files: penalties alone
-    plain = both and penalty.get("weighting") != penalty["default_weighting"]
+    own = penalty.get("default_weighting")  # older files: penalties alone
+    plain = own is not None and penalty.get("weighting") != own
     if chosen is None or default is None or (chosen == default and not plain):
         return ""
     compared = penalty.get("compared", chosen)  # older files: chosen
     candidates = penalty.get("candidates") or {}
-    at = {_setting(k): v.get("error_rate") for k, v in candidates.items()}
+    at = {}  # (penalty, without self-paced weights): error rate
+    for name, v in candidates.items():  # older files: named by the penalty alone
+        mu = v["mu"] if "mu" in v else float(name)
+        at[mu, v.get("weighting", own) != own] = v.get("error_rate")
     where = "the cleaned rows"
     if penalty.get("sampled_rows"):
         where = f"a sample of {penalty['sampled_rows']:,} cleaned rows"
     without = " without self-paced weights" if plain else ""
-    kinds = "settings, with and without self-paced weights" if both else "penalties"
+    kinds = "settings, with and without self-paced weights" if own else "penalties"
     text = (
         f"; {subject} penalty \N{GREEK SMALL LETTER MU} = {chosen:.2g}{without} was "
         f"chosen out of fold on {where} among {len(at)} {kinds}"
@@ -220,13 +223,6 @@ def _penalty_text(penalty: Mapping[str, Any], subject: str = "its") -> str:
         text += f", {scaled})" if compared != chosen else ")"
     text += "; the rows were decided with RoSR-L at the default penalty"
     return text + (", with its self-paced weights" if plain else "")
-
-
-def _setting(name: str) -> tuple[float, bool]:
-    """A candidate of the penalty comparison as (penalty, without self-paced
-    weights): '0.001' or '0.001 plain'."""
-    mu, _, plain = str(name).partition(" ")
-    return float(mu), bool(plain)
 
 
 def _stack_text(on_cleaned: Mapping[str, Any]) -> str:

@@ -43,11 +43,10 @@ def fits():
 
 def _errors(record):
     """The penalty comparison's error rates by (penalty, self-paced weights)."""
-    errors = {}
-    for name, candidate in record["candidates"].items():
-        mu, _, plain = name.partition(" ")
-        errors[float(mu), "none" if plain else "mixture"] = candidate["error_rate"]
-    return errors
+    return {
+        (c["mu"], c["weighting"]): c["error_rate"]
+        for c in record["candidates"].values()
+    }
 
 
 def test_a_penalty_better_out_of_fold_fits_the_final_model(fits):

@@ -284,8 +284,11 @@ def test_counts_of_rows_read_with_thousands_separators(audit):
 def test_a_final_fit_without_self_paced_weights_is_said(audit):
     # The default penalty kept, the self-paced weights left out: the final
     # model is not the one the rows were decided with, and the report says so.
-    candidates = {"0.001": {"error_rate": 0.2}, "0.01": {"error_rate": 0.19},
-                  "0.001 plain": {"error_rate": 0.1}}  # fmt: skip
+    candidates = {
+        "0.001": {"error_rate": 0.2, "mu": 0.001, "weighting": "mixture"},
+        "0.01": {"error_rate": 0.19, "mu": 0.01, "weighting": "mixture"},
+        "0.001 plain": {"error_rate": 0.1, "mu": 0.001, "weighting": "none"},
+    }
     penalty = {"chosen": 0.001, "default": 0.001, "compared": 0.001,
                "weighting": "none", "default_weighting": "mixture",
                "candidates": candidates}  # fmt: skip
