@@ -24,6 +24,9 @@ the accuracy on the clean test labels. Mean ± sd over repetitions.
     python benchmarks/peers.py            # 10 repetitions
     python benchmarks/peers.py --quick    # 2 repetitions, breast_cancer only
     python benchmarks/peers.py --data digits   # one dataset, section peers-digits
+    python benchmarks/peers.py --data digits --methods labelclean --section S
+        # labelclean alone (e.g. before and after a change; the peers'
+        # numbers do not depend on it), written to section S
 """
 
 import argparse
@@ -77,12 +80,27 @@ def flag_scores(flipped, flagged):
     )
 
 
-def run_once(X_tr, y_tr_noisy, y_tr, flipped, X_te, y_te, seed, results, timings):
-    from cleanlab.classification import CleanLearning
-    from cleanlab.filter import find_label_issues
-    from imblearn.under_sampling import EditedNearestNeighbours
+#: The methods ``--methods`` can choose, in the order they run.
+METHODS = ("labelclean", "cleanlab", "enn", "plain")
 
-    # labelclean
+
+def run_methods(
+    methods, X_tr, y_tr_noisy, y_tr, flipped, X_te, y_te, seed, results, timings
+):
+    """The ``methods`` (names of :data:`METHODS`) on one split."""
+    if "labelclean" in methods:
+        run_labelclean(
+            X_tr, y_tr_noisy, y_tr, flipped, X_te, y_te, seed, results, timings
+        )
+    if "cleanlab" in methods:
+        run_cleanlab(X_tr, y_tr_noisy, flipped, X_te, y_te, seed, results, timings)
+    if "enn" in methods:
+        run_enn(X_tr, y_tr_noisy, y_tr, flipped, X_te, y_te, results)
+    if "plain" in methods:
+        run_plain(X_tr, y_tr_noisy, X_te, y_te, seed, results)
+
+
+def run_labelclean(X_tr, y_tr_noisy, y_tr, flipped, X_te, y_te, seed, results, timings):
     with Timer() as t:
         cleaner = LabelCleaner(random_state=seed).fit(X_tr, y_tr_noisy)
     timings["labelclean"].append(t.seconds)
@@ -95,7 +113,12 @@ def run_once(X_tr, y_tr_noisy, y_tr, flipped, X_te, y_te, seed, results, timings
     if corrected.any():
         results["labelclean"]["corr_prec"].append((new == y_tr[corrected]).mean())
 
-    # cleanlab with two models
+
+def run_cleanlab(X_tr, y_tr_noisy, flipped, X_te, y_te, seed, results, timings):
+    """cleanlab's flags and CleanLearning, with LogisticRegression and HGB."""
+    from cleanlab.classification import CleanLearning
+    from cleanlab.filter import find_label_issues
+
     for name, make in (("cleanlab+LR", logreg), ("cleanlab+HGB", lambda: hgb(seed))):
         with Timer() as t:
             probs = cross_val_predict(
@@ -108,7 +131,11 @@ def run_once(X_tr, y_tr_noisy, y_tr, flipped, X_te, y_te, seed, results, timings
         results[name]["acc"].append((cl.predict(X_te) == y_te).mean())
         results[name]["flag_share"].append(issues.mean())
 
-    # imbalanced-learn ENN
+
+def run_enn(X_tr, y_tr_noisy, y_tr, flipped, X_te, y_te, results):
+    """imbalanced-learn's EditedNearestNeighbours, LogisticRegression on the rest."""
+    from imblearn.under_sampling import EditedNearestNeighbours
+
     enn = EditedNearestNeighbours(sampling_strategy="all")
     X_enn, y_enn = enn.fit_resample(StandardScaler().fit_transform(X_tr), y_tr_noisy)
     removed = np.ones(len(y_tr), bool)
@@ -119,7 +146,9 @@ def run_once(X_tr, y_tr_noisy, y_tr, flipped, X_te, y_te, seed, results, timings
     results["ENN"]["acc"].append((lr.predict(scaler.transform(X_te)) == y_te).mean())
     results["ENN"]["flag_share"].append(removed.mean())
 
-    # plain models on noisy labels
+
+def run_plain(X_tr, y_tr_noisy, X_te, y_te, seed, results):
+    """AdaBoost (stumps) and LogisticRegression on the noisy labels."""
     ada = AdaBoostClassifier(
         DecisionTreeClassifier(max_depth=1), n_estimators=200, random_state=seed
     ).fit(X_tr, y_tr_noisy)
@@ -138,6 +167,15 @@ def main() -> None:
         choices=["breast_cancer", "wine", "digits"],
         help="One dataset only (its own section), e.g. to run datasets in parallel.",
     )
+    parser.add_argument(
+        "--methods",
+        nargs="+",
+        choices=METHODS,
+        default=list(METHODS),
+        help="Run these methods only (default: all); the verdicts need "
+        "labelclean and cleanlab.",
+    )
+    parser.add_argument("--section", help="Section of RESULTS.md to write.")
     args = parser.parse_args()
     reps = 2 if args.quick else args.reps
     datasets = ["breast_cancer"] if args.quick else list(DATASETS)
@@ -163,7 +201,8 @@ def main() -> None:
     ]
     verdicts = []
     timings = defaultdict(list)
-    section = "peers" + (f"-{args.data}" if args.data else "")
+    section = args.section or "peers" + (f"-{args.data}" if args.data else "")
+    judged = {"labelclean", "cleanlab"} <= set(args.methods)
     for data_name in datasets:
         X, y = DATASETS[data_name]()
         for noise in (0.0, 0.1, 0.2, 0.3):
@@ -178,8 +217,9 @@ def main() -> None:
                     )
                 else:
                     y_noisy, flipped = y_tr.copy(), np.zeros(len(y_tr), bool)
-                run_once(
-                    X_tr, y_noisy, y_tr, flipped, X_te, y_te, rep, results, timings
+                run_methods(
+                    args.methods,
+                    *(X_tr, y_noisy, y_tr, flipped, X_te, y_te, rep, results, timings),
                 )
             for method, res in results.items():
                 flags = np.array(res["flags"]) if res["flags"] else None
@@ -193,7 +233,7 @@ def main() -> None:
                     + " | ".join(cells)
                     + f" | {share} | {corr} | {mean_std(res['acc'])} |"
                 )
-            if noise > 0 and data_name != "wine (0 vs rest)":
+            if judged and noise > 0 and data_name != "wine (0 vs rest)":
                 ours_f1 = np.mean(np.array(results["labelclean"]["flags"])[:, 2])
                 best_f1 = max(
                     np.mean(np.array(results[m]["flags"])[:, 2])
