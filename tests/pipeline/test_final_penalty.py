@@ -27,7 +27,7 @@ def _sharp_linear_rows(seed=0):
     default penalty (1e-3 of the mean loss) shrinks."""
     rng = np.random.RandomState(seed)
     X = rng.normal(size=(2 * N_TRAIN, 10))
-    W = rng.normal(scale=5.0, size=(10, 4))
+    W = rng.normal(scale=20.0, size=(10, 4))
     y = np.argmax(X @ W + rng.gumbel(size=(2 * N_TRAIN, 4)), axis=1)
     return X, y
 
@@ -67,9 +67,11 @@ def test_a_penalty_better_out_of_fold_fits_the_final_model(fits):
     assert record["compared"] == record["chosen"] and record["scale"] == 1.0
     assert "sampled_rows" not in record
     assert tuned.model_name_ == "rosr"
-    # a penalty chosen for the final fit predicts unseen rows better here
-    assert np.mean(tuned.predict(X_test) == y_test) > np.mean(
-        fixed.predict(X_test) == y_test
+    # a penalty chosen for the final fit predicts unseen rows better here, by
+    # more than a few of the 600 test rows (0.978 against 0.955 when written)
+    assert (
+        np.mean(tuned.predict(X_test) == y_test)
+        > np.mean(fixed.predict(X_test) == y_test) + 0.01
     )
 
 
