@@ -297,6 +297,34 @@ def _evidence_and_fit_text(final: Mapping[str, Any], name: str) -> str:
     return text + "."
 
 
+def _failed_checks(report: Mapping[str, Any]) -> list[Mapping[str, Any]]:
+    """The validation checks that failed with severity 'error'."""
+    return [
+        c
+        for suite in report.get("validation") or []
+        for c in suite.get("checks", [])
+        if not c.get("success", True) and c.get("severity", "error") != "warning"
+    ]
+
+
+def _withheld_text(report: Mapping[str, Any]) -> list[str]:
+    """The first sentence when a failed guardrail withheld the cleaned rows."""
+    held = (report.get("run") or {}).get("withholding")
+    if not isinstance(held, Mapping) or held.get("fail_on") not in ("error", "warning"):
+        return []
+    failed = sorted({str(c.get("name")) for c in _failed_checks(report)})
+    if not failed:
+        return []
+    return [
+        f"Stopped: the run failed its guardrail(s) {', '.join(failed)} with "
+        f"fail-on '{held['fail_on']}', so the cleaned rows were withheld as "
+        f"'{held.get('cleaned')}.rejected', a name no parquet reader picks up. "
+        "The audit and this report say why (Validation, below); to publish the "
+        "cleaned rows, check the classes named there, then raise the limits in "
+        "the pipeline's [validation] table or run again with --fail-on never."
+    ]
+
+
 def _story(report: Mapping[str, Any]) -> list[str]:
     """Plain sentences telling what happened in the run."""
     summary = report["summary"]
@@ -306,7 +334,7 @@ def _story(report: Mapping[str, Any]) -> list[str]:
     label = inp.get("label_column")
     classes = report.get("classes") or []
     n_classes = inp.get("n_classes_observed", len(classes))
-    story = calibration_story(report.get("run") or {})
+    story = _withheld_text(report) + calibration_story(report.get("run") or {})
     story.append(
         f"{count(n)} row(s) came in with {n_classes} observed class(es)"
         + (f" in the label column '{label}'." if label else ".")
@@ -316,7 +344,7 @@ def _story(report: Mapping[str, Any]) -> list[str]:
     ]
     if checks:
         failed = [c for c in checks if not c.get("success", True)]
-        errors = [c for c in failed if c.get("severity", "error") != "warning"]
+        errors = _failed_checks(report)
         text = (
             f"Validation ran {len(checks)} check(s): {len(checks) - len(failed)} passed"
         )

@@ -26,6 +26,7 @@ from labelclean.runner._outputs import (
     input_files,
     versions,
     withhold_if_failed,
+    withholding,
     write_outputs,
 )
 from labelclean.runner._stream import DEFAULT_BATCH_SIZE
@@ -111,6 +112,7 @@ def apply_model(
             "features": meta["features"],
             "final_model": final_model_info(cleaner),
             "inputs": files,
+            "withholding": withholding(fail_on, engine),
         }
         manifest = {
             "format": "labelclean-manifest",

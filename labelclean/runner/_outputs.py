@@ -262,6 +262,13 @@ def _decide(
     return outcome, info
 
 
+def withholding(fail_on: str, engine: str = "local") -> dict[str, str]:
+    """``run_info['withholding']``: the fail-on setting and the name the
+    cleaned rows are published under, from which the report says whether
+    they were withheld (:func:`withhold_if_failed`) before it is written."""
+    return {"fail_on": fail_on, "cleaned": output_names(engine)["cleaned"]}
+
+
 def withhold_if_failed(
     folder: Any, output_result: Any, fail_on: str, engine: str = "local"
 ) -> None:

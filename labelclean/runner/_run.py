@@ -41,6 +41,7 @@ from labelclean.runner._outputs import (
     input_files,
     versions,
     withhold_if_failed,
+    withholding,
     write_outputs,
 )
 from labelclean.runner._reviewed import mark_reviewed, reviewed_rows
@@ -417,6 +418,8 @@ def run_pipeline(
         sample = {"rows": len(frame), "reason": sample_reason}
         run_info = _run_info(definition, cleaner, cols, columns, seed, files, source)
         run_info["fitted_on"] = _fitted_on(sample, source, sampled)
+        fail_on = fail_on or definition.validation.get("fail_on", "never")
+        run_info["withholding"] = withholding(fail_on, engine)
         if review_info is not None:
             run_info["reviewed"] = review_info
         model_meta = _model_meta(definition, cols, columns, frame, seed)
@@ -440,7 +443,6 @@ def run_pipeline(
             scheduler=scheduler,
             n_jobs=n_jobs,
         )
-        fail_on = fail_on or definition.validation.get("fail_on", "never")
         withhold_if_failed(folder, output_result, fail_on, engine)
     clock.lap("outputs")
     logger.info("run times (s): %s", clock.summary())

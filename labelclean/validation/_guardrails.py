@@ -73,12 +73,12 @@ def change_checks(
                 "class(es) "
                 + ", ".join(
                     f"{_plain(k)!r} ({shares[k][1]} of {shares[k][2]}, "
-                    f"{shares[k][0]:.1%})"
+                    f"{shares[k][0]:.1%}{_class_noise_text(calibration, k)})"
                     for k in over[:5]
                 )
                 + f" lost more than {max_changed_share_per_class:.1%} of their rows "
                 "to discards and corrections; the evidence may not tell these "
-                "classes apart."
+                "classes apart, or most of their labels may be wrong: inspect them."
                 if over
                 else "no class lost more than the allowed share to discards and "
                 "corrections."
@@ -284,6 +284,21 @@ def _per_class_check(
             "shares": {str(k): float(v) for k, v in shares.items()},
         },
     )
+
+
+def _class_noise_text(calibration: Mapping[str, Any] | None, label: Any) -> str:
+    """'; estimated 71.0% of its labels wrong' from the calibration, if any."""
+    if not calibration:
+        return ""
+    rates = dict(
+        zip(
+            map(str, calibration.get("classes") or []),
+            calibration.get("noise_rate_per_class") or [],
+            strict=False,
+        )
+    )
+    rate = rates.get(str(_plain(label)))
+    return "" if rate is None else f"; estimated {rate:.1%} of its labels wrong"
 
 
 def _flagged_vs_noise_check(

@@ -419,6 +419,32 @@ def test_failed_guardrail_withholds_the_cleaned_rows(tmp_path):
     report = json.loads((out / "report.json").read_text())
     checks = {c["name"]: c for s in report["validation"] for c in s["checks"]}
     assert not checks["class_net_change"]["success"]
+    # each class named with the share of its labels the fit reads as wrong
+    rates = report["run"]["calibration"]["noise_rate_per_class"]
+    message = checks["class_net_change"]["message"]
+    for rate in rates:
+        assert f"estimated {rate:.1%} of its labels wrong" in message
+    assert report["run"]["withholding"] == {
+        "fail_on": "error",
+        "cleaned": "cleaned.parquet",
+    }
+    # the report's first sentence says the cleaned rows were withheld, and why
+    html = unescape((out / "report.html").read_text())
+    stopped = html.index("Stopped: the run failed its guardrail(s) class_net_change")
+    assert stopped < html.index("Estimated share of wrong labels")
+    assert "withheld as 'cleaned.parquet.rejected'" in html
+
+    # the same limits without fail-on: the run fails its guardrail, publishes
+    # the cleaned rows, and its report says nothing was withheld
+    pipeline.write_text(pipeline.read_text().replace('"error"', '"never"'))
+    res = runner.invoke(
+        app, ["run", str(data), "-p", str(pipeline), "--label", "label", "--out",
+              str(tmp_path / "kept")],
+    )  # fmt: skip
+    assert res.exit_code == 0, res.output
+    assert (tmp_path / "kept" / "cleaned.parquet").exists()
+    html = unescape((tmp_path / "kept" / "report.html").read_text())
+    assert "failed: class_net_change" in html and "Stopped:" not in html
 
 
 def test_net_change_counts_corrections_as_well_as_discards():
