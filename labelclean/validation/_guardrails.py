@@ -196,7 +196,9 @@ def guardrail_checks(
     per_class = summary.class_counts()
     checks = [
         _discarded_share_check(summary, max_discarded_share, max_examples),
-        _per_class_check(per_class, max_discarded_share_per_class, max_examples),
+        _per_class_check(
+            per_class, max_discarded_share_per_class, max_examples, calibration
+        ),
         *change_checks(
             per_class,
             max_changed_share_per_class=(
@@ -254,7 +256,10 @@ def _discarded_share_check(
 
 
 def _per_class_check(
-    per_class: Mapping[Any, Mapping[str, int]], limit: float, max_examples: int
+    per_class: Mapping[Any, Mapping[str, int]],
+    limit: float,
+    max_examples: int,
+    calibration: Mapping[str, Any] | None = None,
 ) -> CheckResult:
     shares = {
         k: v["discarded"] / v["n_observed"]
@@ -272,7 +277,8 @@ def _per_class_check(
         message=(
             "class(es) "
             + ", ".join(
-                f"{_plain(k)!r} ({shares[k]:.1%} of {per_class[k]['n_observed']})"
+                f"{_plain(k)!r} ({shares[k]:.1%} of {per_class[k]['n_observed']}"
+                f"{_class_noise_text(calibration, k)})"
                 for k in over[:5]
             )
             + f" lost more than {limit:.1%} to discards."

@@ -203,6 +203,26 @@ def test_output_discarded_share_limits(audit):
     per_class = result.check("discarded_share_per_class")
     assert not per_class.success and per_class.examples == ["a", "b"]
     assert per_class.details["shares"] == {"a": 0.25, "b": 0.25}
+    # with a fit's calibration, each class is named with its estimated noise
+    calibration = {
+        "classes": ["a", "b"],
+        "noise_rate_per_class": [0.3, 0.05],
+        "noise_rate": 0.175,
+        "noise_rate_interval": [0.1, 0.3],
+    }
+    result = validate_output(
+        audit,
+        max_discarded_share=1.0,
+        max_discarded_share_per_class=0.2,
+        calibration=calibration,
+    )
+    named = {
+        "discarded_share_per_class": "'a' (25.0% of 4; estimated 30.0% of its",
+        "class_net_change": "'a' (1 of 4, 25.0%; estimated 30.0% of its",
+    }
+    for name, text in named.items():
+        message = result.check(name).message
+        assert text in message and "estimated 5.0% of its labels" in message
 
 
 def test_output_bad_values(audit):
