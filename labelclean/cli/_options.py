@@ -120,3 +120,19 @@ Scheduler = Annotated[
         "DASK_SCHEDULER_ADDRESS, else a local cluster.",
     ),
 ]
+
+
+class FailOn(StrEnum):
+    """When guardrail failures make the command exit non-zero."""
+
+    never = "never"
+    error = "error"
+
+
+FailOnOption = Annotated[
+    FailOn | None,
+    typer.Option(
+        help="Exit non-zero (7) when an output guardrail fails, and withhold the "
+        "cleaned rows (cleaned.parquet.rejected)."
+    ),
+]

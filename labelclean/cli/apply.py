@@ -10,6 +10,7 @@ from labelclean.cli._options import (
     BatchSize,
     Engine,
     EngineOption,
+    FailOnOption,
     Force,
     Jobs,
     Out,
@@ -35,6 +36,7 @@ def apply(
     engine: EngineOption = Engine.local,
     scheduler: Scheduler = None,
     jobs: Jobs = -1,
+    fail_on: FailOnOption = None,
 ) -> None:
     """Correct and discard labels of new batches the way a fitted pipeline does."""
     # lazy: keeps `labelclean --help` fast
@@ -50,5 +52,6 @@ def apply(
             engine=engine.value,
             scheduler=scheduler,
             n_jobs=jobs,
+            fail_on=fail_on.value if fail_on else "never",
         )
     summarise(result)

@@ -1,6 +1,5 @@
 """``labelclean run``: clean a parquet file or folder with a pipeline."""
 
-from enum import StrEnum
 from pathlib import Path
 from typing import Annotated
 
@@ -12,6 +11,7 @@ from labelclean.cli._options import (
     Engine,
     EngineOption,
     Exclude,
+    FailOnOption,
     Feature,
     Force,
     IdColumn,
@@ -24,14 +24,6 @@ from labelclean.cli._options import (
     Seed,
     overwrite_mode,
 )
-
-
-class FailOn(StrEnum):
-    """When guardrail failures make the command exit non-zero."""
-
-    never = "never"
-    error = "error"
-
 
 Input = Annotated[Path, typer.Argument(help="Parquet file or folder of parquet files.")]
 TargetPrecision = Annotated[
@@ -60,10 +52,6 @@ SuspectConfidence = Annotated[
         help="Fixed rule: confidence below which rows are suspects "
         "(replaces the calibrated decisions).",
     ),
-]
-FailOnOption = Annotated[
-    FailOn | None,
-    typer.Option(help="Exit non-zero (7) when an output guardrail fails."),
 ]
 MaxFitRows = Annotated[
     int | None,

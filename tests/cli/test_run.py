@@ -2,6 +2,7 @@
 
 import hashlib
 import json
+from html import unescape
 from pathlib import Path
 
 import numpy as np
@@ -245,6 +246,34 @@ def test_apply_on_held_out_batch(noisy_data, tmp_path):
     f1_run = f1_score(flipped[:600], train_audit["decision"] != "kept")
     f1_apply = f1_score(flipped[600:], audit["decision"] != "kept")
     assert abs(f1_run - f1_apply) < 0.1, (f1_run, f1_apply)
+
+
+def test_apply_with_fail_on_withholds_a_batch_that_fails_a_guardrail(
+    noisy_data, tmp_path
+):
+    out = tmp_path / "fit"
+    assert _run(noisy_data, out).exit_code == 0
+    _, y = make_blobs(900, centers=2, cluster_std=1.5, random_state=0)
+    batch = pd.read_parquet(noisy_data["batch"])
+    wrong = batch[y[600:] == 0].copy()  # every row of one blob labelled 'pos'
+    wrong["label"] = pd.Series("pos", index=wrong.index, dtype="string")
+    path = tmp_path / "wrong.parquet"
+    wrong.to_parquet(path, index=False)
+    args = ["apply", str(out / "model.skops"), str(path), "--out"]
+    res = runner.invoke(app, [*args, str(tmp_path / "strict"), "--fail-on", "error"])
+    assert res.exit_code == 7, res.output
+    assert "class_net_change" in res.stderr
+    assert (tmp_path / "strict" / "cleaned.parquet.rejected").exists()
+    assert not (tmp_path / "strict" / "cleaned.parquet").exists()
+    assert len(pd.read_parquet(tmp_path / "strict" / "audit.parquet")) == len(wrong)
+    html = unescape((tmp_path / "strict" / "report.html").read_text())
+    assert html.index("Stopped: the run failed its guardrail(s)") < html.index(
+        "row(s) came in"
+    )
+    # without --fail-on the same batch is published, as before
+    res = runner.invoke(app, [*args, str(tmp_path / "lenient")])
+    assert res.exit_code == 0, res.output
+    assert (tmp_path / "lenient" / "cleaned.parquet").exists()
 
 
 def test_apply_refuses_changed_schema(noisy_data, tmp_path):
