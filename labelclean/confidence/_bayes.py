@@ -319,7 +319,7 @@ class BayesConfidence(BaseConfidence):
                 random_state=draw_seed(rng),
                 n_jobs=self.n_jobs,
             )
-            keep, self.removal_round_, _ = flt.rounds(index, codes)
+            keep, self.removal_round_, _ = flt.rounds(index, codes, self.classes_)
         self.in_reduced_set_ = keep
         self._fit_densities(Z[keep], codes[keep], n_classes, rng)
         self.observed_priors_ = np.bincount(codes, minlength=n_classes) / n_samples

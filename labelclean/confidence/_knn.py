@@ -196,7 +196,7 @@ class KNNConfidence(BaseConfidence):
             keep = np.ones(Z.shape[0], dtype=bool)
             self.removal_round_ = np.zeros(Z.shape[0], dtype=np.int64)
         else:
-            keep, self.removal_round_, _ = flt.rounds(index, codes)
+            keep, self.removal_round_, _ = flt.rounds(index, codes, self.classes_)
         self.n_neighbors_ = index.effective_k(
             self.n_neighbors, int(keep.sum()), exclude_self=True
         )

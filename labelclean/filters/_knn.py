@@ -176,7 +176,9 @@ class KNNFilter(FeatureSpaceMixin, BaseFilter):
             random_state=draw_seed(self.random_state),
             n_jobs=self.n_jobs,
         )
-        keep, self.removal_round_, self.agreement_ = self._rounds(index, codes)
+        keep, self.removal_round_, self.agreement_ = self._rounds(
+            index, codes, self.classes_
+        )
         self.sample_indices_ = np.flatnonzero(keep)
         return self
 
@@ -194,7 +196,7 @@ class KNNFilter(FeatureSpaceMixin, BaseFilter):
             )
         return thresholds
 
-    def rounds(self, index: NeighborIndex, codes: np.ndarray):
+    def rounds(self, index: NeighborIndex, codes: np.ndarray, classes=None):
         """Run the filter's rounds on a neighbour index another estimator built.
 
         :class:`~labelclean.confidence.KNNConfidence` and
@@ -209,6 +211,8 @@ class KNNFilter(FeatureSpaceMixin, BaseFilter):
             ``n_neighbors + CANDIDATE_MARGIN`` candidates.
         codes : ndarray of int of shape (n_samples,)
             Label codes of the training rows.
+        classes : array-like of shape (n_classes,), default=None
+            The labels the codes stand for, named in warnings (else the codes).
 
         Returns
         -------
@@ -220,9 +224,9 @@ class KNNFilter(FeatureSpaceMixin, BaseFilter):
             Each row's last computed agreement rate.
         """
         self._validate_params()
-        return self._rounds(index, codes)
+        return self._rounds(index, codes, classes)
 
-    def _rounds(self, index: NeighborIndex, codes: np.ndarray):
+    def _rounds(self, index: NeighborIndex, codes: np.ndarray, classes=None):
         """The filter rounds on a ready index; returns (keep, rounds, agreement)."""
         thresholds = self._validated_thresholds()
         n_samples = codes.shape[0]
@@ -239,22 +243,29 @@ class KNNFilter(FeatureSpaceMixin, BaseFilter):
             rate = counts[np.arange(rows.size), codes[rows]] / k
             agreement[rows] = rate
             drop = rows[rate < threshold]
-            drop = _spare_last_of_class(drop, keep, codes, n_classes, round_)
+            drop = _spare_last_of_class(drop, keep, codes, round_, classes)
             removal_round[drop] = round_
             keep[drop] = False
         return keep, removal_round, agreement
 
 
-def _spare_last_of_class(drop, keep, codes, n_classes, round_):
-    """Do not let one round remove every remaining row of a class."""
+def _spare_last_of_class(drop, keep, codes, round_, classes=None):
+    """Do not let one round remove every remaining row of a class (named by
+    its label in ``classes``, else by its code)."""
+    n_classes = int(codes.max()) + 1
     left = np.bincount(codes[keep], minlength=n_classes)
     dropped = np.bincount(codes[drop], minlength=n_classes)
     emptied = np.flatnonzero((left > 0) & (dropped >= left))
     if emptied.size:
+        named = (
+            f"code(s) {emptied.tolist()}"
+            if classes is None
+            else str(np.asarray(classes, dtype=object)[emptied].tolist())
+        )
         warnings.warn(
             f"filter round {round_} would remove every remaining row of class "
-            f"code(s) {emptied.tolist()}; those rows are kept. The labels of that "
-            "class may be mostly wrong; inspect them.",
+            f"{named}; those rows are kept. The labels of that class may be "
+            "mostly wrong; inspect them.",
             UserWarning,
             stacklevel=4,
         )

@@ -201,6 +201,12 @@ def test_filter_never_empties_a_class():
     with pytest.warns(UserWarning, match="would remove every remaining row"):
         flt = KNNFilter().fit(X, y)
     assert 20 in flt.sample_indices_
+    # the warning names the class by its label, not by an internal code
+    names = np.array(["common"] * 20 + ["rare"])
+    with pytest.warns(UserWarning, match=r"row of class \['rare'\]; those rows"):
+        KNNFilter().fit(X, names)
+    with pytest.warns(UserWarning, match=r"row of class \['rare'\]; those rows"):
+        KNNConfidence().fit(X, names)
 
 
 def test_deterministic(global_random_seed):
