@@ -309,19 +309,25 @@ def _failed_checks(report: Mapping[str, Any]) -> list[Mapping[str, Any]]:
 
 def _withheld_text(report: Mapping[str, Any]) -> list[str]:
     """The first sentence when a failed guardrail withheld the cleaned rows."""
-    held = (report.get("run") or {}).get("withholding")
+    run = report.get("run") or {}
+    held = run.get("withholding")
     if not isinstance(held, Mapping) or held.get("fail_on") not in ("error", "warning"):
         return []
     failed = sorted({str(c.get("name")) for c in _failed_checks(report)})
     if not failed:
         return []
+    remedy = (  # apply checks new batches with the default limits
+        "run apply again without --fail-on"
+        if run.get("command") == "apply"
+        else "raise the limits in the pipeline's [validation] table or run again "
+        "with --fail-on never"
+    )
     return [
         f"Stopped: the run failed its guardrail(s) {', '.join(failed)} with "
         f"fail-on '{held['fail_on']}', so the cleaned rows were withheld as "
         f"'{held.get('cleaned')}.rejected', a name no parquet reader picks up. "
         "The audit and this report say why (Validation, below); to publish the "
-        "cleaned rows, check the classes named there, then raise the limits in "
-        "the pipeline's [validation] table or run again with --fail-on never."
+        f"cleaned rows, check the classes named there, then {remedy}."
     ]
 
 

@@ -270,6 +270,7 @@ def test_apply_with_fail_on_withholds_a_batch_that_fails_a_guardrail(
     assert html.index("Stopped: the run failed its guardrail(s)") < html.index(
         "row(s) came in"
     )
+    assert "then run apply again without --fail-on." in html  # no limits to raise
     # without --fail-on the same batch is published, as before
     res = runner.invoke(app, [*args, str(tmp_path / "lenient")])
     assert res.exit_code == 0, res.output

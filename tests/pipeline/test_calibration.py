@@ -433,6 +433,7 @@ def test_failed_guardrail_withholds_the_cleaned_rows(tmp_path):
     stopped = html.index("Stopped: the run failed its guardrail(s) class_net_change")
     assert stopped < html.index("Estimated share of wrong labels")
     assert "withheld as 'cleaned.parquet.rejected'" in html
+    assert "raise the limits in the pipeline's [validation] table" in html
 
     # the same limits without fail-on: the run fails its guardrail, publishes
     # the cleaned rows, and its report says nothing was withheld
