@@ -311,10 +311,7 @@ def _withheld_text(report: Mapping[str, Any]) -> list[str]:
     """The first sentence when a failed guardrail withheld the cleaned rows."""
     run = report.get("run") or {}
     held = run.get("withholding")
-    if not isinstance(held, Mapping) or held.get("fail_on") not in ("error", "warning"):
-        return []
-    failed = sorted({str(c.get("name")) for c in _failed_checks(report)})
-    if not failed:
+    if not isinstance(held, Mapping) or not held.get("withheld"):
         return []
     remedy = (  # apply checks new batches with the default limits
         "run apply again without --fail-on"
@@ -323,11 +320,12 @@ def _withheld_text(report: Mapping[str, Any]) -> list[str]:
         "with --fail-on never"
     )
     return [
-        f"Stopped: the run failed its guardrail(s) {', '.join(failed)} with "
-        f"fail-on '{held['fail_on']}', so the cleaned rows were withheld as "
-        f"'{held.get('cleaned')}.rejected', a name no parquet reader picks up. "
-        "The audit and this report say why (Validation, below); to publish the "
-        f"cleaned rows, check the classes named there, then {remedy}."
+        f"Stopped: the run failed its guardrail(s) "
+        f"{', '.join(map(str, held.get('failed') or []))} with fail-on "
+        f"'{held.get('fail_on')}', so the cleaned rows were withheld as "
+        f"'{held['withheld']}', a name no parquet reader picks up. The audit and "
+        "this report say why (Validation, below); to publish the cleaned rows, "
+        f"check the classes named there, then {remedy}."
     ]
 
 

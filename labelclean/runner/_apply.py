@@ -26,7 +26,6 @@ from labelclean.runner._outputs import (
     input_files,
     versions,
     withhold_if_failed,
-    withholding,
     write_outputs,
 )
 from labelclean.runner._stream import DEFAULT_BATCH_SIZE
@@ -112,7 +111,6 @@ def apply_model(
             "features": meta["features"],
             "final_model": final_model_info(cleaner),
             "inputs": files,
-            "withholding": withholding(fail_on, engine),
         }
         manifest = {
             "format": "labelclean-manifest",
@@ -140,6 +138,7 @@ def apply_model(
             engine=engine,
             scheduler=scheduler,
             n_jobs=n_jobs,
+            fail_on=fail_on,
         )
         withhold_if_failed(folder, output_result, fail_on, engine)
     clock.lap("decide_and_write")

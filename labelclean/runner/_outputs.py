@@ -129,6 +129,7 @@ def write_outputs(
     engine: str = "local",
     scheduler: str | None = None,
     n_jobs: int | None = None,
+    fail_on: str = "never",
 ) -> tuple[Any, dict[str, int]]:
     """Decide every row of ``source`` with ``cleaner`` and write every output.
 
@@ -166,6 +167,10 @@ def write_outputs(
         Dask scheduler address.
     n_jobs : int, default=None
         Batches decided at once by the local engine.
+    fail_on : {'never', 'error'}, default='never'
+        Whether a failed guardrail withholds the cleaned rows; the report's
+        ``run.withholding`` says what happened (:func:`withhold_if_failed`
+        then moves them).
 
     Returns
     -------
@@ -206,18 +211,13 @@ def write_outputs(
     output_result = _output_suite(
         outcome.summary, guardrails, run_info.get("calibration")
     )
-    run_info = {**run_info, "engine": engine_info}
+    run_info = {
+        **run_info,
+        "engine": engine_info,
+        "withholding": _withholding(output_result, fail_on, engine),
+    }
     validation = [] if input_validation is None else [input_validation.to_dict()]
-    if checks is not None:
-        streamed = checks.result()
-        validation.append(streamed.to_dict())
-        if checks.missing_labels:  # the fit's rows all had one; say so once
-            logger.warning("%s", streamed.check("label_not_null").message)
-        if "missing_values" not in run_info:  # apply: the new rows' own counts
-            run_info["missing_values"] = {
-                "columns": dict(checks.missing_counts),
-                "handling": MISSING_VALUE_HANDLING,
-            }
+    validation += _streamed_validation(checks, run_info)
     validation.append(output_result.to_dict())
     report = outcome.summary.report(
         label=label,
@@ -262,11 +262,37 @@ def _decide(
     return outcome, info
 
 
-def withholding(fail_on: str, engine: str = "local") -> dict[str, str]:
-    """``run_info['withholding']``: the fail-on setting and the name the
-    cleaned rows are published under, from which the report says whether
-    they were withheld (:func:`withhold_if_failed`) before it is written."""
-    return {"fail_on": fail_on, "cleaned": output_names(engine)["cleaned"]}
+def _streamed_validation(checks: Any, run_info: dict[str, Any]) -> list[dict]:
+    """The input checks run batch by batch (none when ``checks`` is None);
+    ``apply``'s missing values, counted on the new rows, go into ``run_info``."""
+    if checks is None:
+        return []
+    streamed = checks.result()
+    if checks.missing_labels:  # the fit's rows all had one; say so once
+        logger.warning("%s", streamed.check("label_not_null").message)
+    if "missing_values" not in run_info:  # apply: the new rows' own counts
+        run_info["missing_values"] = {
+            "columns": dict(checks.missing_counts),
+            "handling": MISSING_VALUE_HANDLING,
+        }
+    return [streamed.to_dict()]
+
+
+def _withholds(output_result: Any, fail_on: str) -> bool:
+    """Whether a failed guardrail withholds the cleaned rows."""
+    return bool(output_result.failures) and fail_on in ("error", "warning")
+
+
+def _withholding(output_result: Any, fail_on: str, engine: str) -> dict[str, Any]:
+    """The report's ``run.withholding``: the fail-on setting, the guardrails
+    that failed, and the name the cleaned rows were withheld under (None when
+    they are published)."""
+    withheld = _withholds(output_result, fail_on)
+    return {
+        "fail_on": fail_on,
+        "failed": [c.name for c in output_result.failures],
+        "withheld": f"{output_names(engine)['cleaned']}.rejected" if withheld else None,
+    }
 
 
 def withhold_if_failed(
@@ -275,7 +301,7 @@ def withhold_if_failed(
     """A failed guardrail with fail-on: the cleaned rows are not published
     under their usable name (``cleaned.parquet.rejected``, ``cleaned.rejected/``);
     the audit and the report, which say why, are."""
-    if output_result.failures and fail_on in ("error", "warning"):
+    if _withholds(output_result, fail_on):
         folder.withhold(output_names(engine)["cleaned"])
 
 
@@ -298,7 +324,7 @@ def finish(
         failed_checks=failed,
         files={name: str(folder.path / name) for name in names.values()},
     )
-    if failed and fail_on in ("error", "warning"):
+    if _withholds(output_result, fail_on):
         raise GuardrailError(
             f"output guardrail(s) failed: {', '.join(failed)}; the cleaned rows "
             f"were withheld ({names['cleaned']}.rejected), the audit and the "

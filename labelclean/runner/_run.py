@@ -41,7 +41,6 @@ from labelclean.runner._outputs import (
     input_files,
     versions,
     withhold_if_failed,
-    withholding,
     write_outputs,
 )
 from labelclean.runner._reviewed import mark_reviewed, reviewed_rows
@@ -419,7 +418,6 @@ def run_pipeline(
         run_info = _run_info(definition, cleaner, cols, columns, seed, files, source)
         run_info["fitted_on"] = _fitted_on(sample, source, sampled)
         fail_on = fail_on or definition.validation.get("fail_on", "never")
-        run_info["withholding"] = withholding(fail_on, engine)
         if review_info is not None:
             run_info["reviewed"] = review_info
         model_meta = _model_meta(definition, cols, columns, frame, seed)
@@ -442,6 +440,7 @@ def run_pipeline(
             engine=engine,
             scheduler=scheduler,
             n_jobs=n_jobs,
+            fail_on=fail_on,
         )
         withhold_if_failed(folder, output_result, fail_on, engine)
     clock.lap("outputs")

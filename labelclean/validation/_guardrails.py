@@ -48,7 +48,7 @@ def change_checks(
     -------
     checks : list of CheckResult
     """
-    shares = {}
+    shares, rates = {}, _class_noise(calibration)
     for label, row in sorted(counts.items(), key=lambda kv: str(kv[0])):
         n = row.get("n_observed", 0)
         if n:
@@ -73,7 +73,7 @@ def change_checks(
                 "class(es) "
                 + ", ".join(
                     f"{_plain(k)!r} ({shares[k][1]} of {shares[k][2]}, "
-                    f"{shares[k][0]:.1%}{_class_noise_text(calibration, k)})"
+                    f"{shares[k][0]:.1%}{_class_noise_text(rates, k)})"
                     for k in over[:5]
                 )
                 + f" lost more than {max_changed_share_per_class:.1%} of their rows "
@@ -261,6 +261,7 @@ def _per_class_check(
     max_examples: int,
     calibration: Mapping[str, Any] | None = None,
 ) -> CheckResult:
+    rates = _class_noise(calibration)
     shares = {
         k: v["discarded"] / v["n_observed"]
         for k, v in sorted(per_class.items(), key=lambda kv: str(kv[0]))
@@ -278,7 +279,7 @@ def _per_class_check(
             "class(es) "
             + ", ".join(
                 f"{_plain(k)!r} ({shares[k]:.1%} of {per_class[k]['n_observed']}"
-                f"{_class_noise_text(calibration, k)})"
+                f"{_class_noise_text(rates, k)})"
                 for k in over[:5]
             )
             + f" lost more than {limit:.1%} to discards."
@@ -292,17 +293,21 @@ def _per_class_check(
     )
 
 
-def _class_noise_text(calibration: Mapping[str, Any] | None, label: Any) -> str:
-    """'; estimated 71.0% of its labels wrong' from the calibration, if any."""
+def _class_noise(calibration: Mapping[str, Any] | None) -> dict[str, float]:
+    """Each class's estimated share of wrong labels, by its label as text."""
     if not calibration:
-        return ""
-    rates = dict(
+        return {}
+    return dict(
         zip(
             map(str, calibration.get("classes") or []),
             calibration.get("noise_rate_per_class") or [],
             strict=False,
         )
     )
+
+
+def _class_noise_text(rates: Mapping[str, float], label: Any) -> str:
+    """'; estimated 71.0% of its labels wrong' from :func:`_class_noise`."""
     rate = rates.get(str(_plain(label)))
     return "" if rate is None else f"; estimated {rate:.1%} of its labels wrong"
 

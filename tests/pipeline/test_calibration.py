@@ -426,7 +426,8 @@ def test_failed_guardrail_withholds_the_cleaned_rows(tmp_path):
         assert f"estimated {rate:.1%} of its labels wrong" in message
     assert report["run"]["withholding"] == {
         "fail_on": "error",
-        "cleaned": "cleaned.parquet",
+        "failed": ["class_net_change"],
+        "withheld": "cleaned.parquet.rejected",
     }
     # the report's first sentence says the cleaned rows were withheld, and why
     html = unescape((out / "report.html").read_text())
@@ -446,6 +447,8 @@ def test_failed_guardrail_withholds_the_cleaned_rows(tmp_path):
     assert (tmp_path / "kept" / "cleaned.parquet").exists()
     html = unescape((tmp_path / "kept" / "report.html").read_text())
     assert "failed: class_net_change" in html and "Stopped:" not in html
+    kept = json.loads((tmp_path / "kept" / "report.json").read_text())
+    assert kept["run"]["withholding"]["withheld"] is None
 
 
 def test_net_change_counts_corrections_as_well_as_discards():
