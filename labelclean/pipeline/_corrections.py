@@ -237,6 +237,9 @@ def corrections(posterior, candidate, target, withheld, least=None):
 #: more likely wrong than right, and no label is corrected (docs/decisions.md,
 #: *Corrections the data cannot tell from no noise at all*).
 DOUBTFUL_CORRECTION_PRECISION = 0.5
+#: Key of :func:`correction_estimates`'s interval of the expected precision,
+#: which :func:`withhold_doubtful` reads and removes.
+_EXPECTED = "expected_correction_precision_interval"
 
 
 def withhold_doubtful(thresholds, pairs, corrected, estimated, target):
@@ -244,7 +247,9 @@ def withhold_doubtful(thresholds, pairs, corrected, estimated, target):
     of them are wrong.
 
     ``estimated``: :func:`correction_estimates` of the corrections
-    ``corrected``. Where the low end of their precision interval is under
+    ``corrected``. Where the low end of the interval of their expected
+    precision (the reported interval less the half step the count measured
+    on these rows adds, :func:`estimate_interval`) is under
     :data:`DOUBTFUL_CORRECTION_PRECISION` (under ``target``, the correction
     target, where a user set it lower; typically because the noise
     interval reaches 0: the labels admit no wrong label at all, and each
@@ -256,7 +261,8 @@ def withhold_doubtful(thresholds, pairs, corrected, estimated, target):
     corrections where withheld) and the interval that was too wide (None
     where the corrections stand).
     """
-    interval = estimated.get("correction_precision_interval")
+    estimated = dict(estimated)
+    interval = estimated.pop(_EXPECTED, None)
     if interval is None or interval[0] >= min(DOUBTFUL_CORRECTION_PRECISION, target):
         return thresholds, corrected, estimated, None
     _withhold_all(thresholds, pairs)
@@ -328,11 +334,14 @@ def correction_estimates(evidence, codes, Q, correction, noise_interval):
         ends.append((hits / count, hits / n_end if n_end > 0 else float("nan")))
     precision, recall = float(right.mean()), float(right.sum()) / n_wrong
     out["correction_precision"] = precision
+    # The doubt is read on the expected precision's interval, the report
+    # gives where the share measured on these rows falls (half a step wider).
+    out[_EXPECTED] = estimate_interval(precision, sd / count, [e[0] for e in ends])
     out["correction_precision_interval"] = estimate_interval(
-        precision, sd / count, [e[0] for e in ends]
+        precision, sd / count, [e[0] for e in ends], steps=count
     )
     out["correction_recall"] = min(1.0, recall)
     out["correction_recall_interval"] = estimate_interval(
-        min(1.0, recall), sd / n_wrong, [min(1.0, e[1]) for e in ends]
+        min(1.0, recall), sd / n_wrong, [min(1.0, e[1]) for e in ends], steps=n_wrong
     )
     return out

@@ -412,7 +412,7 @@ def shrink_evidence(P: np.ndarray, alpha: float, class_shares) -> np.ndarray:
     return (1.0 - alpha) * P + alpha * shares[None, :]
 
 
-def estimate_interval(value, sd, others=(), count=None):
+def estimate_interval(value, sd, others=(), count=None, steps=None):
     """Where the measured share should fall: value ± 1.645 sd, widened to
     include ``others`` (other estimators).
 
@@ -423,13 +423,23 @@ def estimate_interval(value, sd, others=(), count=None):
     variance (an upper bound for rows of unequal probabilities), with ``p``
     the value given half a success and half a failure (Jeffreys' prior), so
     that an estimate of 0 or 1 still leaves room for a count that falls short.
+
+    The measured share moves in steps of ``1 / steps`` (``steps``: its
+    denominator, ``count`` by default), and a normal interval for a count
+    misses its ends by up to half a step: each side is widened by
+    ``0.5 / steps``, the continuity correction. Without it, 43 corrections
+    each right with probability about 0.94 had an upper limit of 0.9993, and
+    all 43 were right, which happens about once in 14 fits
+    (docs/decisions.md, *Honest intervals*).
     """
     if sd is None or not np.isfinite(value):
         return None
     if count is not None and count >= 1:
         p = (value * count + 0.5) / (count + 1.0)
         sd = float(np.sqrt(sd**2 + p * (1.0 - p) / count))
-    low, high = value - 1.645 * sd, value + 1.645 * sd
+    steps = count if steps is None else steps
+    half_step = 0.5 / steps if steps is not None and steps >= 1 else 0.0
+    low, high = value - 1.645 * sd - half_step, value + 1.645 * sd + half_step
     for other in others:
         if other is not None and np.isfinite(other):
             low, high = min(low, other), max(high, other)

@@ -167,7 +167,7 @@ def test_an_interval_is_for_the_count_measured_not_only_its_expectation():
     # no bootstrap spread and no other reading: the count's own spread is left
     low, high = estimate_interval(0.8, 0.0, count=100)
     p = (80 + 0.5) / 101
-    half = 1.645 * np.sqrt(p * (1 - p) / 100)
+    half = 1.645 * np.sqrt(p * (1 - p) / 100) + 0.5 / 100  # and half a step
     assert (low, high) == pytest.approx((0.8 - half, 0.8 + half))
     # an estimate of 1 out of a few flags is not certain either
     assert estimate_interval(1.0, 0.0, count=20)[0] < 0.97
@@ -175,6 +175,22 @@ def test_an_interval_is_for_the_count_measured_not_only_its_expectation():
     # other readings still widen it, the bootstrap still adds to it
     assert estimate_interval(0.8, 0.0, [0.5], count=100)[0] == 0.5
     assert estimate_interval(0.8, 0.1, count=100)[0] < low - 0.05
+
+
+def test_an_interval_reaches_the_count_its_rows_make_likely():
+    # 43 corrections, each right with probability 0.94: all 43 are right in
+    # 0.94 ** 43 = 7 % of fits, more than the 5 % a 90 % interval leaves
+    # above it, so its upper limit must reach 1. Without the half step the
+    # normal interval stopped short of it.
+    w = np.full(43, 0.94)
+    sd = np.sqrt(np.sum(w * (1 - w))) / w.size
+    assert np.prod(w) > 0.05
+    assert w.mean() + 1.645 * sd < 1.0
+    assert estimate_interval(w.mean(), sd, steps=w.size)[1] == 1.0
+    # with 400 such rows every one right is out of reach, and stays out
+    w = np.full(400, 0.94)
+    sd = np.sqrt(np.sum(w * (1 - w))) / w.size
+    assert estimate_interval(w.mean(), sd, steps=w.size)[1] < 0.97
 
 
 def test_clean_data_is_left_alone():
