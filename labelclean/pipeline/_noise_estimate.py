@@ -430,7 +430,7 @@ def estimate_interval(value, sd, others=(), count=None, steps=None):
     ``0.5 / steps``, the continuity correction. Without it, 43 corrections
     each right with probability about 0.94 had an upper limit of 0.9993, and
     all 43 were right, which happens about once in 14 fits
-    (docs/decisions.md, *Honest intervals*).
+    (docs/decisions.md, *Half a step for a count*).
     """
     if sd is None or not np.isfinite(value):
         return None

@@ -140,3 +140,36 @@ def test_the_report_names_the_least_noise_the_data_admit(tmp_path):
     cal["noise_rate_interval"][0] = 0.012
     text = unescape(render_html(report, plots=False))
     assert "the data admit as little noise as 1.2%" in text
+
+
+def test_a_single_sure_correction_is_judged_on_its_expected_precision():
+    # One correction whose posterior is 0.97: the share of it measured right
+    # is 0 or 1, so its reported interval takes half a step (a half) on each
+    # side and reaches below one half. The doubt reads the expected
+    # precision's interval, which does not: the correction stands.
+    rng = np.random.default_rng(0)
+    codes = rng.integers(0, 2, 200)
+    P = np.where(codes[:, None] == np.arange(2), 0.97, 0.03)
+    codes[0], alternative = 0, np.zeros(200, int)
+    P[0], alternative[0] = [0.005, 0.995], 1
+    Q = np.array([[0.475, 0.025], [0.025, 0.475]])
+    corrected = np.zeros(200, bool)
+    corrected[0] = True
+    strength = np.where(corrected, 0.97, 0.0)
+    estimated = corrections_module.correction_estimates(
+        (P, P), codes, Q, (alternative, strength, corrected, {"alpha": 0.0}),
+        [0.03, 0.07],
+    )  # fmt: skip
+    reported = estimated["correction_precision_interval"]
+    assert reported[0] < corrections_module.DOUBTFUL_CORRECTION_PRECISION
+    thresholds, pairs = np.full((2, 2), 0.9), [{"corrected": 1}]
+    kept = corrections_module.withhold_doubtful(
+        thresholds, pairs, corrected, estimated, 0.9
+    )
+    assert kept[3] is None and kept[1][0]  # not withheld
+    assert np.isfinite(kept[0]).all() and pairs[0]["corrected"] == 1
+    assert kept[2]["correction_precision_interval"] == reported
+    assert set(kept[2]) == {
+        "correction_precision", "correction_precision_interval",
+        "correction_recall", "correction_recall_interval",
+    }  # fmt: skip
