@@ -182,6 +182,28 @@ def _no_corrections_text(cal: Mapping[str, Any], pred: Mapping[str, Any]) -> str
     )
 
 
+def _doubtful_flags_text(cal: Mapping[str, Any]) -> str:
+    """Where the flags' precision interval reaches under one half, the data
+    cannot rule out that most flagged rows carry right labels; typically the
+    noise interval reaches 0 (docs/decisions.md, *Clean labels of
+    overlapping classes*). The point estimate alone would read as sure."""
+    interval = cal.get("flag_precision_interval")
+    if not cal.get("flagged") or not interval or interval[0] >= 0.5:
+        return ""
+    noise = (cal.get("noise_rate_interval") or [None])[0]
+    admit = (
+        " (the data admit that no label is wrong)"
+        if noise is not None and noise < 5e-4
+        else ""
+    )
+    return (
+        f" The flags' precision reaches down to {pct(interval[0])}: the data "
+        f"cannot rule out that most flagged rows carry right labels{admit}, "
+        "so a person should check them ('labelclean review export') before "
+        "the discards are relied on."
+    )
+
+
 def _weak_agreement_warning(pred: Mapping[str, Any]) -> str:
     """The first line where the evidence agrees with the labels less than
     moderately even with the noise taken out (``slight`` or ``fair``), or
@@ -256,6 +278,7 @@ def calibration_story(run: Mapping[str, Any]) -> list[str]:
                     else _no_corrections_text(cal, pred)
                 )
             )
+            text += _doubtful_flags_text(cal)
         elif not (pred.get("slight") or pred.get("fair")):
             text += " No row was flagged: no operating point was precise enough."
         story.append(

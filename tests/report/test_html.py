@@ -8,7 +8,10 @@ from html import unescape
 
 import pandas as pd
 import pytest
+from sklearn.datasets import make_classification
+from typer.testing import CliRunner
 
+from labelclean.cli.main import app
 from labelclean.report import build_report, render_html
 
 SECTIONS = [
@@ -306,3 +309,32 @@ def test_a_final_fit_without_self_paced_weights_is_said(audit):
     assert said.endswith("at the default penalty, with its self-paced weights.")
     kept = sentence({**penalty, "weighting": "mixture"})
     assert "penalty" not in kept and "self-paced" not in kept
+
+
+def test_flags_the_data_cannot_tell_from_right_labels_are_said_to_be_doubtful(
+    tmp_path,
+):
+    # Three overlapping classes, every label right: confident learning counts
+    # the classes' edges as noise, a few rows are flagged at a point estimate
+    # that reads as sure, and the flags' interval reaches 0 (docs/decisions.md,
+    # *Clean labels of overlapping classes*). The summary says so in words.
+    X, y = make_classification(
+        400, n_features=5, n_informative=3, n_classes=3, n_clusters_per_class=1,
+        flip_y=0, random_state=0,
+    )  # fmt: skip
+    frame = pd.DataFrame(X, columns=[f"x{i}" for i in range(5)]).assign(label=y)
+    frame.to_parquet(data := tmp_path / "overlap.parquet")
+    res = CliRunner().invoke(app, ["run", str(data), "--label", "label",
+                                   "--out", str(out := tmp_path / "out")])  # fmt: skip
+    assert res.exit_code == 0, res.output
+    report = json.loads((out / "report.json").read_text())
+    cal = report["run"]["calibration"]
+    assert cal["flagged"] > 0 and cal["flag_precision"] >= 0.5
+    assert cal["flag_precision_interval"][0] < 0.5
+    html = unescape((out / "report.html").read_text())
+    assert "the data cannot rule out that most flagged rows carry right labels" in html
+    assert "'labelclean review export'" in html
+    # Flags whose interval stays above one half are not called doubtful.
+    sure = {**report, "run": {**report["run"], "calibration": {
+        **cal, "flag_precision_interval": [0.6, 1.0]}}}  # fmt: skip
+    assert "cannot rule out that most flagged rows" not in unescape(render_html(sure))
