@@ -8,9 +8,10 @@ label that disagrees with the most probable class is wrong.
 """
 
 import numpy as np
+from scipy.optimize import brentq, minimize_scalar
 from scipy.special import betaincinv
 
-__all__ = ["anchor_disagreement"]
+__all__ = ["anchor_disagreement", "disagreement_floor"]
 
 #: Shares of the rows, most confident first, whose labels measure the noise
 #: where the classes are pure (the smallest group has ``_ANCHOR_MIN_ROWS``).
@@ -19,6 +20,8 @@ _ANCHOR_MIN_ROWS = 20
 #: One-sided level of the anchor cap's upper confidence limit (Bonferroni
 #: over the shares).
 _ANCHOR_ALPHA = 0.05
+#: χ² quantile of the floor's one-sided 95 % lower limit (1 degree of freedom).
+_FLOOR_CHI2 = 2.706
 
 
 def anchor_disagreement(
@@ -97,3 +100,52 @@ def _disagreements_in_first(cumulative, top, m: int) -> float:
         return float(cumulative[m])
     tied = cumulative[end] - cumulative[start]
     return float(cumulative[start] + (m - start) * tied / (end - start))
+
+
+def disagreement_floor(P: np.ndarray, codes: np.ndarray) -> dict[str, float]:
+    """The share of labels that disagree with the evidence even where it is
+    certain, read from every row rather than from the surest few.
+
+    Each row's label disagrees with the evidence's most probable class with
+    probability ``ρ + (1 − ρ) min(1, c e)``, ``e`` one minus the row's
+    highest probability: a disagreement in proportion to the evidence's own
+    doubt (overlap, read by an evidence whose scale ``c`` is fitted, since
+    evidence learnt from noisy labels is not calibrated) on top of a floor
+    ``ρ`` that does not fall with the doubt (labels wrong where the classes
+    are pure). ``ρ`` and ``c`` are fitted by maximum likelihood; the
+    floor's one-sided 95 % lower limit is where the profile likelihood
+    ratio against the best fit reaches the χ² quantile (2.71; Venzon and
+    Moolgavkar 1988). Where the classes overlap everywhere the doubt
+    explains the disagreement and the floor is 0; the smallest group of the
+    surest rows can hold no wrong label by chance, or through an evidence
+    that leans to the rows' own labels, where a floor read from every row
+    still shows (docs/decisions.md, *The floor of the disagreement*).
+
+    Returns
+    -------
+    floor : dict
+        ``floor``: the fitted ρ; ``floor_lower_limit``: its lower limit
+        (0 where ρ = 0 is not rejected at one-sided 5 %).
+    """
+    doubt = 1.0 - P.max(axis=1)
+    disagree = codes != np.argmax(P, axis=1)
+    if not disagree.any() or disagree.all():
+        return {"floor": float(disagree.mean()), "floor_lower_limit": float(disagree.mean())}
+
+    def loss(rho: float) -> tuple[float, float]:
+        """Negative log-likelihood at floor ``rho``, the scale profiled out."""
+        def at(log_c: float) -> float:
+            p = rho + (1.0 - rho) * np.minimum(1.0, np.exp(log_c) * doubt)
+            p = np.clip(p, 1e-12, 1.0 - 1e-12)
+            return -float(np.sum(np.where(disagree, np.log(p), np.log1p(-p))))
+
+        best = minimize_scalar(at, bounds=(-8.0, 8.0), method="bounded")
+        return float(best.fun), float(best.x)
+
+    fit = minimize_scalar(lambda r: loss(r)[0], bounds=(0.0, 0.999), method="bounded",
+                          options={"xatol": 1e-5})  # fmt: skip
+    rho, least = float(fit.x), min(float(fit.fun), loss(0.0)[0])
+    if loss(0.0)[0] - least <= _FLOOR_CHI2 / 2.0:
+        return {"floor": rho, "floor_lower_limit": 0.0}
+    lower = brentq(lambda r: loss(r)[0] - least - _FLOOR_CHI2 / 2.0, 0.0, rho, xtol=1e-5)
+    return {"floor": rho, "floor_lower_limit": float(lower)}

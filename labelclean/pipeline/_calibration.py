@@ -87,6 +87,7 @@ recall with the noise at either end of its interval
 
 import numpy as np
 
+from labelclean.pipeline._anchor import disagreement_floor
 from labelclean.pipeline._corrections import (
     agreement,
     correction_estimates,
@@ -299,7 +300,7 @@ def calibrate(
     codes, (n, n_classes) = evidence.codes, evidence.confidence_proba.shape
     P = combine_evidence(evidence.confidence_proba, evidence.model_proba)
     blind = label_blind_evidence(evidence)
-    anchor = anchor_disagreement(P, codes, blind)
+    anchor = _with_floor(anchor_disagreement(P, codes, blind), P, codes)
     kappas = cohen_kappa(P, codes, n_classes, anchor["beyond_evidence"])
     kappa, kappa_star = kappas[2:]
     kappas += (kappa_lower_limit(P, codes, n_classes, kappa),)
@@ -366,6 +367,16 @@ def calibrate(
         ),
     }
     return Calibration(Q, threshold, corr_thresholds, summary, gate)
+
+
+def _with_floor(anchor, P, codes):
+    """The surest rows' reading with the floor of the disagreement
+    (:func:`disagreement_floor`) beside it; the noise the agreement is
+    corrected for (``beyond_evidence``) is at least the floor's lower limit
+    (docs/decisions.md, *The floor of the disagreement*)."""
+    floor = disagreement_floor(P, codes)
+    least = max(anchor["beyond_evidence"], floor["floor_lower_limit"])
+    return {**anchor, **floor, "beyond_evidence": least}
 
 
 def _settle_corrections(evidence, P, readings, flagged, target, options):
