@@ -130,10 +130,14 @@ def disagreement_floor(P: np.ndarray, codes: np.ndarray) -> dict[str, float]:
     doubt = 1.0 - P.max(axis=1)
     disagree = codes != np.argmax(P, axis=1)
     if not disagree.any() or disagree.all():
-        return {"floor": float(disagree.mean()), "floor_lower_limit": float(disagree.mean())}
+        return {
+            "floor": float(disagree.mean()),
+            "floor_lower_limit": float(disagree.mean()),
+        }
 
     def loss(rho: float) -> tuple[float, float]:
         """Negative log-likelihood at floor ``rho``, the scale profiled out."""
+
         def at(log_c: float) -> float:
             p = rho + (1.0 - rho) * np.minimum(1.0, np.exp(log_c) * doubt)
             p = np.clip(p, 1e-12, 1.0 - 1e-12)
@@ -147,5 +151,7 @@ def disagreement_floor(P: np.ndarray, codes: np.ndarray) -> dict[str, float]:
     rho, least = float(fit.x), min(float(fit.fun), loss(0.0)[0])
     if loss(0.0)[0] - least <= _FLOOR_CHI2 / 2.0:
         return {"floor": rho, "floor_lower_limit": 0.0}
-    lower = brentq(lambda r: loss(r)[0] - least - _FLOOR_CHI2 / 2.0, 0.0, rho, xtol=1e-5)
+    lower = brentq(
+        lambda r: loss(r)[0] - least - _FLOOR_CHI2 / 2.0, 0.0, rho, xtol=1e-5
+    )
     return {"floor": rho, "floor_lower_limit": float(lower)}

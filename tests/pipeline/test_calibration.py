@@ -677,8 +677,15 @@ def test_the_surest_rows_tied_across_a_groups_edge_are_shared_by_their_labels():
     first = calibrate(Evidence(codes, P, P)).summary
     for order in (np.r_[np.arange(10), np.arange(39, 9, -1), np.arange(40, 200)],
                   rng.permutation(200)):  # fmt: skip
-        assert (
-            anchor_disagreement(P[order], codes[order]) == first["anchor_disagreement"]
+        reading, fitted = (
+            anchor_disagreement(P[order], codes[order]),
+            first["anchor_disagreement"],
+        )
+        for key in ("lower_limit", "share", "upper_limit"):
+            assert reading[key] == fitted[key]
+        # The fit corrects κ for at least the floor read from every row.
+        assert fitted["beyond_evidence"] == max(
+            reading["beyond_evidence"], fitted["floor_lower_limit"]
         )
         summary = calibrate(Evidence(codes[order], P[order], P[order])).summary
         for key in ("anchor_disagreement", "noise_rate", "flag_threshold", "flagged"):
@@ -811,9 +818,19 @@ def test_the_surest_rows_read_blind_to_their_labels_show_the_noise_they_hide(
         combine_evidence(blind, model), codes, combine_evidence(soft, model)
     )
     assert reverse == unbiased
-    # Through the calibration: below substantial agreement the noise is read
-    # at the share, which the blind reading does not move.
+    # Through the calibration: the floor of the disagreement, read from
+    # every row, shows the flips the surest rows hide, so the agreement
+    # corrected for it is substantial and the upper limit caps the noise.
     evidence = Evidence(codes, soft, model, None, blind_confidence=blind)
+    read = calibrate(evidence, random_state=0).summary
+    assert read["anchor_disagreement"]["floor_lower_limit"] > sharp["upper_limit"]
+    assert read["noise_cap_reading"] == "upper_limit"
+    assert read["noise_rate"] == pytest.approx(unbiased["share"])
+    # Below substantial agreement the noise is read at the share, which the
+    # blind reading does not move.
+    monkeypatch.setattr(
+        calibration_module, "agreement_lines", lambda k, s: (True, False)
+    )
     below = calibrate(evidence, random_state=0).summary
     assert below["noise_cap_reading"] == "share"
     assert below["noise_rate"] <= sharp["share"] + 1e-9
@@ -847,7 +864,9 @@ def test_the_cleaner_reads_the_surest_rows_on_the_unfiltered_neighbours():
     measured = anchor_disagreement(blind, evidence.codes)["share"]
     assert measured > sharp["upper_limit"]
     reading = cleaner.calibration_["anchor_disagreement"]
-    assert reading == {**sharp, "upper_limit": measured}
+    for key in ("lower_limit", "share"):
+        assert reading[key] == sharp[key]
+    assert reading["upper_limit"] == measured
     assert cleaner.calibration_["noise_rate"] == pytest.approx(measured)
 
 
