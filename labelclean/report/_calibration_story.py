@@ -188,6 +188,8 @@ def _doubtful_flags_text(cal: Mapping[str, Any]) -> str:
     noise interval reaches 0 (docs/decisions.md, *Clean labels of
     overlapping classes*). The point estimate alone would read as sure."""
     interval = cal.get("flag_precision_interval")
+    # One half: the flags would be more likely wrong than right, the line
+    # the corrections' doubt and the flag threshold's floor use too.
     if not cal.get("flagged") or not interval or interval[0] >= 0.5:
         return ""
     noise = (cal.get("noise_rate_interval") or [None])[0]
@@ -200,7 +202,7 @@ def _doubtful_flags_text(cal: Mapping[str, Any]) -> str:
         f" The flags' precision reaches down to {pct(interval[0])}: the data "
         f"cannot rule out that most flagged rows carry right labels{admit}, "
         "so a person should check them ('labelclean review export') before "
-        "the discards are relied on."
+        "their discards or corrections are relied on."
     )
 
 
