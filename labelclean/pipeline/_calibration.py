@@ -393,10 +393,10 @@ def _settle_corrections(evidence, P, readings, flagged, target, options):
         pair["noise_cell_rows"], pair["noise_cell_lower_limit"] = noise_cell(
             Q, pair["from"], pair["to"], codes.shape[0]
         )
-    estimated = correction_estimates((P, tempered), codes, Q, (alternative,
+    estimated, expected = correction_estimates((P, tempered), codes, Q, (alternative,
                     strength, corrected, shrinkage), noise_interval)  # fmt: skip
     thresholds, corrected, estimated, doubt = withhold_doubtful(
-        thresholds, pairs, corrected, estimated, target
+        thresholds, pairs, corrected, estimated, target, expected
     )
     return thresholds, pairs, corrected, estimated, doubt
 

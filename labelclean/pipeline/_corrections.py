@@ -237,19 +237,17 @@ def corrections(posterior, candidate, target, withheld, least=None):
 #: more likely wrong than right, and no label is corrected (docs/decisions.md,
 #: *Corrections the data cannot tell from no noise at all*).
 DOUBTFUL_CORRECTION_PRECISION = 0.5
-#: Key of :func:`correction_estimates`'s interval of the expected precision,
-#: which :func:`withhold_doubtful` reads and removes.
-_EXPECTED = "expected_correction_precision_interval"
 
 
-def withhold_doubtful(thresholds, pairs, corrected, estimated, target):
+def withhold_doubtful(thresholds, pairs, corrected, estimated, target, expected):
     """Withhold every correction whose estimate cannot rule out that most
     of them are wrong.
 
-    ``estimated``: :func:`correction_estimates` of the corrections
-    ``corrected``. Where the low end of the interval of their expected
-    precision (the reported interval less the half step the count measured
-    on these rows adds, :func:`estimate_interval`) is under
+    ``estimated`` and ``expected``: :func:`correction_estimates` of the
+    corrections ``corrected``. Where the low end of ``expected``, the
+    interval of their expected precision (the reported interval less the
+    half step the count measured on these rows adds,
+    :func:`estimate_interval`), is under
     :data:`DOUBTFUL_CORRECTION_PRECISION` (under ``target``, the correction
     target, where a user set it lower; typically because the noise
     interval reaches 0: the labels admit no wrong label at all, and each
@@ -261,8 +259,7 @@ def withhold_doubtful(thresholds, pairs, corrected, estimated, target):
     corrections where withheld) and the interval that was too wide (None
     where the corrections stand).
     """
-    estimated = dict(estimated)
-    interval = estimated.pop(_EXPECTED, None)
+    interval = expected
     if interval is None or interval[0] >= min(DOUBTFUL_CORRECTION_PRECISION, target):
         return thresholds, corrected, estimated, None
     _withhold_all(thresholds, pairs)
@@ -311,6 +308,10 @@ def correction_estimates(evidence, codes, Q, correction, noise_interval):
     show to be less sure than the truth (on 100,000 separable rows with
     20 % of the labels flipped, a posterior of 0.93 for corrections 98.6 %
     right, 0.999 tempered; docs/decisions.md). None without corrections.
+
+    Returns the estimates and the interval of the corrections' expected
+    precision, without the measured count's half step (None without
+    corrections), which :func:`withhold_doubtful` reads.
     """
     P, tempered = evidence
     alternative, strength, corrected, shrinkage = correction
@@ -321,7 +322,7 @@ def correction_estimates(evidence, codes, Q, correction, noise_interval):
          "correction_recall", "correction_recall_interval")
     )  # fmt: skip
     if count == 0 or n_wrong <= 0:
-        return out
+        return out, None
     right = strength[corrected]
     sd = float(np.sqrt(np.sum(right * (1.0 - right))))
     readings = [(P, scale_noise(Q, rate), rate) for rate in noise_interval or ()]
@@ -336,7 +337,7 @@ def correction_estimates(evidence, codes, Q, correction, noise_interval):
     out["correction_precision"] = precision
     # The doubt is read on the expected precision's interval, the report
     # gives where the share measured on these rows falls (half a step wider).
-    out[_EXPECTED] = estimate_interval(precision, sd / count, [e[0] for e in ends])
+    expected = estimate_interval(precision, sd / count, [e[0] for e in ends])
     out["correction_precision_interval"] = estimate_interval(
         precision, sd / count, [e[0] for e in ends], steps=count
     )
@@ -344,4 +345,4 @@ def correction_estimates(evidence, codes, Q, correction, noise_interval):
     out["correction_recall_interval"] = estimate_interval(
         min(1.0, recall), sd / n_wrong, [min(1.0, e[1]) for e in ends], steps=n_wrong
     )
-    return out
+    return out, expected

@@ -144,6 +144,11 @@ def _share_reading_text(cal: Mapping[str, Any], pred: Mapping[str, Any]) -> str:
     )
 
 
+def _admits_no_noise(cal: Mapping[str, Any]) -> bool:
+    """Whether the noise rate's interval reaches 0 (as printed, 0.0 %)."""
+    return ((cal.get("noise_rate_interval") or [None])[0] or 0.0) < 5e-4
+
+
 def _no_corrections_text(cal: Mapping[str, Any], pred: Mapping[str, Any]) -> str:
     """Why a calibrated run corrected no label."""
     doubt = cal.get("doubtful_correction_precision_interval")
@@ -151,7 +156,7 @@ def _no_corrections_text(cal: Mapping[str, Any], pred: Mapping[str, Any]) -> str
         noise = (cal.get("noise_rate_interval") or [None])[0] or 0.0
         least = (
             "no wrong label at all"
-            if noise < 5e-4
+            if _admits_no_noise(cal)
             else f"as little noise as {pct(noise)}"
         )
         return (
@@ -192,12 +197,7 @@ def _doubtful_flags_text(cal: Mapping[str, Any]) -> str:
     # the corrections' doubt and the flag threshold's floor use too.
     if not cal.get("flagged") or not interval or interval[0] >= 0.5:
         return ""
-    noise = (cal.get("noise_rate_interval") or [None])[0]
-    admit = (
-        " (the data admit that no label is wrong)"
-        if noise is not None and noise < 5e-4
-        else ""
-    )
+    admit = " (the data admit that no label is wrong)" if _admits_no_noise(cal) else ""
     return (
         f" The flags' precision reaches down to {pct(interval[0])}: the data "
         f"cannot rule out that most flagged rows carry right labels{admit}, "

@@ -156,20 +156,23 @@ def test_a_single_sure_correction_is_judged_on_its_expected_precision():
     corrected = np.zeros(200, bool)
     corrected[0] = True
     strength = np.where(corrected, 0.97, 0.0)
-    estimated = corrections_module.correction_estimates(
+    estimated, expected = corrections_module.correction_estimates(
         (P, P), codes, Q, (alternative, strength, corrected, {"alpha": 0.0}),
         [0.03, 0.07],
     )  # fmt: skip
     reported = estimated["correction_precision_interval"]
     assert reported[0] < corrections_module.DOUBTFUL_CORRECTION_PRECISION
     thresholds, pairs = np.full((2, 2), 0.9), [{"corrected": 1}]
+    assert expected[0] >= corrections_module.DOUBTFUL_CORRECTION_PRECISION
+    assert expected[0] > reported[0] and expected[1] <= reported[1]
     kept = corrections_module.withhold_doubtful(
-        thresholds, pairs, corrected, estimated, 0.9
+        thresholds, pairs, corrected, estimated, 0.9, expected
     )
     assert kept[3] is None and kept[1][0]  # not withheld
     assert np.isfinite(kept[0]).all() and pairs[0]["corrected"] == 1
     assert kept[2]["correction_precision_interval"] == reported
-    assert set(kept[2]) == {
-        "correction_precision", "correction_precision_interval",
-        "correction_recall", "correction_recall_interval",
-    }  # fmt: skip
+    # Judged on the reported interval, it would have been withheld.
+    withheld = corrections_module.withhold_doubtful(
+        np.full((2, 2), 0.9), [{"corrected": 1}], corrected, estimated, 0.9, reported
+    )
+    assert withheld[3] == reported and not withheld[1].any()
