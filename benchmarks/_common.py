@@ -78,6 +78,13 @@ class Timer:
         self.seconds = time.perf_counter() - self._start
 
 
+def at_least(ours: float, best: float) -> bool:
+    """``ours >= best`` where a tie counts as a tie: two means of the same
+    counts (test rows right over repetitions, in another order) can differ in
+    their last bit."""
+    return bool(ours >= best - 1e-9)
+
+
 def run_in_checkout(repo: Path, script: str, call: str) -> dict:
     """Run ``call`` in a fresh process with labelclean imported from ``repo``.
 

@@ -227,7 +227,9 @@ def progress_note(what: str) -> Iterator[None]:
 
 
 def summarise(result: Any) -> None:
-    """One line on stdout saying what a run or apply wrote."""
+    """One line on stdout saying what a run or apply wrote, then each of the
+    report's cautions on stderr (``caution [code]: message``), so that a log
+    holds what the report's first lines warn of."""
     d = result.decisions
     status = (
         "passed"
@@ -238,3 +240,5 @@ def summarise(result: Any) -> None:
         f"{result.n_rows:,} rows: {d['kept']:,} kept, {d['corrected']:,} corrected, "
         f"{d['discarded']:,} discarded; guardrails {status}; outputs in {result.out}"
     )
+    for caution in getattr(result, "cautions", ()):
+        typer.echo(f"caution [{caution['code']}]: {caution['message']}", err=True)

@@ -8,7 +8,7 @@ plain words (``docs/decisions.md`` says where each number comes from).
 from collections.abc import Mapping
 from typing import Any
 
-__all__ = ["calibration_story", "count", "pct"]
+__all__ = ["calibration_story", "cautions", "count", "pct"]
 
 
 def pct(value: float) -> str:
@@ -290,24 +290,93 @@ def calibration_story(run: Mapping[str, Any]) -> list[str]:
     return story + _review_and_missing_story(run)
 
 
-def _unseen_story(cal: Mapping[str, Any], pred: Mapping[str, Any]) -> list[str]:
-    """Sentences on the classes, and pairs of classes, the evidence cannot tell
-    apart (their labels were not checked against each other)."""
-    if cal.get("decision_rule") == "thresholds":
-        return []
-    story = []
-    unseen = [
+def _unseen_classes(cal: Mapping[str, Any], pred: Mapping[str, Any]) -> list[str]:
+    """The classes the evidence does not tell apart from the others."""
+    return [
         str(name)
         for name, c in zip(
             cal.get("classes") or [], pred.get("per_class") or [], strict=False
         )
         if isinstance(c, Mapping) and not c.get("recognised", True)
     ]
+
+
+def _quoted(names: list[str], shown: int = 8) -> str:
+    more = f" and {len(names) - shown} more" if len(names) > shown else ""
+    return ", ".join(f"'{c}'" for c in names[:shown]) + more
+
+
+def cautions(run: Mapping[str, Any]) -> list[dict[str, str]]:
+    """What a reader must not miss, one line each (``report.json``'s
+    ``cautions``; ``labelclean run`` prints them under its summary line).
+
+    Each is ``{"code", "message"}``; the codes are stable, for a scheduler
+    to alert on:
+
+    - ``poor_predictability``: the features predict the label poorly, so
+      wrong labels cannot be told from hard cases and the estimates are rough;
+    - ``doubtful_flags``: the flags' precision interval reaches under one
+      half, so most flagged rows may carry right labels;
+    - ``classes_not_checked``: classes the evidence does not tell apart from
+      the others, whose labels were kept unchecked.
+
+    The report's first paragraph says the same at length
+    (:func:`calibration_story`). With fixed thresholds only the first is
+    read; without a calibration (``apply``'s report) there are none.
+    """
+    cal = run.get("calibration")
+    if not isinstance(cal, Mapping) or cal.get("noise_rate") is None:
+        return []
+    pred = cal.get("predictability") or {}
+    out = []
+    if pred.get("slight") or pred.get("fair") or pred.get("low"):
+        out.append({
+            "code": "poor_predictability",
+            "message": (
+                "the features predict the label poorly (Cohen's κ "
+                f"{pred['kappa']:.2f}, out-of-fold accuracy "
+                f"{pct(pred['out_of_fold_accuracy'])} against "
+                f"{pct(pred['majority_share'])} for the largest class): wrong "
+                "labels cannot be told from hard cases, and the estimates are rough"
+            ),
+        })  # fmt: skip
+    calibrated = cal.get("decision_rule") != "thresholds"
+    if calibrated and _doubtful_flags_text(cal):
+        admit = (
+            "; the data admit that no label is wrong" if _admits_no_noise(cal) else ""
+        )
+        out.append({
+            "code": "doubtful_flags",
+            "message": (
+                "the flags' precision reaches down to "
+                f"{pct(cal['flag_precision_interval'][0])}: most of "
+                f"the {count(cal['flagged'])} flagged rows may carry right labels"
+                f"{admit}; check them ('labelclean review export') before relying "
+                "on their discards or corrections"
+            ),
+        })  # fmt: skip
+    unseen = _unseen_classes(cal, pred) if calibrated else []
     if unseen:
-        shown = ", ".join(f"'{c}'" for c in unseen[:8])
-        more = f" and {len(unseen) - 8} more" if len(unseen) > 8 else ""
+        out.append({
+            "code": "classes_not_checked",
+            "message": (
+                f"the evidence does not tell class(es) {_quoted(unseen)} apart from "
+                "the others: their labels were kept unchecked"
+            ),
+        })  # fmt: skip
+    return out
+
+
+def _unseen_story(cal: Mapping[str, Any], pred: Mapping[str, Any]) -> list[str]:
+    """Sentences on the classes, and pairs of classes, the evidence cannot tell
+    apart (their labels were not checked against each other)."""
+    if cal.get("decision_rule") == "thresholds":
+        return []
+    story = []
+    unseen = _unseen_classes(cal, pred)
+    if unseen:
         story.append(
-            f"The evidence does not tell class(es) {shown}{more} apart from the "
+            f"The evidence does not tell class(es) {_quoted(unseen)} apart from the "
             "others, so their labels cannot be checked: their rows were kept "
             "as labelled, and no row was relabelled into them."
         )

@@ -23,6 +23,8 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from labelclean.report._calibration_story import cautions
+
 __all__ = ["REPORT_FORMAT", "REPORT_VERSION", "assemble_report", "to_jsonable"]
 
 REPORT_FORMAT = "labelclean-report"
@@ -260,10 +262,12 @@ def assemble_report(
     n_missing_label = sum(
         int(r.get("count", 0)) for r in reasons if r.get("reason") == "missing_label"
     )
+    run_json = to_jsonable(dict(run or {}))
     return {
         "format": REPORT_FORMAT,
         "version": REPORT_VERSION,
-        "run": to_jsonable(dict(run or {})),
+        "run": run_json,
+        "cautions": cautions(run_json),
         "input": {
             "n_rows": n_rows,
             "label_column": label,

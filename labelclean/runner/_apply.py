@@ -123,7 +123,7 @@ def apply_model(
             else {"path": str(model_path)},
             "outputs": {k: v for k, v in OUTPUT_NAMES.items() if k != "model"},
         }
-        output_result, counts = write_outputs(
+        written = write_outputs(
             folder,
             cleaner=cleaner,
             source=source,
@@ -140,15 +140,15 @@ def apply_model(
             n_jobs=n_jobs,
             fail_on=fail_on,
         )
-        withhold_if_failed(folder, output_result, fail_on, engine)
+        withhold_if_failed(folder, written.output_result, fail_on, engine)
     clock.lap("decide_and_write")
-    n_rows = sum(counts.values())
+    n_rows = sum(written.counts.values())
     logger.info(
         "apply times (s): %s; %.0f rows/s while deciding and writing",
         clock.summary(),
         n_rows / max(clock.times["decide_and_write"], 1e-9),
     )
-    return finish(folder, n_rows, counts, output_result, fail_on, engine)
+    return finish(folder, n_rows, written, fail_on, engine)
 
 
 def _check_source_schema(source: Any, meta: dict[str, Any], label: str) -> None:

@@ -18,7 +18,7 @@ import os
 import platform
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 from labelclean import __version__
 from labelclean.exceptions import DataValidationError, GuardrailError, InputFileError
@@ -81,6 +81,19 @@ class RunResult:
     validation_success: bool
     failed_checks: list[str] = field(default_factory=list)
     files: dict[str, str] = field(default_factory=dict)
+    #: ``report.json``'s ``cautions``: ``{"code", "message"}`` each.
+    cautions: list[dict[str, str]] = field(default_factory=list)
+
+
+class Written(NamedTuple):
+    """What :func:`write_outputs` wrote, for :func:`finish`."""
+
+    #: The output guardrails (a ``ValidationResult``).
+    output_result: Any
+    #: Rows per decision.
+    counts: dict[str, int]
+    #: ``report.json``'s ``cautions`` (``{"code", "message"}`` each).
+    cautions: list[dict[str, str]]
 
 
 def versions() -> dict[str, str]:
@@ -130,7 +143,7 @@ def write_outputs(
     scheduler: str | None = None,
     n_jobs: int | None = None,
     fail_on: str = "never",
-) -> tuple[Any, dict[str, int]]:
+) -> Written:
     """Decide every row of ``source`` with ``cleaner`` and write every output.
 
     Parameters
@@ -174,10 +187,9 @@ def write_outputs(
 
     Returns
     -------
-    output_result : ValidationResult
-        The output guardrails.
-    decisions : dict of str to int
-        Rows per decision.
+    written : Written
+        The output guardrails, the rows per decision and ``report.json``'s
+        ``cautions``.
     """
     if source.num_rows == 0:
         raise DataValidationError("the input has no rows; pass at least one row.")
@@ -232,7 +244,7 @@ def write_outputs(
     written = output_names(engine)
     outputs = {k: written[k] for k in manifest.get("outputs", {})}
     folder.write_json(OUTPUT_NAMES["manifest"], {**manifest, "outputs": outputs})
-    return output_result, outcome.summary.decisions
+    return Written(output_result, outcome.summary.decisions, report["cautions"])
 
 
 def _output_suite(summary: Any, guardrails: dict[str, Any], calibration: Any) -> Any:
@@ -306,14 +318,10 @@ def withhold_if_failed(
 
 
 def finish(
-    folder: Any,
-    n_rows: int,
-    counts: dict[str, int],
-    output_result: Any,
-    fail_on: str,
-    engine: str = "local",
+    folder: Any, n_rows: int, written: Written, fail_on: str, engine: str = "local"
 ) -> RunResult:
     """The :class:`RunResult`; raise :class:`GuardrailError` when asked to."""
+    output_result, counts, cautions = written
     failed = [c.name for c in output_result.failures]
     names = output_names(engine)
     result = RunResult(
@@ -323,6 +331,7 @@ def finish(
         validation_success=output_result.success,
         failed_checks=failed,
         files={name: str(folder.path / name) for name in names.values()},
+        cautions=list(cautions),
     )
     if _withholds(output_result, fail_on):
         raise GuardrailError(

@@ -421,7 +421,7 @@ def run_pipeline(
         if review_info is not None:
             run_info["reviewed"] = review_info
         model_meta = _model_meta(definition, cols, columns, frame, seed)
-        output_result, counts = write_outputs(
+        written = write_outputs(
             folder,
             cleaner=cleaner,
             source=source,
@@ -442,10 +442,10 @@ def run_pipeline(
             n_jobs=n_jobs,
             fail_on=fail_on,
         )
-        withhold_if_failed(folder, output_result, fail_on, engine)
+        withhold_if_failed(folder, written.output_result, fail_on, engine)
     clock.lap("outputs")
     logger.info("run times (s): %s", clock.summary())
-    return finish(folder, int(source.num_rows), counts, output_result, fail_on, engine)
+    return finish(folder, int(source.num_rows), written, fail_on, engine)
 
 
 def _labelled(frame: pd.DataFrame, positions: Any, label: str, reviewed: Any):

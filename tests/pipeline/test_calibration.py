@@ -1296,6 +1296,12 @@ def test_the_report_names_the_classes_the_evidence_cannot_see(tmp_path):
     assert not seen["hidden"] and seen["east"] and seen["west"]
     html = unescape((out / "report.html").read_text())
     assert "does not tell class(es) 'hidden'" in html
+    codes = [c["code"] for c in report["cautions"]]
+    assert "classes_not_checked" in codes
+    assert (
+        "caution [classes_not_checked]: the evidence does not tell class(es) "
+        "'hidden'" in res.stderr
+    )
     audit = pd.read_parquet(out / "audit.parquet")
     hidden = audit["label"] == "hidden"
     assert (audit.loc[hidden, "decision"] == "kept").mean() >= 0.98
@@ -1322,6 +1328,10 @@ def test_the_report_opens_with_a_poorly_predicted_label(tmp_path):
     assert predictability["low"] and predictability["fair"]
     assert "agrees with the labels only fairly" in first
     assert "flagged no row" in first and (audit["decision"] == "kept").all()
+    # the log warns as the report's first line does
+    assert report["cautions"][0]["code"] == "poor_predictability"
+    assert "caution [poor_predictability]: the features predict the label " \
+        "poorly" in res.stderr  # fmt: skip
 
 
 @pytest.mark.parametrize(

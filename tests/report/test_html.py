@@ -13,6 +13,7 @@ from typer.testing import CliRunner
 
 from labelclean.cli.main import app
 from labelclean.report import build_report, render_html
+from labelclean.report._calibration_story import cautions
 
 SECTIONS = [
     "Summary",
@@ -334,7 +335,15 @@ def test_flags_the_data_cannot_tell_from_right_labels_are_said_to_be_doubtful(
     html = unescape((out / "report.html").read_text())
     assert "the data cannot rule out that most flagged rows carry right labels" in html
     assert "'labelclean review export'" in html
+    # The run's log says it too, and report.json holds it under a stable code.
+    said = [c for c in report["cautions"] if c["code"] == "doubtful_flags"]
+    assert len(said) == 1
+    assert f"most of the {cal['flagged']} flagged rows may carry right" in said[0][
+        "message"]  # fmt: skip
+    assert f"caution [doubtful_flags]: {said[0]['message']}" in res.stderr
+    assert "caution" not in res.stdout
     # Flags whose interval stays above one half are not called doubtful.
     sure = {**report, "run": {**report["run"], "calibration": {
         **cal, "flag_precision_interval": [0.6, 1.0]}}}  # fmt: skip
     assert "cannot rule out that most flagged rows" not in unescape(render_html(sure))
+    assert not [c for c in cautions(sure["run"]) if c["code"] == "doubtful_flags"]
