@@ -23,7 +23,12 @@ from importlib import resources
 from typing import Any
 
 from labelclean import __version__
-from labelclean.report._calibration_story import calibration_story, count, pct
+from labelclean.report._calibration_story import (
+    calibration_story,
+    cautions,
+    count,
+    pct,
+)
 from labelclean.utils._audit import DECISIONS
 
 __all__ = ["render_html"]
@@ -329,6 +334,14 @@ def _withheld_text(report: Mapping[str, Any]) -> list[str]:
     ]
 
 
+def _cautions(report: Mapping[str, Any]) -> list[Any]:
+    """The report's cautions; read from its run where a ``report.json`` of an
+    earlier version has none."""
+    if isinstance(report.get("cautions"), list):
+        return report["cautions"]
+    return cautions(report.get("run") or {})
+
+
 def _story(report: Mapping[str, Any]) -> list[str]:
     """Plain sentences telling what happened in the run."""
     summary = report["summary"]
@@ -533,6 +546,7 @@ def render_html(report: Mapping[str, Any], *, plots: bool = True) -> str:
         version=__version__,
         decisions=DECISIONS,
         story=_story(report),
+        cautions=_cautions(report),
         subtitle=_subtitle(report),
         pipeline_name=pipeline_name,
         inputs=inputs,

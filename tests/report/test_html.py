@@ -342,8 +342,20 @@ def test_flags_the_data_cannot_tell_from_right_labels_are_said_to_be_doubtful(
         "message"]  # fmt: skip
     assert f"caution [doubtful_flags]: {said[0]['message']}" in res.stderr
     assert "caution" not in res.stdout
+    box = html[html.index('<div class="cautions"') :]
+    box = box[: box.index("</div>")]
+    assert "Read before relying on this run" in box
+    low = cal["flag_precision_interval"][0]
+    assert f"<li>The flags' precision reaches down to {low:.1%}" in box
     # Flags whose interval stays above one half are not called doubtful.
+    # (A report.json without cautions, as an earlier version wrote it: the
+    # page reads them from its run.)
     sure = {**report, "run": {**report["run"], "calibration": {
         **cal, "flag_precision_interval": [0.6, 1.0]}}}  # fmt: skip
-    assert "cannot rule out that most flagged rows" not in unescape(render_html(sure))
+    del sure["cautions"]
     assert not [c for c in cautions(sure["run"]) if c["code"] == "doubtful_flags"]
+    page = unescape(render_html(sure))
+    assert "cannot rule out that most flagged rows" not in page
+    assert "flagged rows may carry right labels" not in page
+    older = {k: v for k, v in report.items() if k != "cautions"}
+    assert "flagged rows may carry right labels" in unescape(render_html(older))
