@@ -240,5 +240,5 @@ def summarise(result: Any) -> None:
         f"{result.n_rows:,} rows: {d['kept']:,} kept, {d['corrected']:,} corrected, "
         f"{d['discarded']:,} discarded; guardrails {status}; outputs in {result.out}"
     )
-    for caution in getattr(result, "cautions", ()):
+    for caution in result.cautions:
         typer.echo(f"caution [{caution['code']}]: {caution['message']}", err=True)
