@@ -228,7 +228,7 @@ def progress_note(what: str) -> Iterator[None]:
 
 def summarise(result: Any) -> None:
     """One line on stdout saying what a run or apply wrote, then each of the
-    report's cautions on stderr (``caution [code]: message``), so that a log
+    report's cautions on stderr (``WARNING: [code] message``), so that a log
     holds what the report's first lines warn of."""
     d = result.decisions
     status = (
@@ -241,4 +241,4 @@ def summarise(result: Any) -> None:
         f"{d['discarded']:,} discarded; guardrails {status}; outputs in {result.out}"
     )
     for caution in result.cautions:
-        typer.echo(f"caution [{caution['code']}]: {caution['message']}", err=True)
+        typer.echo(f"WARNING: [{caution['code']}] {caution['message']}", err=True)

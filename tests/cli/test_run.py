@@ -114,7 +114,7 @@ def test_run_writes_every_output_and_accounts_for_every_row(noisy_data, tmp_path
     report = json.loads((out / "report.json").read_text())
     assert report["summary"]["n_rows"] == 600
     # well-separated classes, sure flags: nothing for a log to be warned of
-    assert report["cautions"] == [] and "caution" not in result.stderr
+    assert report["cautions"] == [] and "WARNING: [" not in result.stderr
     assert 'class="cautions"' not in (out / "report.html").read_text()
     manifest = json.loads((out / "manifest.json").read_text())
     assert manifest["inputs"][0]["sha256"] == before

@@ -1299,7 +1299,7 @@ def test_the_report_names_the_classes_the_evidence_cannot_see(tmp_path):
     codes = [c["code"] for c in report["cautions"]]
     assert "classes_not_checked" in codes
     assert (
-        "caution [classes_not_checked]: the evidence does not tell class(es) "
+        "WARNING: [classes_not_checked] the evidence does not tell class(es) "
         "'hidden'" in res.stderr
     )
     audit = pd.read_parquet(out / "audit.parquet")
@@ -1330,7 +1330,7 @@ def test_the_report_opens_with_a_poorly_predicted_label(tmp_path):
     assert "flagged no row" in first and (audit["decision"] == "kept").all()
     # the log warns as the report's first line does
     assert report["cautions"][0]["code"] == "poor_predictability"
-    assert "caution [poor_predictability]: the features predict the label " \
+    assert "WARNING: [poor_predictability] the features predict the label " \
         "poorly" in res.stderr  # fmt: skip
 
 

@@ -340,8 +340,8 @@ def test_flags_the_data_cannot_tell_from_right_labels_are_said_to_be_doubtful(
     assert len(said) == 1
     assert f"most of the {cal['flagged']} flagged rows may carry right" in said[0][
         "message"]  # fmt: skip
-    assert f"caution [doubtful_flags]: {said[0]['message']}" in res.stderr
-    assert "caution" not in res.stdout
+    assert f"WARNING: [doubtful_flags] {said[0]['message']}" in res.stderr
+    assert "doubtful_flags" not in res.stdout
     box = html[html.index('<div class="cautions"') :]
     box = box[: box.index("</div>")]
     assert "Read before relying on this run" in box
