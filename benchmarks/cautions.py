@@ -105,15 +105,12 @@ def summary(results: dict) -> list[str]:
 def report(results: dict, failed: dict, args, seconds: float) -> None:
     lines = section_head("The report's cautions on public tables (cautions.py)")
     lines += [
-        f"Command: `python benchmarks/cautions.py --source {args.source} --half "
-        f"{args.half}` ({seconds:.0f} s)",
-        "",
         f"{len(results)} tables of `{args.source}`, half `{args.half}` "
         "(public_tables.py's selection), the shipped pipeline for the number of "
         f"classes; own labels and {NOISE:.0%} uniform flips (seed 0). Flagged: "
         "share of rows corrected or discarded; class: largest share of one class "
         "flagged; cautions: the codes of `report.json`'s `cautions`; precision: "
-        "share of the flags that are flipped rows.",
+        f"share of the flags that are flipped rows. {seconds:.0f} s in all.",
         "",
         *summary(results),
         *(f"- Not measured: `{name}` ({why})." for name, why in failed.items()),
