@@ -102,7 +102,7 @@ def test_excluding_the_suspicious_columns_silences_them(table, tmp_path):
         for line in result.stderr.splitlines()
         if line.startswith("WARNING: ") and not line.startswith("WARNING: [")
     ]
-    assert warned == []  # fmt: skip
+    assert warned == []
     assert "label 'label'; 2 feature(s) (2 numeric): f1, f2" in result.stdout
 
 
