@@ -241,10 +241,8 @@ def calibration_story(run: Mapping[str, Any]) -> list[str]:
             story.append(_weak_agreement_warning(pred))
         elif pred.get("low"):
             story.append(
-                "Warning: the features predict the label poorly (out-of-fold "
-                f"accuracy {pct(pred['out_of_fold_accuracy'])} against "
-                f"{pct(pred['majority_share'])} for the largest class; "
-                f"Cohen's κ {pred['kappa']:.2f}), so wrong labels cannot be told "
+                "Warning: the features predict the label poorly"
+                f"{_agreement_numbers(pred)}, so wrong labels cannot be told "
                 "from hard cases well: labelclean read the noise cautiously and "
                 "corrected no label; the estimates below are rough."
             )
@@ -306,6 +304,22 @@ def _quoted(names: list[str], shown: int = 8) -> str:
     return ", ".join(f"'{c}'" for c in names[:shown]) + more
 
 
+def _agreement_numbers(pred: Mapping[str, Any]) -> str:
+    """`` (Cohen's κ 0.35, out-of-fold accuracy 61.0% against 40.0% for the
+    largest class)``, with what the reading holds (a NaN reads as null in
+    ``report.json``)."""
+    parts = []
+    if isinstance(pred.get("kappa"), (int, float)):
+        parts.append(f"Cohen's κ {pred['kappa']:.2f}")
+    accuracy, majority = pred.get("out_of_fold_accuracy"), pred.get("majority_share")
+    if isinstance(accuracy, (int, float)) and isinstance(majority, (int, float)):
+        parts.append(
+            f"out-of-fold accuracy {pct(accuracy)} against {pct(majority)} for "
+            "the largest class"
+        )
+    return f" ({', '.join(parts)})" if parts else ""
+
+
 def cautions(run: Mapping[str, Any]) -> list[dict[str, str]]:
     """What a reader must not miss, one line each (``report.json``'s
     ``cautions``; ``labelclean run`` prints them under its summary line).
@@ -333,11 +347,9 @@ def cautions(run: Mapping[str, Any]) -> list[dict[str, str]]:
         out.append({
             "code": "poor_predictability",
             "message": (
-                "the features predict the label poorly (Cohen's κ "
-                f"{pred['kappa']:.2f}, out-of-fold accuracy "
-                f"{pct(pred['out_of_fold_accuracy'])} against "
-                f"{pct(pred['majority_share'])} for the largest class): wrong "
-                "labels cannot be told from hard cases, and the estimates are rough"
+                f"the features predict the label poorly{_agreement_numbers(pred)}: "
+                "wrong labels cannot be told from hard cases, and the estimates "
+                "are rough"
             ),
         })  # fmt: skip
     calibrated = cal.get("decision_rule") != "thresholds"

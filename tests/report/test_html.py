@@ -359,3 +359,22 @@ def test_flags_the_data_cannot_tell_from_right_labels_are_said_to_be_doubtful(
     assert "flagged rows may carry right labels" not in page
     older = {k: v for k, v in report.items() if k != "cautions"}
     assert "flagged rows may carry right labels" in unescape(render_html(older))
+
+
+def test_a_caution_is_written_whatever_the_reading_holds(audit):
+    # κ read as NaN is null in report.json: the caution still says what it
+    # can, and the report is still written and rendered.
+    reading = {"low": True, "kappa": None, "out_of_fold_accuracy": None,
+               "majority_share": 0.5}  # fmt: skip
+    run = {"calibration": {"noise_rate": 0.1, "predictability": reading}}
+    report = build_report(audit, run=run)
+    (said,) = report["cautions"]
+    assert said["code"] == "poor_predictability"
+    assert said["message"].startswith("the features predict the label poorly:")
+    page = unescape(render_html(report, plots=False))
+    assert "<li>The features predict the label poorly:" in page
+    assert "<p>Warning: the features predict the label poorly, so wrong" in page
+    reading.update(kappa=0.31, out_of_fold_accuracy=0.6)
+    (said,) = build_report(audit, run=run)["cautions"]
+    assert "(Cohen's κ 0.31, out-of-fold accuracy 60.0% against 50.0%" in said[
+        "message"]  # fmt: skip
