@@ -58,6 +58,10 @@ def _codes(fit: dict) -> str:
     return ", ".join(fit["codes"]) or "–"
 
 
+def _mean_precision(fits: list) -> str:
+    return f"{np.mean([f['precision'] for f in fits]):.3f}" if fits else "–"
+
+
 def _share(part: int, whole: int) -> str:
     return f"{part} of {whole}"
 
@@ -77,9 +81,6 @@ def summary(results: dict) -> list[str]:
     said = [f for f in flips if "doubtful_flags" in f["codes"]]
     caught = [f for f in wrong if "doubtful_flags" in f["codes"]]
     false_alarm = [f for f in said if f["precision"] >= 0.5]
-    mean = lambda fits: (  # noqa: E731
-        f"{np.mean([f['precision'] for f in fits]):.3f}" if fits else "–"
-    )
     quiet = [f for f in flips if "doubtful_flags" not in f["codes"]]
     return [
         f"- Own labels: {_share(len(many), len(own))} tables flag more than 3 % of "
@@ -91,8 +92,9 @@ def summary(results: dict) -> list[str]:
         f"have flags mostly wrong (measured precision under one half), "
         f"{_share(len(caught), len(wrong))} of them with `doubtful_flags`; it "
         f"fires in {len(said)} fits, {len(false_alarm)} of them on flags at "
-        f"least half right; mean measured precision {mean(said)} where it fires, "
-        f"{mean(quiet)} where it does not.",
+        "least half right; mean measured precision "
+        f"{_mean_precision(said)} where it fires, {_mean_precision(quiet)} "
+        "where it does not.",
         "- Any caution on own labels: "
         + ", ".join(
             f"`{code}` {sum(code in f['codes'] for f in own)}"

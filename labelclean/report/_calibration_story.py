@@ -187,16 +187,25 @@ def _no_corrections_text(cal: Mapping[str, Any], pred: Mapping[str, Any]) -> str
     )
 
 
-def _doubtful_flags_text(cal: Mapping[str, Any]) -> str:
-    """Where the flags' precision interval reaches under one half, the data
+def _flags_doubtful(cal: Mapping[str, Any]) -> bool:
+    """Whether the flags' precision interval reaches under one half: the data
     cannot rule out that most flagged rows carry right labels; typically the
     noise interval reaches 0 (docs/decisions.md, *Clean labels of
     overlapping classes*). The point estimate alone would read as sure."""
     interval = cal.get("flag_precision_interval")
     # One half: the flags would be more likely wrong than right, the line
     # the corrections' doubt and the flag threshold's floor use too.
-    if not cal.get("flagged") or not interval or interval[0] >= 0.5:
+    return bool(
+        cal.get("flagged") and interval and interval[0] is not None
+        and interval[0] < 0.5
+    )  # fmt: skip
+
+
+def _doubtful_flags_text(cal: Mapping[str, Any]) -> str:
+    """The report's sentence where :func:`_flags_doubtful`."""
+    if not _flags_doubtful(cal):
         return ""
+    interval = cal["flag_precision_interval"]
     admit = " (the data admit that no label is wrong)" if _admits_no_noise(cal) else ""
     return (
         f" The flags' precision reaches down to {pct(interval[0])}: the data "
@@ -353,7 +362,7 @@ def cautions(run: Mapping[str, Any]) -> list[dict[str, str]]:
             ),
         })  # fmt: skip
     calibrated = cal.get("decision_rule") != "thresholds"
-    if calibrated and _doubtful_flags_text(cal):
+    if calibrated and _flags_doubtful(cal):
         admit = (
             "; the data admit that no label is wrong" if _admits_no_noise(cal) else ""
         )

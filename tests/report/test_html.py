@@ -378,3 +378,7 @@ def test_a_caution_is_written_whatever_the_reading_holds(audit):
     (said,) = build_report(audit, run=run)["cautions"]
     assert "(Cohen's κ 0.31, out-of-fold accuracy 60.0% against 50.0%" in said[
         "message"]  # fmt: skip
+    # A flag-precision interval with a null end is not read as doubtful.
+    run["calibration"].update(flagged=3, flag_precision_interval=[None, 0.9])
+    codes = [c["code"] for c in build_report(audit, run=run)["cautions"]]
+    assert codes == ["poor_predictability"]
