@@ -47,6 +47,15 @@ class PipelineDefinitionError(LabelcleanError, ValueError):
 
 
 class GuardrailError(LabelcleanError, RuntimeError):
-    """The run finished and wrote its outputs, but a guardrail failed."""
+    """The run finished and wrote its outputs, but a guardrail failed.
+
+    ``cautions`` holds the run's ``report.json`` cautions (``{"code",
+    "message"}`` each; empty where the error does not come from a run), which
+    the command line prints before the error line.
+    """
 
     exit_code = 7
+
+    def __init__(self, *args: object, cautions=()) -> None:
+        super().__init__(*args)
+        self.cautions = list(cautions)

@@ -184,6 +184,7 @@ def user_errors() -> Iterator[None]:
         with _exit_cleanly_on_sigterm(), _plain_warnings():
             yield
     except LabelcleanError as exc:
+        _echo_cautions(getattr(exc, "cautions", ()))  # a run that failed its guardrails
         typer.echo(f"error: {exc}", err=True)
         raise typer.Exit(code=exc.exit_code) from None
 
@@ -240,5 +241,10 @@ def summarise(result: Any) -> None:
         f"{result.n_rows:,} rows: {d['kept']:,} kept, {d['corrected']:,} corrected, "
         f"{d['discarded']:,} discarded; guardrails {status}; outputs in {result.out}"
     )
-    for caution in result.cautions:
+    _echo_cautions(result.cautions)
+
+
+def _echo_cautions(cautions: Any) -> None:
+    """Each caution as a ``WARNING: [code] message`` line on stderr."""
+    for caution in cautions:
         typer.echo(f"WARNING: [{caution['code']}] {caution['message']}", err=True)

@@ -336,6 +336,8 @@ def cautions(run: Mapping[str, Any]) -> list[dict[str, str]]:
     Each is ``{"code", "message"}``; the codes are stable, for a scheduler
     to alert on:
 
+    - ``guardrails_failed``: output guardrails failed (``run.withholding``),
+      and whether the cleaned rows were withheld or published all the same;
     - ``poor_predictability``: the features predict the label poorly, so
       wrong labels cannot be told from hard cases and the estimates are rough;
     - ``doubtful_flags``: the flags' precision interval reaches under one
@@ -344,14 +346,14 @@ def cautions(run: Mapping[str, Any]) -> list[dict[str, str]]:
       the others, whose labels were kept unchecked.
 
     The report's first paragraph says the same at length
-    (:func:`calibration_story`). With fixed thresholds only the first is
-    read; without a calibration (``apply``'s report) there are none.
+    (:func:`calibration_story`). With fixed thresholds only the first two
+    are read; without a calibration (``apply``'s report) only the first.
     """
+    out = _guardrail_cautions(run.get("withholding"))
     cal = run.get("calibration")
     if not isinstance(cal, Mapping) or cal.get("noise_rate") is None:
-        return []
+        return out
     pred = cal.get("predictability") or {}
-    out = []
     if pred.get("slight") or pred.get("fair") or pred.get("low"):
         out.append({
             "code": "poor_predictability",
@@ -386,6 +388,22 @@ def cautions(run: Mapping[str, Any]) -> list[dict[str, str]]:
             ),
         })  # fmt: skip
     return out
+
+
+def _guardrail_cautions(held: Any) -> list[dict[str, str]]:
+    """``guardrails_failed`` when the run's withholding names failed guardrails."""
+    if not isinstance(held, Mapping) or not held.get("failed"):
+        return []
+    names = ", ".join(map(str, held["failed"]))
+    fate = (
+        f"the cleaned rows were withheld as '{held['withheld']}'"
+        if held.get("withheld")
+        else f"the cleaned rows were published all the same (fail-on "
+        f"'{held.get('fail_on', 'never')}'): check the classes the report's "
+        "Validation names before using them"
+    )
+    message = f"guardrail(s) {names} failed; {fate}"
+    return [{"code": "guardrails_failed", "message": message}]
 
 
 def _unseen_story(cal: Mapping[str, Any], pred: Mapping[str, Any]) -> list[str]:

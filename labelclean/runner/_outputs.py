@@ -337,7 +337,8 @@ def finish(
         raise GuardrailError(
             f"output guardrail(s) failed: {', '.join(failed)}; the cleaned rows "
             f"were withheld ({names['cleaned']}.rejected), the audit and the "
-            f"report were written to {str(folder.path)!r} (see report.html)."
+            f"report were written to {str(folder.path)!r} (see report.html).",
+            cautions=cautions,
         )
     return result
 

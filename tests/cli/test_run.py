@@ -266,6 +266,15 @@ def test_apply_with_fail_on_withholds_a_batch_that_fails_a_guardrail(
     res = runner.invoke(app, [*args, str(tmp_path / "strict"), "--fail-on", "error"])
     assert res.exit_code == 7, res.output
     assert "class_net_change" in res.stderr
+    # the log names the failed guardrail by the caution's code, as report.json does
+    lines = res.stderr.strip().splitlines()
+    assert lines[-1].startswith("error: output guardrail(s) failed")
+    caution = "WARNING: [guardrails_failed] guardrail(s) class_net_change failed; "
+    assert lines[-2].startswith(caution + "the cleaned rows were withheld as ")
+    assert lines[-2].endswith("'cleaned.parquet.rejected'")
+    report = json.loads((tmp_path / "strict" / "report.json").read_text())
+    assert report["cautions"][0]["code"] == "guardrails_failed"
+    assert "withheld as 'cleaned.parquet.rejected'" in report["cautions"][0]["message"]
     assert (tmp_path / "strict" / "cleaned.parquet.rejected").exists()
     assert not (tmp_path / "strict" / "cleaned.parquet").exists()
     assert len(pd.read_parquet(tmp_path / "strict" / "audit.parquet")) == len(wrong)
@@ -274,10 +283,17 @@ def test_apply_with_fail_on_withholds_a_batch_that_fails_a_guardrail(
         "row(s) came in"
     )
     assert "then run apply again without --fail-on." in html  # no limits to raise
-    # without --fail-on the same batch is published, as before
+    # without --fail-on the same batch is published, as before, and the log says so
     res = runner.invoke(app, [*args, str(tmp_path / "lenient")])
     assert res.exit_code == 0, res.output
     assert (tmp_path / "lenient" / "cleaned.parquet").exists()
+    assert "guardrails FAILED: class_net_change" in res.stdout
+    assert caution + "the cleaned rows were published all the same" in res.stderr
+    report = json.loads((tmp_path / "lenient" / "report.json").read_text())
+    assert [c["code"] for c in report["cautions"]] == ["guardrails_failed"]
+    html = unescape((tmp_path / "lenient" / "report.html").read_text())
+    assert "Read before relying on this run" in html
+    assert "the cleaned rows were published all the same" in html
 
 
 def test_apply_refuses_changed_schema(noisy_data, tmp_path):
@@ -369,6 +385,11 @@ def test_guardrail_fail_on_exits_after_writing(noisy_data, tmp_path):
     assert res.exit_code == 7, res.output
     assert "discarded_share" in res.stderr
     assert (out / "report.json").exists()
+    report = json.loads((out / "report.json").read_text())
+    codes = [c["code"] for c in report["cautions"]]
+    assert codes[0] == "guardrails_failed"
+    for code in codes:  # every caution is in the log, before the error line
+        assert res.stderr.index(f"WARNING: [{code}]") < res.stderr.index("error:")
 
 
 @pytest.mark.parametrize(

@@ -168,7 +168,7 @@ def test_failed_guardrail_withholds_dask_parts(client, tmp_path):
     out = tmp_path / "out"
     with pytest.raises(
         GuardrailError, match=r"class_net_change.*\(cleaned\.rejected\)"
-    ):
+    ) as raised:
         run_pipeline(
             tmp_path / "in.parquet",
             out,
@@ -178,6 +178,11 @@ def test_failed_guardrail_withholds_dask_parts(client, tmp_path):
             scheduler=client.scheduler.address,
         )
     assert not (out / "cleaned").exists()
+    # the error carries the run's cautions, the failed guardrail first
+    report = json.loads((out / "report.json").read_text())
+    assert raised.value.cautions == report["cautions"]
+    assert raised.value.cautions[0]["code"] == "guardrails_failed"
+    assert "withheld as 'cleaned.rejected'" in raised.value.cautions[0]["message"]
     assert list((out / "cleaned.rejected").glob("part.*.parquet"))
     report = json.loads((out / "report.json").read_text())
     assert report["run"]["withholding"]["withheld"] == "cleaned.rejected"
