@@ -7,13 +7,16 @@ n_jobs=-1)`` with its defaults on ``make_classification`` rows (20 features,
 classes, at each ``--rows``, in a fresh process per checkout and size, the
 checkouts alternating, ``--reps`` times; it reports the median fit time of
 each checkout, their ratio (this one over the other), and the final model
-each chose. ``--model`` sets ``LabelCleaner``'s ``model`` (default 'auto').
+each chose. ``--model`` sets ``LabelCleaner``'s ``model`` (default 'auto'),
+``--features`` the number of columns (default 20; 10 informative, 2
+redundant).
 
 ``--repo`` is the other checkout, e.g. the commit before a change
 (``git worktree add /tmp/before <commit>``).
 
     python benchmarks/fit_cost.py --repo /tmp/before
     python benchmarks/fit_cost.py --repo /tmp/before --model rosr
+    python benchmarks/fit_cost.py --repo /tmp/before --features 500 --rows 300 1000
 """
 
 import argparse
@@ -33,7 +36,7 @@ from benchmarks._common import run_in_checkout, section_head, write_section
 TEST_ROWS = 20_000
 
 
-def child(n_rows: int, n_classes: int, model: str = "auto") -> dict:
+def child(n_rows: int, n_classes: int, model: str = "auto", n_features: int = 20):
     """One fit in this process (the checkout first on the path)."""
     import hashlib
     import warnings
@@ -45,7 +48,8 @@ def child(n_rows: int, n_classes: int, model: str = "auto") -> dict:
     from labelclean.pipeline import LabelCleaner
 
     X, y = make_classification(
-        n_samples=n_rows + TEST_ROWS, n_features=20, n_informative=10,
+        n_samples=n_rows + TEST_ROWS, n_features=n_features,
+        n_informative=min(10, n_features), n_redundant=min(2, n_features - 10),
         n_classes=n_classes, random_state=0,
     )  # fmt: skip
     X, X_test, y, y_test = X[:n_rows], X[n_rows:], y[:n_rows], y[n_rows:]
@@ -72,8 +76,8 @@ def _mu(mu) -> str:
     return "–" if mu is None else f"{mu:.2g}"
 
 
-def _measure(repo: Path, n_rows: int, n_classes: int, model: str) -> dict:
-    call = f"m.child({n_rows}, {n_classes}, {model!r})"
+def _measure(repo: Path, n_rows, n_classes, model: str, n_features: int) -> dict:
+    call = f"m.child({n_rows}, {n_classes}, {model!r}, {n_features})"
     return run_in_checkout(repo, __file__, call)
 
 
@@ -84,6 +88,7 @@ def main() -> None:
     parser.add_argument("--reps", type=int, default=2)
     parser.add_argument("--repo", type=Path, required=True)
     parser.add_argument("--model", default="auto", help="LabelCleaner's model")
+    parser.add_argument("--features", type=int, default=20, help="columns (≥ 10)")
     parser.add_argument("--section", default="fit-cost")
     args = parser.parse_args()
 
@@ -99,7 +104,9 @@ def main() -> None:
             runs: dict[str, list] = {name: [] for name in checkouts}
             for _ in range(args.reps):
                 for name, path in checkouts.items():
-                    runs[name].append(_measure(path, n_rows, n_classes, args.model))
+                    runs[name].append(
+                        _measure(path, n_rows, n_classes, args.model, args.features)
+                    )
             med = {
                 k: float(np.median([r["seconds"] for r in v])) for k, v in runs.items()
             }
@@ -121,7 +128,7 @@ def main() -> None:
         f"This checkout: {ROOT}; other: {args.repo.resolve()}. "
         f"`LabelCleaner(model={args.model!r}, random_state=0, n_jobs=-1).fit` on "
         "`make_classification` "
-        "(20 features, 10 informative, 20 % uniform flips); median of "
+        f"({args.features} features, 10 informative, 20 % uniform flips); median of "
         f"{args.reps} fresh processes per checkout, alternating. The final "
         "model, RoSR-L's penalty when it is the final model, and the final "
         f"model's accuracy on {TEST_ROWS:,} more rows of the same draw with their "

@@ -12,7 +12,7 @@ from numba import njit
 __all__ = ["best_splits"]
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, inline="always")
 def _weighted_impurity(counts, total, criterion):
     """``total * impurity`` of a node with class weights ``counts`` summing to
     ``total``."""
@@ -30,7 +30,7 @@ def _weighted_impurity(counts, total, criterion):
     return ent
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, inline="always")
 def _split_gain(parent, left, w_left, total, right, criterion):
     """Impurity decrease of a split whose left child holds ``left``."""
     w_right = 0.0
@@ -96,14 +96,17 @@ def best_splits(hist, n_bins_per_feature, criterion):
                 if added == 0.0:
                     continue  # same partition as the previous bin
                 w_left += added
-                for k in range(n_classes):
-                    with_missing[k] = left[k] + missing[k]
                 # Missing rows right (side 0) and, when there are any and
                 # some value goes right, left (side 1).
                 sides = 2 if w_missing > 0.0 and b < n_value_bins - 1 else 1
                 for side in range(sides):
-                    child = left if side == 0 else with_missing
-                    w_child = w_left if side == 0 else w_left + w_missing
+                    child = left
+                    w_child = w_left
+                    if side == 1:
+                        for k in range(n_classes):
+                            with_missing[k] = left[k] + missing[k]
+                        child = with_missing
+                        w_child = w_left + w_missing
                     g = _split_gain(parent, child, w_child, total, right, criterion)
                     if g > best:
                         best = g
