@@ -236,10 +236,12 @@ class BaseWeightBoosting(
                 break
         if not self.estimators_:
             raise DataValidationError(
-                f"{type(self).__name__} could not fit a single weak learner: either "
-                "every row had zero weight in the first round, or the first weak "
-                "learner was no better than chance on the weighted data. Check the "
-                "labels and the parameters (e.g. a larger age for SPLBoost, or more "
+                f"{type(self).__name__} could not fit a single weak learner: no "
+                "split of the features told the labels apart better than chance on "
+                "the weighted rows (are the features unrelated to the label, every "
+                "value holding as many rows of each class?), or every row had zero "
+                "weight in the first round. Give features that predict the label, "
+                "or check the parameters (e.g. a larger age for SPLBoost, or more "
                 "informative confidences for CB-AdaBoost), or use a stronger weak "
                 "learner."
             )

@@ -347,6 +347,17 @@ def _missing_model(tmp: Path) -> Job:
     return job
 
 
+def _unrelated_features(tmp: Path) -> Job:
+    # every value of every feature holds as many rows of each class
+    frame = make_frame().assign(
+        label=["a", "b"] * 20,
+        f1=[0.0, 0.0, 1.0, 1.0] * 10,
+        f2=([0.0] * 4 + [1.0] * 4) * 5,
+        f3=([0.0] * 8 + [1.0] * 8) * 2 + [0.0] * 8,
+    )
+    return _base(tmp, frame)
+
+
 def _threshold_out_of_range(tmp: Path) -> Job:
     job = _base(tmp, make_frame())
     job.extra_args = ["--correct-threshold", "2"]
@@ -385,6 +396,9 @@ CASES = [
     ("features-all-constant",
      lambda t: _base(t, make_frame().assign(f1=1.0, f2=2.0, f3=3.0)), EXIT_DATA,
      ["every feature column is constant", "give feature columns that vary"], True),
+    ("features-unrelated-to-label", _unrelated_features, EXIT_DATA,
+     ["could not fit a single weak learner", "better than chance",
+      "Give features that predict the label"], True),
     ("zero-rows", lambda t: _base(t, make_frame().iloc[:0]), EXIT_DATA,
      ["the input has no rows"], True),
     ("duplicate-column-names", _duplicate_columns, EXIT_DATA,
