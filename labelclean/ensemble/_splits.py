@@ -53,7 +53,7 @@ def best_splits(hist, n_bins_per_feature, criterion):
     threshold is tried with them on the right and, when the node has any, on
     the left; "every value left, missing right" is a candidate too. Without
     missing values at the node they follow the child with more weight. Two
-    classes with Gini (every weak learner of CB-AdaBoost) take a scan on
+    classes with Gini (every weak learner on a two-class label) take a scan on
     scalars that gives the same result to the bit (:func:`_best_splits_gini2`).
     """
     if hist.shape[3] == 2 and criterion == 0:
