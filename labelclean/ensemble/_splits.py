@@ -147,7 +147,8 @@ def _gini2(c0, c1, w):
 def _best_splits_gini2(hist, n_bins_per_feature):
     """:func:`_best_splits_any` for two classes and Gini: the same candidates
     in the same order and the same operations, on scalars instead of small
-    arrays (two to three times as fast), so the same splits to the last bit
+    arrays (benchmarks/RESULTS.md, ``fit-cost-wide-gini2``), so the same
+    splits to the last bit
     (``test_two_class_gini_scan_is_the_general_one_to_the_bit``)."""
     n_nodes, n_features, _, _ = hist.shape
     feature = np.full(n_nodes, -1, dtype=np.intp)
