@@ -8,7 +8,12 @@ from sklearn.datasets import make_classification
 from sklearn.tree import DecisionTreeClassifier
 
 from labelclean.ensemble import BinnedTreeClassifier
-from labelclean.ensemble._binned import _BinMapper, _histograms, histograms_numpy
+from labelclean.ensemble._binned import (
+    _BinMapper,
+    _histograms,
+    histograms_numpy,
+    midpoint_percentiles,
+)
 
 
 @settings(max_examples=40, deadline=None)
@@ -54,6 +59,56 @@ def test_bin_codes_are_the_number_of_edges_below(n, max_bins, distinct, seed):
         expected = np.searchsorted(edges, queries[:, j], side="left")
         expected[np.isnan(queries[:, j])] = mapper.n_bins_[j]
         np.testing.assert_array_equal(codes[:, j], expected)
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    n=st.integers(1, 2000),
+    distinct=st.integers(1, 5000),
+    n_bins=st.sampled_from([2, 3, 16, 200, 255]),
+    signed_zeros=st.booleans(),
+    seed=st.integers(0, 2**31 - 1),
+)
+def test_midpoint_percentiles_are_numpys(n, distinct, n_bins, signed_zeros, seed):
+    """The quantile edges read off the sorted column are numpy's, to the bit
+    (but for the sign of a zero where the column holds both zeros: numpy's
+    partition and the sort may order them differently; both bin alike)."""
+    rng = np.random.RandomState(seed)
+    column = (rng.randint(0, distinct, size=n) - distinct // 2) / 7.0
+    if signed_zeros:
+        column[rng.rand(n) < 0.2] = -0.0
+    qs = np.linspace(0.0, 100.0, n_bins + 1)[1:-1]
+    expected = np.percentile(column, qs, method="midpoint")
+    got = midpoint_percentiles(np.sort(column), qs)
+    np.testing.assert_array_equal(got, expected)
+    if not signed_zeros:
+        assert got.tobytes() == expected.tobytes()
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    n=st.integers(1, 800),
+    distinct=st.integers(1, 2000),
+    max_bins=st.sampled_from([2, 16, 255]),
+    seed=st.integers(0, 2**31 - 1),
+)
+def test_bin_edges_are_numpys_unique_and_percentiles(n, distinct, max_bins, seed):
+    """The mapper sorts each column once; its edges are those of
+    ``np.unique`` and ``np.percentile(..., method="midpoint")``, to the bit."""
+    rng = np.random.RandomState(seed)
+    X = (rng.randint(0, distinct, size=(n, 3)) - distinct // 2) / 7.0
+    X[:, 1] = rng.normal(size=n)
+    X[rng.rand(n, 3) < 0.1] = np.nan
+    mapper = _BinMapper(max_bins, seed).fit(X)
+    for j, edges in enumerate(mapper.edges_):
+        column = X[~np.isnan(X[:, j]), j]
+        values = np.unique(column)
+        if values.shape[0] <= max_bins:
+            expected = (values[:-1] + values[1:]) / 2.0
+        else:
+            qs = np.linspace(0.0, 100.0, max_bins + 1)[1:-1]
+            expected = np.unique(np.percentile(column, qs, method="midpoint"))
+        assert edges.tobytes() == expected.tobytes()
 
 
 def test_bin_mapper_thresholds_agree_with_bins(global_random_seed):
