@@ -51,11 +51,14 @@ def midpoint_percentiles(ordered: np.ndarray, q: np.ndarray) -> np.ndarray:
     The same operations as numpy's (Hyndman and Fan's midpoint: the mean of
     the two order statistics around ``(n - 1) q``, numpy's two-sided linear
     interpolation at weight 0 or 1/2), so the same values to the bit
-    (``test_midpoint_percentiles_are_numpys``); numpy selects each of the
-    2 × 254 order statistics of 255 bins by a partition of its own, which
-    made the quantile edges a quarter of a default fit on 1,000 rows of 500
-    columns (the ``_BinMapper`` of every weak learner's ensemble is fitted
-    anew on each fold; benchmarks/RESULTS.md, section ``fit-cost-wide-edges``).
+    (``test_midpoint_percentiles_are_numpys``; only where a column holds
+    both ``-0.0`` and ``0.0`` may the sort and numpy's partition place them
+    apart, and an edge at zero carry the other sign). numpy selects each of the
+    2 × 254 order statistics of 255 bins by a partition of its own, and
+    every ensemble of a fit (each fold's, each candidate's) quantises its
+    rows anew: read off the sorted column, a default fit on 1,000 rows of
+    500 columns takes 0.80 times as long (benchmarks/RESULTS.md, section
+    ``fit-cost-wide-edges``).
     """
     n = ordered.shape[0]
     at = (n - 1) * np.true_divide(q, 100)

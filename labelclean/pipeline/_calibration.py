@@ -122,6 +122,7 @@ from labelclean.pipeline._noise_estimate import (
 )
 from labelclean.pipeline._predictability import (
     agreement_lines,
+    correctable_pairs,
     kappa_lower_limit,
     weak_agreement,
 )
@@ -317,7 +318,8 @@ def calibrate(
                     target_precision, reading, substantial)  # fmt: skip
     flagged = (r >= threshold) & _unknown(evidence.known, n)
     correction_target = target_precision or DEFAULT_CORRECTION_PRECISION
-    allowed = moderate and substantial  # docs/decisions.md, step 5
+    between = correctable_pairs(n_classes, kappa_star, told)  # and pair by pair
+    allowed = moderate and substantial and bool(between.any())  # step 5
     precision, recall, _ = estimates_at(threshold, tempered, codes, Q, r)
     others, noise_ends = _other_noise_levels(
         P, tempered, codes, Q, r, threshold, (low, anchor, evidence.review, substantial)
@@ -329,7 +331,7 @@ def calibrate(
     corr_thresholds, pairs, corrected, estimated, doubt = _settle_corrections(
         evidence, P, (tempered, Q, noise_interval, reading), flagged,
         correction_target, ((alternative, strength, shrinkage), require_agreement,
-                            allowed))  # fmt: skip
+                            allowed, between))  # fmt: skip
     per_class = 1.0 - np.diag(Q) / np.maximum(Q.sum(axis=1), 1e-300)
     summary = {
         "method": _METHOD,
@@ -374,16 +376,18 @@ def _settle_corrections(evidence, P, readings, flagged, target, options):
     ``readings``: the tempered evidence, the joint, the noise interval and
     the predictable reading of the surest rows (None in the cautious one);
     ``options``: the correction posterior (alternative, strength,
-    shrinkage), whether both stages must agree, and whether the agreement
-    lines allow corrections at all. Returns the per-pair thresholds and
-    summaries, the rows corrected, their estimates, and the precision
-    interval that withheld them (None where they stand,
-    :func:`withhold_doubtful`).
+    shrinkage), whether both stages must agree, whether the agreement
+    lines allow corrections at all, and between which pairs of classes
+    (:func:`~labelclean.pipeline._predictability.correctable_pairs`).
+    Returns the per-pair thresholds and summaries, the rows corrected, their
+    estimates, and the precision interval that withheld them (None where
+    they stand, :func:`withhold_doubtful`).
     """
     tempered, Q, noise_interval, reading = readings
-    (alternative, strength, shrinkage), require_agreement, allowed = options
+    (alternative, strength, shrinkage), require_agreement, allowed, between = options
     codes = evidence.codes
     candidate = flagged & agreement(evidence, alternative, require_agreement)
+    candidate &= between[codes, alternative]
     candidate &= told_apart(P, codes, alternative, target)
     least = strength_at_least_noise(P, codes, Q, alternative, (shrinkage, reading))
     thresholds, pairs, corrected = corrections(

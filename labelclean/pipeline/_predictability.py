@@ -9,11 +9,13 @@ hide rows of which classes in the noise estimate (:func:`noise_gate`).
 import numpy as np
 
 __all__ = [
+    "CORRECTION_PAIR_KAPPA",
     "LOW_PREDICTABILITY_KAPPA",
     "NOISE_CORRECTED_KAPPA",
     "SLIGHT_AGREEMENT_KAPPA",
     "agreement_lines",
     "cohen_kappa",
+    "correctable_pairs",
     "kappa_lower_limit",
     "noise_gate",
     "predictability_summary",
@@ -43,6 +45,15 @@ NOISE_CORRECTED_KAPPA = 0.6
 #: flagged (docs/decisions.md, *Evidence hardly better than chance*).
 SLIGHT_AGREEMENT_KAPPA = 0.2
 
+
+#: A label is corrected from one class to another only where the evidence
+#: tells the two apart at least this well with the noise taken out ("almost
+#: perfect", Landis and Koch 1977): the pair's noise-corrected κ, the
+#: table's with two classes. Below it, rows of one class that the features
+#: place in the other are right labels about as often as wrong ones
+#: (docs/decisions.md, *Corrections need almost perfect agreement*); their
+#: flagged rows are discarded instead.
+CORRECTION_PAIR_KAPPA = 0.8
 
 #: One-sided standard normal quantile of κ's lower confidence limit (95 %).
 _KAPPA_LOWER_Z = 1.645
@@ -111,6 +122,24 @@ def agreement_lines(kappa: float, kappa_star: float) -> tuple[bool, bool]:
     substantial agreement with the noise taken out*).
     """
     return kappa >= LOW_PREDICTABILITY_KAPPA, kappa_star >= NOISE_CORRECTED_KAPPA
+
+
+def correctable_pairs(n_classes: int, kappa_star: float, told) -> np.ndarray:
+    """``ok[l, j]``: whether a label *l* may be corrected to *j*, the pair told
+    apart almost perfectly with the noise taken out (κ* of the pair at least
+    :data:`CORRECTION_PAIR_KAPPA`).
+
+    ``told``: :func:`recognised_pairs`'s result as the class gate read it;
+    None with two classes, where the pair is the table and ``kappa_star``
+    its κ*. A pair without rows of both classes among the rows read is
+    left open, as :func:`recognised_pairs` takes it as told apart.
+    """
+    if told is None:
+        return np.full((n_classes, n_classes), kappa_star >= CORRECTION_PAIR_KAPPA)
+    ok = np.ones((n_classes, n_classes), dtype=bool)
+    for (a, b), (_, corrected) in told[1].items():
+        ok[a, b] = ok[b, a] = corrected >= CORRECTION_PAIR_KAPPA
+    return ok
 
 
 def cohen_kappa(P, codes, n_classes, noise=0.0):
@@ -280,6 +309,7 @@ def predictability_summary(kappas, low, weak, class_kappas, recognised, told) ->
         "low": bool(low),
         "moderate": moderate,
         "substantial": substantial,
+        "almost_perfect": bool(kappa_star >= CORRECTION_PAIR_KAPPA),
         "slight": weak == "slight",
         "fair": weak == "fair",
         "per_class": [
@@ -295,6 +325,7 @@ def predictability_summary(kappas, low, weak, class_kappas, recognised, told) ->
                 "kappa": k,
                 "kappa_noise_corrected": c,
                 "told_apart": bool(apart[a, b]),
+                "corrected_between": bool(c >= CORRECTION_PAIR_KAPPA),
             }
             for (a, b), (k, c) in sorted(pair_kappas.items())
         ]

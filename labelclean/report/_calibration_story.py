@@ -96,6 +96,27 @@ def _least_noise_text(cal: Mapping[str, Any]) -> str:
     )  # fmt: skip
 
 
+def _pairs_not_corrected_text(cal: Mapping[str, Any]) -> str:
+    """The pairs of classes no label was corrected between, where others
+    were (docs/decisions.md, *Corrections need almost perfect agreement*)."""
+    pred = cal.get("predictability") or {}
+    if not cal.get("flagged") or not cal.get("corrections_allowed", True):
+        return ""
+    held = [p for p in pred.get("pairs") or [] if not p.get("corrected_between", True)]
+    if not held:
+        return ""
+    names = [" and ".join(str(c) for c in p["classes"]) for p in held]
+    more = f" and {len(names) - _PAIRS_NAMED} more" if len(names) > _PAIRS_NAMED else ""
+    return (
+        " No label was corrected between "
+        + "; ".join(names[:_PAIRS_NAMED])
+        + more
+        + ": the evidence tells those classes apart less than almost perfectly "
+        "with the noise taken out (Cohen's κ of the pair under 0.80), so their "
+        "flagged rows were discarded rather than relabelled."
+    )
+
+
 def _limited_text(cal: Mapping[str, Any]) -> str:
     """Pairs that corrected only their surest rows: the rest would not hold."""
     target = cal.get("correction_target", 0.0)
@@ -169,6 +190,23 @@ def _no_corrections_text(cal: Mapping[str, Any], pred: Mapping[str, Any]) -> str
         return (
             "; no label was corrected, as the features predict the label too "
             "poorly to tell which other label is right."
+        )
+    if pred.get("moderate") and pred.get("substantial"):
+        return (
+            "; no label was corrected: "
+            + (
+                "no pair of classes is told apart almost perfectly with the noise "
+                "taken out (Cohen's κ of each pair under 0.80)"
+                if pred.get("almost_perfect")
+                else "with the noise the surest rows suggest taken out, the evidence "
+                "agrees with the observed labels substantially but not almost "
+                f"perfectly (Cohen's κ {pred['kappa_noise_corrected']:.2f}, under 0.80)"
+            )
+            + (
+                ", where rows of one class that the features place in another are "
+                "right labels about as often as wrong ones, so their rows were "
+                "discarded rather than relabelled."
+            )
         )
     if pred.get("substantial", True) or not pred.get("moderate", False):
         return (
@@ -291,7 +329,11 @@ def calibration_story(run: Mapping[str, Any]) -> list[str]:
         elif not (pred.get("slight") or pred.get("fair")):
             text += " No row was flagged: no operating point was precise enough."
         story.append(
-            text + _shrinkage_text(cal) + _least_noise_text(cal) + _limited_text(cal)
+            text
+            + _shrinkage_text(cal)
+            + _least_noise_text(cal)
+            + _pairs_not_corrected_text(cal)
+            + _limited_text(cal)
         )
         story += _unseen_story(cal, pred)
     return story + _review_and_missing_story(run)

@@ -18,6 +18,7 @@ from typer.testing import CliRunner
 
 import labelclean.pipeline._calibration as calibration_module
 import labelclean.pipeline._noise_estimate as noise_estimate_module
+import labelclean.pipeline._predictability as predictability_module
 from labelclean.cli.main import app
 from labelclean.noise import flip_labels
 from labelclean.pipeline import LabelCleaner
@@ -40,7 +41,7 @@ from labelclean.pipeline._noise_estimate import (
     recognised_classes,
     temper,
 )
-from labelclean.pipeline._predictability import kappa_lower_limit
+from labelclean.pipeline._predictability import correctable_pairs, kappa_lower_limit
 from labelclean.report import build_report, render_html
 from labelclean.validation import validate_output
 
@@ -55,13 +56,25 @@ def noisy_cancer():
     return X, y, y_noisy, flipped, cleaner
 
 
+@pytest.fixture(scope="module")
+def noisy_separable():
+    # Two classes the features tell apart almost perfectly, 20 % flipped:
+    # with the noise taken out the evidence agrees with the labels almost
+    # perfectly (κ* ≥ 0.8), so labels are corrected.
+    X, y = make_classification(600, 10, n_informative=5, n_redundant=0,
+                               class_sep=2.0, random_state=0)  # fmt: skip
+    y_noisy, flipped = flip_labels(y, 0.2, random_state=3)
+    cleaner = LabelCleaner(random_state=0).fit(X, y_noisy)
+    return X, y, y_noisy, flipped, cleaner
+
+
 def _precision_recall(flagged, flipped):
     tp = (flagged & flipped).sum()
     return tp / max(flagged.sum(), 1), tp / max(flipped.sum(), 1)
 
 
 def test_calibrated_flags_are_precise_and_the_estimates_honest(noisy_cancer):
-    _, y, _, flipped, cleaner = noisy_cancer
+    _, _, _, flipped, cleaner = noisy_cancer
     assert cleaner.decision_rule_ == "calibrated"
     flagged = cleaner.decisions_ != "kept"
     precision, recall = _precision_recall(flagged, flipped)
@@ -73,26 +86,38 @@ def test_calibrated_flags_are_precise_and_the_estimates_honest(noisy_cancer):
     assert low <= precision <= high
     assert cal["flagged"] == flagged.sum()
     assert set(cleaner.noise_rate_per_class_) == {0, 1}
-    corrected = cleaner.decisions_ == "corrected"
-    new = cleaner.audit_["cleaned_label"].to_numpy()[corrected]
-    assert corrected.any() and np.mean(new == y[corrected]) >= 0.9
+    # with the noise taken out the evidence agrees with the labels
+    # substantially, not almost perfectly: no label is corrected, and the
+    # flagged rows both stages place in the other class are discarded as
+    # corrections not precise enough (see noisy_separable for corrections)
+    pred = cal["predictability"]
+    assert pred["substantial"] and not pred["almost_perfect"]
+    assert not cal["corrections_allowed"] and cal["corrections"] == 0
+    assert not (cleaner.decisions_ == "corrected").any()
+    reasons = cleaner.audit_["reason"].to_numpy()[flagged]
+    assert (reasons == "correction_not_precise").sum() >= flagged.sum() // 2
     # the audit carries the per-row probability that the label is wrong
     noise = cleaner.audit_["noise_probability"].to_numpy()
     assert noise[flagged].min() >= cal["flag_threshold"] > noise[~flagged].max()
     json.dumps(cal, allow_nan=False)
 
 
-def test_the_corrections_estimates_come_with_intervals_that_hold(noisy_cancer):
+def test_the_corrections_estimates_come_with_intervals_that_hold():
     # Each corrected row restores its label with its posterior probability:
     # the estimated precision is their mean, the recall their sum over the
     # estimated number of wrong labels, and the intervals (their spread,
-    # widened to the noise interval's ends) hold the measured values.
-    _, y, _, flipped, cleaner = noisy_cancer
+    # widened to the noise interval's ends) hold the measured values. Wine's
+    # three classes with 20 % flips: every pair told apart almost perfectly.
+    X, y = load_wine(return_X_y=True)
+    y_noisy, flipped = flip_labels(y, 0.2, random_state=3)
+    cleaner = LabelCleaner(random_state=0).fit(X, y_noisy)
     cal = cleaner.calibration_
+    assert cal["corrections_allowed"]
+    assert all(p["corrected_between"] for p in cal["predictability"]["pairs"])
     corrected = cleaner.decisions_ == "corrected"
     new = cleaner.audit_["cleaned_label"].to_numpy()[corrected]
     right = int((new == y[corrected]).sum())
-    assert corrected.sum() == cal["corrections"] > 20
+    assert corrected.sum() == cal["corrections"] > 10
     low, high = cal["correction_precision_interval"]
     assert low < cal["correction_precision"] <= high <= 1.0 and high - low < 0.2
     assert low <= right / corrected.sum() <= high
@@ -929,7 +954,7 @@ def test_the_share_check_does_not_cut_flags_the_known_flips_find_precise(
     assert (flagged & wrong).sum() / wrong.sum() > 0.6
 
 
-def test_corrections_hold_at_the_least_noise_the_surest_rows_admit():
+def test_corrections_hold_at_the_least_noise_the_surest_rows_admit(monkeypatch):
     # No label is wrong. The evidence is sure of 100 rows (one disagrees with
     # its label, the surest of all: tied with the others, it would count
     # for 1 / 101 of each group's first places) and contradicts 40 others;
@@ -947,6 +972,10 @@ def test_corrections_hold_at_the_least_noise_the_surest_rows_admit():
     p[0] = 0.0005
     P = np.where(codes[:, None] == np.arange(2), p[:, None], 1 - p[:, None])
     evidence = Evidence(codes, P, P, None)
+    # κ* is under the line corrections need, which alone withholds them; the
+    # line at substantial agreement, as it was, leaves the reading tested here
+    assert not calibrate(evidence, random_state=0).summary["corrections_allowed"]
+    monkeypatch.setattr(predictability_module, "CORRECTION_PAIR_KAPPA", 0.6)
     calibration = calibrate(evidence, random_state=0)
     summary = calibration.summary
     anchor = summary["anchor_disagreement"]
@@ -977,12 +1006,66 @@ def test_corrections_hold_at_the_least_noise_the_surest_rows_admit():
     assert "surest of admit almost no noise" in html
 
 
-def test_corrections_on_large_noise_cells_are_unchanged(noisy_cancer, monkeypatch):
-    # breast_cancer with 20 % flips: confident learning's count stays under
-    # the surest rows' upper limit, and each pair's noise rests on dozens of
-    # rows, so their lower limit changes no correction: the fit decides as
-    # it does without the least-noise reading.
-    X, _, y_noisy, _, cleaner = noisy_cancer
+def test_corrections_need_almost_perfect_agreement(monkeypatch):
+    # No label is wrong: two classes overlap on plateaus of an evidence that
+    # is surer than the labels (as on a survival table of passengers' class
+    # and sex: 0.99 for "died" where 15 % survived). The surest rows disagree
+    # with a few labels, the noise is read there, and with it taken out the
+    # agreement is substantial (κ* 0.71). At the substantial line the rows of
+    # one class deep in the other's plateau were relabelled at an estimated
+    # precision of 0.94, every one wrongly; under almost perfect agreement
+    # (κ* ≥ 0.8) none is, and they are discarded instead.
+    rng = np.random.default_rng(0)
+    groups = [(300, 0.999, 0.97), (300, 0.99, 0.85), (300, 0.001, 0.04),
+              (300, 0.01, 0.12), (200, 0.6, 0.55), (200, 0.4, 0.45)]  # fmt: skip
+    p1 = np.concatenate([np.full(n, p) for n, p, _ in groups])
+    codes = np.concatenate([(rng.random(n) < f).astype(int) for n, _, f in groups])
+    P = np.c_[1 - p1, p1]
+    evidence = Evidence(codes, P, P, None)
+    calibration = calibrate(evidence, random_state=0)
+    summary, pred = calibration.summary, calibration.summary["predictability"]
+    assert pred["moderate"] and pred["substantial"] and not pred["almost_perfect"]
+    assert 0.6 <= pred["kappa_noise_corrected"] < 0.8
+    assert not summary["corrections_allowed"] and summary["corrections"] == 0
+    assert np.isinf(calibration.correction_thresholds).all()  # new rows too
+    decision, reason, new_codes, _ = decide_calibrated(evidence, calibration)
+    flagged = decision != "kept"
+    assert flagged.sum() == summary["flagged"] > 50
+    assert (decision[flagged] == "discarded").all()
+    assert (reason[flagged] == "correction_not_precise").sum() > 50
+    # the report says why
+    audit = pd.DataFrame({"decision": decision, "reason": reason})
+    audit["label"] = audit["observed_label"] = codes
+    audit["cleaned_label"] = np.where(new_codes < 0, None, new_codes)
+    run = {"calibration": {**summary, "decision_rule": "calibrated"}}
+    html = unescape(render_html(build_report(audit, label="label", run=run)))
+    assert "substantially but not almost perfectly (Cohen's κ 0.71, under 0.80)" in html
+    assert "discarded rather than relabelled" in html
+    # at the substantial line they were relabelled, all wrongly
+    monkeypatch.setattr(predictability_module, "CORRECTION_PAIR_KAPPA", 0.6)
+    before = calibrate(evidence, random_state=0)
+    assert before.summary["corrections"] > 50
+    assert before.summary["correction_precision"] > 0.9  # estimated; truly 0
+
+
+def test_corrections_are_withheld_pair_by_pair():
+    # Three classes: a and b overlap, c stands apart. A pair's κ with the
+    # noise taken out decides whether labels are corrected between its two
+    # classes; the table's does with two classes.
+    told = (None, {(0, 1): (0.55, 0.7), (0, 2): (0.9, 0.95), (1, 2): (0.85, 0.8)})
+    ok = correctable_pairs(3, 0.9, told)
+    assert ok.tolist() == [[True, False, True], [False, True, True],
+                           [True, True, True]]  # fmt: skip
+    assert correctable_pairs(2, 0.79, None).sum() == 0
+    assert correctable_pairs(2, 0.8, None).all()
+
+
+def test_corrections_on_large_noise_cells_are_unchanged(noisy_separable, monkeypatch):
+    # Two separable classes with 20 % flips: confident learning's count stays
+    # under the surest rows' upper limit, and each pair's noise rests on
+    # dozens of rows, so their lower limit changes no correction: the fit
+    # decides as it does without the least-noise reading.
+    X, _, y_noisy, _, cleaner = noisy_separable
     cal = cleaner.calibration_
     assert cal["corrections"] > 0
     for pair in cal["correction_pairs"]:
