@@ -319,7 +319,8 @@ def calibrate(
     flagged = (r >= threshold) & _unknown(evidence.known, n)
     correction_target = target_precision or DEFAULT_CORRECTION_PRECISION
     between = correctable_pairs(n_classes, kappa_star, told)  # and pair by pair
-    allowed = moderate and substantial and bool(between.any())  # step 5
+    other = ~np.eye(n_classes, dtype=bool)
+    allowed = moderate and substantial and bool(between[other].any())  # step 5
     precision, recall, _ = estimates_at(threshold, tempered, codes, Q, r)
     others, noise_ends = _other_noise_levels(
         P, tempered, codes, Q, r, threshold, (low, anchor, evidence.review, substantial)

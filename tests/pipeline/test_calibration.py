@@ -1058,6 +1058,34 @@ def test_corrections_are_withheld_pair_by_pair():
                            [True, True, True]]  # fmt: skip
     assert correctable_pairs(2, 0.79, None).sum() == 0
     assert correctable_pairs(2, 0.8, None).all()
+    # Through a fit: classes 0 and 1 overlap on saturated plateaus (no label
+    # between them is wrong), class 2 stands apart. The pair 0–1 is closed to
+    # corrections (on new rows too), the others are open, and the report
+    # names the closed pair.
+    rng = np.random.default_rng(0)
+    plateaus = [(300, [0.99, 0.005, 0.005], [0.85, 0.15, 0.0]),
+                (300, [0.005, 0.99, 0.005], [0.15, 0.85, 0.0]),
+                (300, [0.001, 0.001, 0.998], [0.05, 0.05, 0.9]),
+                (150, [0.5, 0.49, 0.01], [0.5, 0.5, 0.0])]  # fmt: skip
+    P = np.vstack([np.tile(p, (n, 1)) for n, p, _ in plateaus])
+    codes = np.concatenate([rng.choice(3, n, p=f) for n, _, f in plateaus])
+    evidence = Evidence(codes, P, P, None)
+    calibration = calibrate(evidence, random_state=0)
+    summary = calibration.summary
+    pairs = {tuple(q["classes"]): q for q in summary["predictability"]["pairs"]}
+    assert not pairs[0, 1]["corrected_between"]
+    assert pairs[0, 2]["corrected_between"] and pairs[1, 2]["corrected_between"]
+    assert summary["corrections_allowed"] and summary["flagged"] > 50
+    assert np.isinf(calibration.correction_thresholds[[0, 1], [1, 0]]).all()
+    decision, reason, new_codes, _ = decide_calibrated(evidence, calibration)
+    between = (decision == "corrected") & (codes < 2) & (new_codes < 2)
+    assert not between.any()
+    audit = pd.DataFrame({"decision": decision, "reason": reason})
+    audit["label"] = audit["observed_label"] = codes
+    audit["cleaned_label"] = np.where(new_codes < 0, None, new_codes)
+    run = {"calibration": {**summary, "decision_rule": "calibrated"}}
+    html = unescape(render_html(build_report(audit, label="label", run=run)))
+    assert "No label was corrected between 0 and 1: the evidence tells" in html
 
 
 def test_corrections_on_large_noise_cells_are_unchanged(noisy_separable, monkeypatch):
