@@ -68,6 +68,16 @@ def noisy_separable():
     return X, y, y_noisy, flipped, cleaner
 
 
+def _report_of(codes, decided, summary):
+    """The HTML report's text for decisions on label codes, as a run writes it."""
+    decision, reason, new_codes = decided
+    audit = pd.DataFrame({"decision": decision, "reason": reason})
+    audit["label"] = audit["observed_label"] = codes
+    audit["cleaned_label"] = np.where(new_codes < 0, None, new_codes)
+    run = {"calibration": {**summary, "decision_rule": "calibrated"}}
+    return unescape(render_html(build_report(audit, label="label", run=run)))
+
+
 def _precision_recall(flagged, flipped):
     tp = (flagged & flipped).sum()
     return tp / max(flagged.sum(), 1), tp / max(flipped.sum(), 1)
@@ -995,11 +1005,7 @@ def test_corrections_hold_at_the_least_noise_the_surest_rows_admit(monkeypatch):
     assert (reason[flagged] == "correction_not_precise").all()
     assert (new_codes[flagged] == -1).all()
     # the report says which corrections were withheld, and why
-    audit = pd.DataFrame({"decision": decision, "reason": reason})
-    audit["label"] = audit["observed_label"] = codes
-    audit["cleaned_label"] = np.where(new_codes < 0, None, new_codes)
-    run = {"calibration": {**summary, "decision_rule": "calibrated"}}
-    html = unescape(render_html(build_report(audit, label="label", run=run)))
+    html = _report_of(codes, (decision, reason, new_codes), summary)
     assert "Corrections 1 → 0 were withheld" in html or (
         "Corrections 0 → 1 were withheld" in html
     )
@@ -1034,11 +1040,7 @@ def test_corrections_need_almost_perfect_agreement(monkeypatch):
     assert (decision[flagged] == "discarded").all()
     assert (reason[flagged] == "correction_not_precise").sum() > 50
     # the report says why
-    audit = pd.DataFrame({"decision": decision, "reason": reason})
-    audit["label"] = audit["observed_label"] = codes
-    audit["cleaned_label"] = np.where(new_codes < 0, None, new_codes)
-    run = {"calibration": {**summary, "decision_rule": "calibrated"}}
-    html = unescape(render_html(build_report(audit, label="label", run=run)))
+    html = _report_of(codes, (decision, reason, new_codes), summary)
     assert "substantially but not almost perfectly (Cohen's κ 0.71, under 0.80)" in html
     assert "discarded rather than relabelled" in html
     # at the substantial line they were relabelled, all wrongly
@@ -1080,11 +1082,7 @@ def test_corrections_are_withheld_pair_by_pair():
     decision, reason, new_codes, _ = decide_calibrated(evidence, calibration)
     between = (decision == "corrected") & (codes < 2) & (new_codes < 2)
     assert not between.any()
-    audit = pd.DataFrame({"decision": decision, "reason": reason})
-    audit["label"] = audit["observed_label"] = codes
-    audit["cleaned_label"] = np.where(new_codes < 0, None, new_codes)
-    run = {"calibration": {**summary, "decision_rule": "calibrated"}}
-    html = unescape(render_html(build_report(audit, label="label", run=run)))
+    html = _report_of(codes, (decision, reason, new_codes), summary)
     assert "No label was corrected between 0 and 1: the evidence tells" in html
 
 
