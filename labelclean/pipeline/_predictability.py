@@ -310,6 +310,7 @@ def predictability_summary(kappas, low, weak, class_kappas, recognised, told) ->
         "moderate": moderate,
         "substantial": substantial,
         "almost_perfect": bool(kappa_star >= CORRECTION_PAIR_KAPPA),
+        "correction_kappa": CORRECTION_PAIR_KAPPA,
         "slight": weak == "slight",
         "fair": weak == "fair",
         "per_class": [

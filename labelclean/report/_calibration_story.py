@@ -106,13 +106,14 @@ def _pairs_not_corrected_text(cal: Mapping[str, Any]) -> str:
     if not held:
         return ""
     names = [" and ".join(str(c) for c in p["classes"]) for p in held]
+    line = pred.get("correction_kappa", 0.8)  # older files: the line then
     more = f" and {len(names) - _PAIRS_NAMED} more" if len(names) > _PAIRS_NAMED else ""
     return (
         " No label was corrected between "
         + "; ".join(names[:_PAIRS_NAMED])
         + more
         + ": the evidence tells those classes apart less than almost perfectly "
-        "with the noise taken out (Cohen's κ of the pair under 0.80), so their "
+        f"with the noise taken out (Cohen's κ of the pair under {line:.2f}), so their "
         "flagged rows were discarded rather than relabelled."
     )
 
@@ -192,15 +193,17 @@ def _no_corrections_text(cal: Mapping[str, Any], pred: Mapping[str, Any]) -> str
             "poorly to tell which other label is right."
         )
     if pred.get("moderate") and pred.get("substantial"):
+        line = pred.get("correction_kappa", 0.8)  # older files: the line then
         return (
             "; no label was corrected: "
             + (
                 "no pair of classes is told apart almost perfectly with the noise "
-                "taken out (Cohen's κ of each pair under 0.80)"
+                f"taken out (Cohen's κ of each pair under {line:.2f})"
                 if pred.get("almost_perfect")
                 else "with the noise the surest rows suggest taken out, the evidence "
                 "agrees with the observed labels substantially but not almost "
-                f"perfectly (Cohen's κ {pred['kappa_noise_corrected']:.2f}, under 0.80)"
+                f"perfectly (Cohen's κ {pred['kappa_noise_corrected']:.2f}, under "
+                f"{line:.2f})"
             )
             + (
                 ", where rows of one class that the features place in another are "

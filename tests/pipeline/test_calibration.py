@@ -1084,6 +1084,17 @@ def test_corrections_are_withheld_pair_by_pair():
     assert not between.any()
     html = _report_of(codes, (decision, reason, new_codes), summary)
     assert "No label was corrected between 0 and 1: the evidence tells" in html
+    assert "(Cohen's κ of the pair under 0.80)" in html
+    # where every pair is closed, corrections are withheld altogether and the
+    # report's summary says so (the line it names is the fit's)
+    pred = summary["predictability"]
+    shut = [{**q, "corrected_between": False} for q in pred["pairs"]]
+    pred = {**pred, "correction_kappa": 0.97, "almost_perfect": True, "pairs": shut}
+    closed = {**summary, "corrections_allowed": False, "predictability": pred}
+    html = _report_of(codes, (decision, reason, new_codes), closed)
+    assert "no pair of classes is told apart almost perfectly" in html
+    assert "(Cohen's κ of each pair under 0.97)" in html
+    assert "No label was corrected between" not in html
 
 
 def test_corrections_on_large_noise_cells_are_unchanged(noisy_separable, monkeypatch):
