@@ -46,7 +46,11 @@ from labelclean.runner._outputs import (
 from labelclean.runner._reviewed import mark_reviewed, reviewed_rows
 from labelclean.runner._stream import DEFAULT_BATCH_SIZE, read_rows
 from labelclean.utils._audit import AUDIT_COLUMNS
-from labelclean.utils._features import coerce_object_columns, select_features
+from labelclean.utils._features import (
+    coerce_object_columns,
+    dtype_kind,
+    select_features,
+)
 from labelclean.utils._sampling import stratified_positions
 from labelclean.utils._timing import StageClock
 from labelclean.validation import validate_input
@@ -140,7 +144,9 @@ def _announce(frame: pd.DataFrame, cols: Any, columns: list[str]) -> None:
     kinds: dict[str, list[str]] = {}
     typed = coerce_object_columns(frame[columns])  # decimals, dates
     for c in columns:
-        kinds.setdefault(_kind(typed[c]), []).append(str(c))
+        # The encoder's own reading of the column (object columns of
+        # scalars are categorical; unsupported ones fail validation later).
+        kinds.setdefault(dtype_kind(typed[c].dtype) or "categorical", []).append(str(c))
     shown = ", ".join(str(c) for c in columns[:20])
     more = f", ... and {len(columns) - 20} more" if len(columns) > 20 else ""
     by_kind = ", ".join(f"{len(v)} {k}" for k, v in sorted(kinds.items()))
@@ -153,16 +159,6 @@ def _announce(frame: pd.DataFrame, cols: Any, columns: list[str]) -> None:
         shown,
         more,
     )
-
-
-def _kind(series: pd.Series) -> str:
-    if pd.api.types.is_bool_dtype(series.dtype):
-        return "categorical"
-    if pd.api.types.is_datetime64_any_dtype(series.dtype):
-        return "temporal"
-    if pd.api.types.is_numeric_dtype(series.dtype):
-        return "numeric"
-    return "categorical"
 
 
 def feature_schema(frame: pd.DataFrame, columns: list[str]) -> dict[str, str]:

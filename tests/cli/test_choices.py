@@ -2,6 +2,7 @@
 should probably not be features, errors for impossible column choices,
 progress on a terminal, and no other library's chatter on stderr."""
 
+import decimal
 import json
 
 import numpy as np
@@ -89,6 +90,31 @@ def test_suspicious_columns_warn_and_the_features_are_named(table, tmp_path):
             "feature_is_timestamp", "feature_levels_pooled"} <= checks  # fmt: skip
     town = next(f for f in report["run"]["feature_handling"] if f["name"] == "town")
     assert town["levels"] == 60 and town["pooled_levels"] == 29
+
+
+def test_the_announced_kinds_are_the_encoders(table, tmp_path):
+    # The line before the fit reads each column as the feature encoder does:
+    # a duration is temporal (seconds), a flag and an exact number as stored.
+    frame = pd.read_parquet(table["input"], columns=["f1", "f2", "label"])
+    frame["wait"] = pd.to_timedelta(np.abs(frame["f2"]) * 600, unit="s")
+    frame["member"] = frame["f1"] > 0
+    frame["price"] = [decimal.Decimal(f"{v:.2f}") for v in frame["f1"]]
+    path = tmp_path / "kinds.parquet"
+    frame.to_parquet(path, index=False)
+    result = runner.invoke(
+        app,
+        ["run", str(path), "-p", str(table["pipeline"]), "--label", "label",
+         "-o", str(tmp_path / "out")],
+    )  # fmt: skip
+    assert result.exit_code == 0, result.output
+    assert (
+        "5 feature(s) (1 categorical, 3 numeric, 1 temporal): f1, f2, wait, member, "
+        "price" in result.stdout
+    )
+    report = json.loads((tmp_path / "out" / "report.json").read_text())
+    kinds = {f["name"]: f["kind"] for f in report["run"]["feature_handling"]}
+    assert kinds == {"f1": "numeric", "f2": "numeric", "wait": "temporal",
+                     "member": "categorical", "price": "numeric"}  # fmt: skip
 
 
 def test_excluding_the_suspicious_columns_silences_them(table, tmp_path):
