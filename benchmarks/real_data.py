@@ -15,6 +15,9 @@ mpg                  234     3        plotnine (drv); categorical columns
 seattle_weather      1,461   5        vega_datasets; features only partly
                                       predict the label
 anes96               944     2        statsmodels (vote); survey, categorical codes
+tictactoe            958     2        UCI Tic-Tac-Toe Endgame, rebuilt exactly by
+                                      enumeration; nine categorical squares,
+                                      the label a rule of them
 diamonds             53,940  8        plotnine (clarity); > 20,000 rows,
                                       categorical, partly predictable
 make_classification  100,000 2        n_features=20, n_informative=10
@@ -109,6 +112,44 @@ def _anes():
     return X, df["vote"].astype(int)
 
 
+#: The eight lines of a tic-tac-toe board, squares numbered row by row.
+_LINES = ((0, 1, 2), (3, 4, 5), (6, 7, 8), (0, 3, 6), (1, 4, 7), (2, 5, 8),
+          (0, 4, 8), (2, 4, 6))  # fmt: skip
+
+
+def _tictactoe():
+    """The UCI Tic-Tac-Toe Endgame table (Aha, 1991), rebuilt exactly: every
+    board at the end of a game x began (a line completed or the board full),
+    squares ``x``, ``o`` or ``b`` (blank), label whether x has a line; 958
+    boards, 626 of them positive."""
+
+    def has_line(board, mark):
+        return any(all(board[i] == mark for i in line) for line in _LINES)
+
+    ends, seen, frontier = {}, set(), [("b" * 9, "x")]
+    while frontier:
+        board, mover = frontier.pop()
+        if board in seen:
+            continue
+        seen.add(board)
+        if has_line(board, "x") or has_line(board, "o") or "b" not in board:
+            ends[board] = has_line(board, "x")
+            continue
+        other = "o" if mover == "x" else "x"
+        frontier.extend(
+            (board[:i] + mover + board[i + 1 :], other)
+            for i, square in enumerate(board)
+            if square == "b"
+        )
+    boards = sorted(ends)
+    positive = sum(ends.values())
+    if (len(boards), positive) != (958, 626):  # the published table's counts
+        raise RuntimeError(f"{len(boards)} boards, {positive} positive")
+    X = pd.DataFrame([list(b) for b in boards], columns=[f"s{i}" for i in range(9)])
+    y = pd.Series(np.where([ends[b] for b in boards], "positive", "negative"))
+    return X, y
+
+
 def _diamonds():
     from plotnine.data import diamonds
 
@@ -133,6 +174,7 @@ DATASETS = {
     "mpg": _mpg,
     "seattle_weather": _weather,
     "anes96": _anes,
+    "tictactoe": _tictactoe,
     "diamonds": _diamonds,
     "make_classification": _mc,
 }
