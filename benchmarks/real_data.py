@@ -1,9 +1,9 @@
 """labelclean's calibrated decisions on public tables nobody tuned them on.
 
 Data sets (all available offline, from packages on the index or rebuilt
-exactly; none was used
-to choose a default of labelclean: the defaults were chosen on
-breast_cancer, digits and synthetic data, see ``docs/decisions.md``):
+exactly; none was used to choose a default of labelclean: the defaults were
+chosen on breast_cancer, digits and synthetic data, see
+``docs/decisions.md``):
 
 ===================  ======  =======  ===========================================
 name                 rows    classes  why
