@@ -53,11 +53,11 @@ def table(tmp_path_factory):
     return {"input": path, "pipeline": pipeline, "root": root}
 
 
-def _run(table, out, *extra):
+def _run(table, out, *extra, source=None):
     return runner.invoke(
         app,
-        ["run", str(table["input"]), "-p", str(table["pipeline"]), "--label",
-         "label", "-o", str(out), *extra],
+        ["run", str(source or table["input"]), "-p", str(table["pipeline"]),
+         "--label", "label", "-o", str(out), *extra],
     )  # fmt: skip
 
 
@@ -101,11 +101,7 @@ def test_the_announced_kinds_are_the_encoders(table, tmp_path):
     frame["price"] = [decimal.Decimal(f"{v:.2f}") for v in frame["f1"]]
     path = tmp_path / "kinds.parquet"
     frame.to_parquet(path, index=False)
-    result = runner.invoke(
-        app,
-        ["run", str(path), "-p", str(table["pipeline"]), "--label", "label",
-         "-o", str(tmp_path / "out")],
-    )  # fmt: skip
+    result = _run(table, tmp_path / "out", source=path)
     assert result.exit_code == 0, result.output
     assert (
         "5 feature(s) (1 categorical, 3 numeric, 1 temporal): f1, f2, wait, member, "
