@@ -259,9 +259,30 @@ def estimate_joint(
         Q[~(apart | np.eye(n_classes, dtype=bool))] = 0.0
         Q[np.diag_indices(n_classes)] += counts - Q.sum(axis=1)
     if noise_cap is None:
-        anchor = anchor_disagreement(P, codes, blind)
+        read = _rows_read_for_noise(P, codes, None if predictable else recognised)
+        anchor = anchor_disagreement(
+            P[read], codes[read], None if blind is None else blind[read]
+        )
         noise_cap = anchor[cap_level(predictable, substantial)]
     return _cap_noise(Q / max(counts.sum(), 1.0), noise_cap)
+
+
+def _rows_read_for_noise(P, codes, gate):
+    """The rows whose disagreement with the evidence may count as noise in the
+    cautious reading: every row but those whose label and most probable
+    class form a pair the gate closes (a class it does not recognise, or a
+    pair it does not tell apart; ``gate`` per class or per pair). The
+    joint assumes such a label right, so its disagreement is overlap, not
+    noise, and must not set the cap that the joint then spends on the open
+    pairs (docs/decisions.md, *The cautious cap is read without the closed
+    pairs' rows*)."""
+    if gate is None:
+        return slice(None)
+    gate = np.asarray(gate, dtype=bool)
+    if gate.ndim == 1:  # per class
+        gate = np.outer(gate, gate) | np.eye(gate.shape[0], dtype=bool)
+    read = gate[codes, np.argmax(P, axis=1)]
+    return read if read.any() else slice(None)
 
 
 def conditional_rows(Q: np.ndarray) -> np.ndarray:
