@@ -225,7 +225,9 @@ def estimate_joint(
     conservative side). The total is capped by :func:`anchor_disagreement`
     (the reading :func:`cap_level` names, from ``predictable`` and
     ``substantial``; read also on ``blind``, :func:`label_blind_evidence`,
-    when given), or by ``noise_cap`` when given.
+    when given; in the cautious reading without the rows of the pairs
+    ``recognised`` closes, :func:`_rows_read_for_noise`), or by
+    ``noise_cap`` when given.
 
     ``recognised``: per class, whether the evidence tells the class apart
     from the others (:func:`recognised_classes`). A class it does not is

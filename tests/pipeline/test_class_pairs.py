@@ -100,36 +100,38 @@ def test_a_small_table_with_heavy_flips_keeps_its_pairs_told_apart():
 
 
 def test_rows_of_closed_pairs_do_not_set_the_cautious_cap():
-    # Classes 0 and 1 are told apart; 50 of their labels are swapped on rows
-    # the evidence is a little less sure of. Class 2 is never named: the
-    # evidence places its 100 rows in class 0, surer than of any other row.
+    # Every label is right. Classes 0 and 1 are told apart, but on 50 of
+    # their rows the evidence leans to the other class (overlap), a little
+    # less sure than of the rest. Class 2 is never named: the evidence places
+    # its 100 rows in class 0, surer than of any other row.
     rng = np.random.default_rng(0)
-    truth = np.repeat([0, 1, 2], [250, 250, 100])
+    labels = np.repeat([0, 1, 2], [250, 250, 100])
+    named = np.minimum(labels, 1)
+    leaning = rng.choice(500, 50, replace=False)
+    named[leaning] = 1 - named[leaning]
     P = np.full((600, 3), 0.05)
-    P[np.arange(600), np.minimum(truth, 1)] = 0.9
-    P[truth == 2] = [0.95, 0.04, 0.01]
-    codes = truth.copy()
-    swapped = rng.choice(500, 50, replace=False)
-    codes[swapped] = 1 - codes[swapped]
-    P[swapped, truth[swapped]] -= 0.1
+    P[np.arange(600), named] = 0.9
+    P[leaning, named[leaning]] = 0.8
+    P[labels == 2] = [0.95, 0.04, 0.01]
     P /= P.sum(axis=1, keepdims=True)
     gate = np.eye(3, dtype=bool)
     gate[0, 1] = gate[1, 0] = True
     # Read on every row, the surest rows are class 2's, all disagreeing: a
-    # cap that lets confident learning's count of the swaps through.
-    everywhere = anchor_disagreement(P, codes)["share"]
+    # cap under which confident learning counts the overlap as noise.
+    everywhere = anchor_disagreement(P, labels)["share"]
     assert everywhere > 0.5
     capped_there = estimate_joint(
-        P, codes, 3, predictable=False, recognised=gate, noise_cap=everywhere
+        P, labels, 3, predictable=False, recognised=gate, noise_cap=everywhere
     )
     assert 1.0 - np.trace(capped_there) > 0.005
-    # The pair 0-2 is closed, so those rows' disagreement is overlap; the
-    # surest rows left are the clean rows of 0 and 1, which admit no noise.
-    Q = estimate_joint(P, codes, 3, predictable=False, recognised=gate)
+    # Class 2 is closed to the others (its labels assumed right), so those
+    # rows' disagreement is overlap; the surest rows left agree with their
+    # labels, and the joint admits no noise.
+    Q = estimate_joint(P, labels, 3, predictable=False, recognised=gate)
     assert np.trace(Q) == pytest.approx(1.0)
     # The same gate given per class reads the same rows.
     per_class = estimate_joint(
-        P, codes, 3, predictable=False, recognised=np.array([True, True, False])
+        P, labels, 3, predictable=False, recognised=np.array([True, True, False])
     )
     np.testing.assert_allclose(per_class, Q)
 
