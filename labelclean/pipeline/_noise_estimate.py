@@ -254,14 +254,12 @@ def estimate_joint(
         if off > 0 and rate[label] > 0:
             Q[label] = calibrated[label] * (rate[label] * counts[label] / off)
         Q[label, label] = counts[label] * (1.0 - rate[label] if off > 0 else 1.0)
-    if recognised is not None and not np.all(recognised):
-        apart = np.asarray(recognised, dtype=bool)
-        if apart.ndim == 1:
-            apart = np.outer(apart, apart)
-        Q[~(apart | np.eye(n_classes, dtype=bool))] = 0.0
+    apart = None if recognised is None else _pair_gate(recognised, n_classes)
+    if apart is not None and not apart.all():
+        Q[~apart] = 0.0
         Q[np.diag_indices(n_classes)] += counts - Q.sum(axis=1)
     if noise_cap is None:
-        read = _rows_read_for_noise(P, codes, None if predictable else recognised)
+        read = _rows_read_for_noise(P, codes, None if predictable else apart)
         anchor = anchor_disagreement(
             P[read], codes[read], None if blind is None else blind[read]
         )
@@ -269,20 +267,27 @@ def estimate_joint(
     return _cap_noise(Q / max(counts.sum(), 1.0), noise_cap)
 
 
+def _pair_gate(recognised, n_classes: int) -> np.ndarray:
+    """``recognised`` (per class, or per pair of classes) as the square
+    gate ``apart[l, j]``: whether a label *l* may hide a row of *j*; the
+    diagonal is open."""
+    apart = np.asarray(recognised, dtype=bool)
+    if apart.ndim == 1:
+        apart = np.outer(apart, apart)
+    return apart | np.eye(n_classes, dtype=bool)
+
+
 def _rows_read_for_noise(P, codes, gate):
     """The rows whose disagreement with the evidence may count as noise in the
     cautious reading: every row but those whose label and most probable
-    class form a pair the gate closes (a class it does not recognise, or a
-    pair it does not tell apart; ``gate`` per class or per pair). The
-    joint assumes such a label right, so its disagreement is overlap, not
-    noise, and must not set the cap that the joint then spends on the open
-    pairs (docs/decisions.md, *The cautious cap is read without the closed
-    pairs' rows*)."""
+    class form a pair the gate (:func:`_pair_gate`) closes, a class it does
+    not recognise or a pair it does not tell apart. The joint assumes such
+    a label right, so its disagreement is overlap, not noise, and must not
+    set the cap that the joint then spends on the open pairs
+    (docs/decisions.md, *The cautious cap is read without the closed pairs'
+    rows*)."""
     if gate is None:
         return slice(None)
-    gate = np.asarray(gate, dtype=bool)
-    if gate.ndim == 1:  # per class
-        gate = np.outer(gate, gate) | np.eye(gate.shape[0], dtype=bool)
     read = gate[codes, np.argmax(P, axis=1)]
     return read if read.any() else slice(None)
 
