@@ -136,6 +136,29 @@ def test_rows_of_closed_pairs_do_not_set_the_cautious_cap():
     np.testing.assert_allclose(per_class, Q)
 
 
+def test_the_cautious_cap_reads_the_agreeing_rows_of_an_unrecognised_class():
+    # The gate the class test builds closes its own diagonal for a class it
+    # does not recognise (class 2 here). Half of class 2's rows are still
+    # named 2, surer than any other row, and agree with their labels; 25
+    # labels of class 0 sit among rows the evidence surely names 1.
+    labels = np.repeat([0, 1, 2], [250, 250, 100])
+    named = np.minimum(labels, 1)
+    named[:25] = 1
+    P = np.full((600, 3), 0.05)
+    P[np.arange(600), named] = 0.9
+    P[500:550] = [0.015, 0.015, 0.97]
+    P[550:] = [0.95, 0.04, 0.01]
+    P /= P.sum(axis=1, keepdims=True)
+    recognised = np.array([True, True, False])
+    gate = np.outer(recognised, recognised)
+    assert not gate[2, 2]
+    # An agreeing row is no pair of classes: the surest rows are class 2's
+    # named rows, none disagrees, and the cap admits no noise (dropped with
+    # the closed pairs' rows, they left the 25 sure disagreements on top).
+    Q = estimate_joint(P, labels, 3, predictable=False, recognised=gate)
+    assert np.trace(Q) == pytest.approx(1.0)
+
+
 def test_a_pair_the_evidence_confuses_exchanges_no_noise():
     P, codes = _sure_but_confused()
     recognised, _ = recognised_classes(P, codes, 3)
