@@ -83,8 +83,8 @@ class LabelCleaner(DecisionsMixin, ModelSelectionMixin, ClassifierMixin, BaseFil
         The label-confidence stage.
 
         - 'knn': :class:`~labelclean.confidence.KNNConfidence` (KNN filter,
-          then neighbours' label shares); needs no noise level. Scores are
-          leave-one-out by construction.
+          then neighbours' label shares) with ``feature_weights='auto'``;
+          needs no noise level. Scores are leave-one-out by construction.
         - 'bayes': :class:`~labelclean.confidence.BayesConfidence`; scores are
           cross-fitted over ``cv`` folds so no row is scored by a density that
           saw it.

@@ -31,6 +31,10 @@ PIPELINE_AGE_GRID = (1.0, 1.5, 2.0, 3.0, 4.0, 6.0)
 TREE_DEPTH = 3
 
 
+def _knn(**params) -> KNNConfidence:
+    return KNNConfidence(**{"feature_weights": "auto", **params})
+
+
 def _splboost(**params) -> SPLBoostClassifier:
     return SPLBoostClassifier(**{"age_grid": PIPELINE_AGE_GRID, **params})
 
@@ -43,8 +47,9 @@ def _cb_adaboost_trees(**params) -> CBAdaBoostClassifier:
 def _builtin_kinds() -> StageRegistry:
     registry = StageRegistry()
     kinds = [
-        ("knn", KNNConfidence, KNNConfidence, "confidence", ("knn_confidence",),
-         "KNN noise filter, then γ = neighbours' label agreement (§III-E)"),
+        ("knn", _knn, KNNConfidence, "confidence", ("knn_confidence",),
+         "KNN noise filter, then γ = neighbours' label agreement (§III-E), "
+         "columns weighted by what they tell of the label where that helps"),
         ("bayes", BayesConfidence, BayesConfidence, "confidence",
          ("bayes_confidence",),
          "KNN noise filter, then γ by Bayes' rule with noise-corrected priors"),
