@@ -69,10 +69,10 @@ class KNNConfidence(BaseConfidence):
           'approximate' from then on.
     max_categories : int, default=32
         Most one-hot columns per categorical feature.
-    feature_weights : {'auto'} or None, default=None
+    feature_weights : {'uniform', 'auto'}, default='uniform'
         How the encoded columns weigh in the distance.
 
-        - None: all alike, as in the paper.
+        - 'uniform': all alike, as in the paper.
         - 'auto': each input column weighted by its adjusted mutual
           information with the observed label, kept only where that makes
           the neighbours' leave-one-out vote agree with the labels more often
@@ -164,7 +164,7 @@ class KNNConfidence(BaseConfidence):
     _parameter_constraints: dict = {
         **BaseConfidence._parameter_constraints,
         "n_neighbors": [Interval(Integral, 1, None, closed="left")],
-        "feature_weights": [StrOptions({"auto"}), None],
+        "feature_weights": [StrOptions({"uniform", "auto"})],
     }
 
     def __init__(
@@ -174,7 +174,7 @@ class KNNConfidence(BaseConfidence):
         noise_filter="knn",
         algorithm: str = "auto",
         max_categories: int = 32,
-        feature_weights: str | None = None,
+        feature_weights: str = "uniform",
         random_state=None,
         n_jobs: int | None = None,
     ) -> None:
@@ -248,7 +248,7 @@ class KNNConfidence(BaseConfidence):
     def _weigh_features(self, X, Z: np.ndarray, codes: np.ndarray, seed: int):
         """Set ``feature_weights_`` (and the record); ``Z`` in weighted space."""
         self.feature_weights_, self.feature_weighting_ = None, None
-        if self.feature_weights is None:
+        if self.feature_weights == "uniform":
             return Z
         frame = coerce_object_columns(X) if is_dataframe(X) else X
         self.feature_weights_, self.feature_weighting_ = choose_feature_weights(

@@ -547,6 +547,7 @@ def render_html(report: Mapping[str, Any], *, plots: bool = True) -> str:
         decisions=DECISIONS,
         story=_story(report),
         cautions=_cautions(report),
+        distance=_neighbour_distance(run.get("neighbour_distance")),
         subtitle=_subtitle(report),
         pipeline_name=pipeline_name,
         inputs=inputs,
@@ -559,3 +560,28 @@ def render_html(report: Mapping[str, Any], *, plots: bool = True) -> str:
         script=script,
         script_hash=f"sha256-{digest}",
     )
+
+
+def _neighbour_distance(record: Any) -> dict[str, Any] | None:
+    """Each column's weight in the neighbours' distance, and why, or None."""
+    if not isinstance(record, Mapping) or record.get("difference") is None:
+        return None
+    info = record.get("information") or {}
+    mean = sum(info.values()) / len(info) if info else 0.0
+    weighted = bool(record.get("weighted")) and mean > 0
+    diff, se = 100 * record["difference"], 100 * record["standard_error"]
+    vote = (
+        "weighing the columns by what they tell of the label changed how often "
+        "the neighbours' vote names the observed label by "
+        f"{diff:+.1f} ± {se:.1f} percentage points on the "
+        f"{count(record['rows'])} rows read"
+    )
+    sentence = (
+        "The neighbours were found in a distance that weighs each column (its "
+        f"weight above): {vote}, more than two standard errors."
+        if weighted
+        else "The neighbours were found in the plain distance, every column "
+        f"alike: {vote}, not more than two standard errors."
+    )
+    weights = {k: (v / mean if weighted else 1.0) for k, v in info.items()}
+    return {"sentence": sentence, "weights": weights}

@@ -487,6 +487,9 @@ def _run_info(definition, cleaner, cols, columns, seed, files, source) -> dict:
         "calibration": getattr(cleaner, "calibration_", None),
         "missing_values": getattr(cleaner, "missing_values_", None),
         "feature_handling": getattr(cleaner, "feature_handling_", None),
+        "neighbour_distance": getattr(
+            getattr(cleaner, "confidence_estimator_", None), "feature_weighting_", None
+        ),
         "inputs": files,
     }
 
