@@ -45,6 +45,9 @@ GATE_NEIGHBORS = 10
 #: How much better the weighted vote must be, in standard errors.
 GATE_STANDARD_ERRORS = 2.0
 
+#: Folds of the check: each fold's rows vote with weights read on the others.
+GATE_FOLDS = 5
+
 #: Quantile bins of a numeric or date column with more distinct values.
 N_BINS = 10
 
@@ -122,10 +125,8 @@ def _onehot_outputs(onehot: Any, inputs: np.ndarray) -> np.ndarray:
 
 
 def _label_information(columns: list, codes: np.ndarray) -> np.ndarray:
-    """Adjusted mutual information of each column with the labels (≥ 0)."""
-    return np.array(
-        [max(0.0, adjusted_mutual_info_score(codes, column_codes(c))) for c in columns]
-    )
+    """Adjusted mutual information of each coded column with the labels (≥ 0)."""
+    return np.array([max(0.0, adjusted_mutual_info_score(codes, c)) for c in columns])
 
 
 def _vote_right(Z: np.ndarray, codes: np.ndarray, n_classes: int) -> np.ndarray:
@@ -147,6 +148,46 @@ def _vote_right(Z: np.ndarray, codes: np.ndarray, n_classes: int) -> np.ndarray:
     return at_top[np.arange(codes.shape[0]), codes] / at_top.sum(axis=1)
 
 
+def _folds(codes: np.ndarray, seed: int) -> np.ndarray:
+    """A seeded fold per row, each class spread evenly over the folds."""
+    order = np.random.RandomState(seed).permutation(codes.shape[0])
+    fold = np.empty(codes.shape[0], dtype=np.int64)
+    for k in np.unique(codes):
+        rows = order[codes[order] == k]
+        fold[rows] = np.arange(rows.shape[0]) % GATE_FOLDS
+    return fold
+
+
+def _column_weights(info: np.ndarray) -> np.ndarray | None:
+    """Each column's weight, its information over the mean; None if all 0."""
+    return info / info.mean() if info.any() else None
+
+
+def _cross_fitted_right(Z, columns, outputs, codes, n_classes, seed) -> np.ndarray:
+    """The weighted vote's rightness, each row's weights read without its fold.
+
+    Weights read from every row's label would favour, in each row's own
+    vote, the columns its label happens to follow: with random labels and
+    four columns, the weighted vote looked 11 points better than the plain
+    one. So the rows of each fold are voted on in the space of weights read
+    from the other folds' rows; the neighbours may be any row but the row
+    itself.
+    """
+    fold = _folds(codes, seed)
+    right = np.zeros(codes.shape[0])
+    for f in range(GATE_FOLDS):
+        inside = fold == f
+        weights = _column_weights(
+            _label_information([c[~inside] for c in columns], codes[~inside])
+        )
+        if weights is None:  # the other folds see nothing: the plain vote
+            Zw = Z
+        else:
+            Zw = Z * np.sqrt(weights[outputs])
+        right[inside] = _vote_right(Zw, codes, n_classes)[inside]
+    return right
+
+
 def choose_feature_weights(
     X: Any, Z: np.ndarray, encoder: Any, codes: np.ndarray, n_classes: int, *, seed: int
 ) -> tuple[np.ndarray | None, dict[str, Any]]:
@@ -163,7 +204,8 @@ def choose_feature_weights(
         Observed label codes.
     n_classes : int
     seed : int
-        Seed of the sample read above :data:`GATE_SAMPLE` rows.
+        Seed of the sample read above :data:`GATE_SAMPLE` rows and of the
+        check's folds.
 
     Returns
     -------
@@ -174,15 +216,14 @@ def choose_feature_weights(
     record : dict
         ``information`` (per input column), ``difference`` and
         ``standard_error`` of the check (weighted minus plain share of right
-        votes), ``rows`` read, and ``weighted``.
+        votes, the weights cross-fitted), ``rows`` read, and ``weighted``.
     """
     rows = stratified_rows(codes, GATE_SAMPLE, min_per_class=2, seed=seed)
     rows = np.arange(codes.shape[0]) if rows is None else rows
     frame = X if hasattr(X, "iloc") else pd.DataFrame(np.asarray(X))
     sample = frame.iloc[rows]
-    info = _label_information(
-        [sample.iloc[:, j] for j in range(frame.shape[1])], codes[rows]
-    )
+    columns = [column_codes(sample.iloc[:, j]) for j in range(frame.shape[1])]
+    info = _label_information(columns, codes[rows])
     names = [str(c) for c in frame.columns]
     record: dict[str, Any] = {
         "information": dict(zip(names, info.round(6).tolist(), strict=True)),
@@ -191,16 +232,16 @@ def choose_feature_weights(
         "rows": int(rows.shape[0]),
         "weighted": False,
     }
-    if not info.any() or rows.shape[0] < 3:
+    weights = _column_weights(info)
+    if weights is None or rows.shape[0] < 2 * GATE_FOLDS:
         return None, record
-    column_weight = info / info.mean()
-    weights = np.sqrt(column_weight[output_columns(encoder, frame.shape[1])])
-    diff = _vote_right(Z[rows] * weights, codes[rows], n_classes) - _vote_right(
-        Z[rows], codes[rows], n_classes
-    )
+    outputs = output_columns(encoder, frame.shape[1])
+    diff = _cross_fitted_right(
+        Z[rows], columns, outputs, codes[rows], n_classes, seed
+    ) - _vote_right(Z[rows], codes[rows], n_classes)
     se = float(diff.std(ddof=1) / np.sqrt(diff.shape[0]))
     record.update(difference=float(diff.mean()), standard_error=se)
     if not diff.mean() > GATE_STANDARD_ERRORS * se:
         return None, record
     record["weighted"] = True
-    return weights, record
+    return np.sqrt(weights[outputs]), record
