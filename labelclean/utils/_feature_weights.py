@@ -15,7 +15,10 @@ or of one level per row weighs nothing), scaled so that the columns' mean
 weight is 1, and keeps the weights only when, on the training rows, they make
 the neighbours' majority vote (10 neighbours, each row left out of its own
 vote) agree with the observed labels more often, by more than
-:data:`GATE_STANDARD_ERRORS` standard errors of the paired difference. Where
+:data:`GATE_STANDARD_ERRORS` standard errors of the paired difference. The
+check is cross-fitted: each of :data:`GATE_FOLDS` folds is voted on with
+weights read on the other folds' rows, so that no row's label chooses the
+columns its own vote is read in. Where
 no column bears on the label more than another, or the weights do not make
 the neighbours better judges of the labels, the distance stays as it was.
 
