@@ -92,6 +92,9 @@ def test_the_check_is_cross_fitted_so_random_labels_do_not_pass_it():
     )
     assert record["weighted"] is False
     assert record["difference"] < 2 * record["standard_error"]
+    # the numbers docs/confidence.md gives for these rows
+    assert record["difference"] == pytest.approx(0.08)
+    assert record["standard_error"] == pytest.approx(0.0412, abs=5e-4)
 
 
 def test_missing_values_and_a_numeric_array_are_weighted():
