@@ -96,8 +96,8 @@ class LabelCleaner(DecisionsMixin, ModelSelectionMixin, ClassifierMixin, BaseFil
         no part in fitting the final model. 'splboost' chooses λ by
         cross-validation over six ages (``PIPELINE_AGE_GRID``). None skips
         it.
-    model : {'auto', 'cb_adaboost', 'cb_adaboost_trees', 'rosr', 'spbl'} or \
-classifier, default='auto'
+    model : {'auto', 'cb_adaboost', 'cb_adaboost_trees', 'cb_adaboost_deep', \
+'rosr', 'spbl'} or classifier, default='auto'
         The final model.
 
         - 'auto': RoSR-L and CB-AdaBoost with depth-3 trees (and, for two
@@ -105,10 +105,10 @@ classifier, default='auto'
           (error against the observed labels; another replaces RoSR-L only
           when lower by more than one standard error of the paired
           difference) and, once the rows are decided, on the cleaned rows,
-          where they are stacked: a weighted average of their probabilities,
-          each calibrated by a temperature (``docs/decisions.md``).
-        - 'cb_adaboost', 'cb_adaboost_trees' (depth-3 trees), 'rosr', 'spbl':
-          that labelclean classifier.
+          with depth-5 trees beside them, where they are stacked: a weighted
+          average of their probabilities, each calibrated by a temperature.
+        - 'cb_adaboost', 'cb_adaboost_trees' (depth 3), 'cb_adaboost_deep'
+          (depth 5), 'rosr', 'spbl': that labelclean classifier.
 
         When RoSR-L ('rosr', or in the stack of 'auto') is the final model, its
         penalty for ``model_`` is chosen out of fold on the cleaned rows from
@@ -186,8 +186,8 @@ classifier, default='auto'
         ('cleaned' or 'soft'), ``n_rows``, ``weighted``, ``mean_weight`` and
         ``rows_under_half``.
     model_name_ : str
-        ``model_``'s kind: 'rosr', 'cb_adaboost', 'cb_adaboost_trees', 'spbl'
-        or 'stacked' ('auto'), or the given estimator's class name.
+        ``model_``'s kind ('rosr', 'cb_adaboost', 'cb_adaboost_trees', ...) or
+        'stacked' ('auto'), or the given estimator's class name.
     decision_model_ : classifier
         Fitted like ``model_``, of the kind whose out-of-fold probabilities
         were the evidence; it decides new rows (:meth:`audit`). ``model_``
@@ -282,7 +282,7 @@ classifier, default='auto'
         ],
         "suspects": [StrOptions({"splboost"}), HasMethods(["fit"]), None],
         "model": [
-            StrOptions({"auto", "cb_adaboost", "cb_adaboost_trees", "rosr", "spbl"}),
+            StrOptions({"auto", *ModelSelectionMixin.MODEL_KINDS}),
             HasMethods(["fit", "predict_proba"]),
         ],
         "target_precision": [Interval(Real, 0.0, 1.0, closed="right"), None],

@@ -21,7 +21,17 @@ from labelclean.ensemble import (
 from labelclean.linear_model import RoSRClassifier
 from labelclean.pipeline._registry import StageRegistry
 
-__all__ = ["PIPELINE_AGE_GRID", "STAGE_KINDS", "TREE_DEPTH", "register_stage_kind"]
+__all__ = [
+    "AUTO_CANDIDATES",
+    "AUTO_CANDIDATES_MULTICLASS",
+    "DEEP_TREE_DEPTH",
+    "FINAL_ONLY_CANDIDATES",
+    "MODEL_KINDS",
+    "PIPELINE_AGE_GRID",
+    "STAGE_KINDS",
+    "TREE_DEPTH",
+    "register_stage_kind",
+]
 
 #: SPLBoost's λ grid inside the pipeline: six ages spanning the paper's
 #: [1, 6] instead of its 51 (a sixth of the cross-validation cost).
@@ -29,6 +39,11 @@ PIPELINE_AGE_GRID = (1.0, 1.5, 2.0, 3.0, 4.0, 6.0)
 
 #: Depth of the trees of the ``'cb_adaboost_trees'`` final model.
 TREE_DEPTH = 3
+
+#: Depth of the trees of the ``'cb_adaboost_deep'`` final model: up to 32
+#: leaves, the capacity of scikit-learn's ``HistGradientBoostingClassifier``
+#: trees (31 leaves by default).
+DEEP_TREE_DEPTH = 5
 
 
 def _knn(**params) -> KNNConfidence:
@@ -41,6 +56,11 @@ def _splboost(**params) -> SPLBoostClassifier:
 
 def _cb_adaboost_trees(**params) -> CBAdaBoostClassifier:
     params.setdefault("estimator", BinnedTreeClassifier(max_depth=TREE_DEPTH))
+    return CBAdaBoostClassifier(**params)
+
+
+def _cb_adaboost_deep(**params) -> CBAdaBoostClassifier:
+    params.setdefault("estimator", BinnedTreeClassifier(max_depth=DEEP_TREE_DEPTH))
     return CBAdaBoostClassifier(**params)
 
 
@@ -59,6 +79,9 @@ def _builtin_kinds() -> StageRegistry:
          "CB-AdaBoost with stumps on the soft labels"),
         ("cb_adaboost_trees", _cb_adaboost_trees, CBAdaBoostClassifier, "model", (),
          f"CB-AdaBoost with depth-{TREE_DEPTH} binned trees on the soft labels"),
+        ("cb_adaboost_deep", _cb_adaboost_deep, CBAdaBoostClassifier, "model", (),
+         f"CB-AdaBoost with depth-{DEEP_TREE_DEPTH} binned trees; a final-model "
+         "candidate of model='auto' on the cleaned rows"),
         ("rosr", RoSRClassifier, RoSRClassifier, "model", (),
          "RoSR-L: softmax regression with per-class self-paced weights"),
         ("spbl", SPBLClassifier, SPBLClassifier, "model", (),
@@ -81,3 +104,22 @@ STAGE_KINDS = _builtin_kinds()
 
 #: Decorator registering a stage kind in :data:`STAGE_KINDS`.
 register_stage_kind = STAGE_KINDS.register
+
+#: The built-in final models: the names ``LabelCleaner(model=...)`` takes
+#: besides ``'auto'``.
+MODEL_KINDS = tuple(
+    name for name in STAGE_KINDS if STAGE_KINDS.get(name).role == "model"
+)
+
+#: The final models ``model='auto'`` compares for two classes; the first is
+#: kept unless another is clearly better out of fold (:func:`choose_model`).
+AUTO_CANDIDATES = ("rosr", "cb_adaboost", "cb_adaboost_trees")
+
+#: The candidates for more than two classes (boosted stumps are weak
+#: multi-class learners; depth-3 trees capture interactions).
+AUTO_CANDIDATES_MULTICLASS = ("rosr", "cb_adaboost_trees")
+
+#: Candidates ``model='auto'`` compares, and stacks, only for the final
+#: model on the cleaned rows, never for the evidence (docs/decisions.md,
+#: *Deeper trees for the final model*).
+FINAL_ONLY_CANDIDATES = ("cb_adaboost_deep",)

@@ -21,6 +21,7 @@ from sklearn.model_selection import StratifiedKFold
 from sklearn.utils import get_tags
 from sklearn.utils.parallel import Parallel, delayed
 
+from labelclean.pipeline import _kinds as kinds
 from labelclean.pipeline._comparison import (
     FINAL_RULE,
     PENALTY_RULE,
@@ -30,7 +31,6 @@ from labelclean.pipeline._comparison import (
     penalty_setting,
 )
 from labelclean.pipeline._folds import average_over_folds, folds_per_repeat
-from labelclean.pipeline._kinds import STAGE_KINDS
 from labelclean.pipeline._noise_estimate import (
     combine_evidence,
     right_label_probability,
@@ -51,14 +51,6 @@ MODEL_SELECTION_MAX_SAMPLES = 50_000
 #: scaled to the rows of the fit (:meth:`ModelSelectionMixin._final_penalty`).
 PENALTY_MAX_SAMPLES = 10_000
 
-#: The final models ``model='auto'`` compares for two classes; the first is
-#: kept unless another is clearly better out of fold (:func:`choose_model`).
-AUTO_CANDIDATES = ("rosr", "cb_adaboost", "cb_adaboost_trees")
-
-#: The candidates for more than two classes (boosted stumps are weak
-#: multi-class learners; depth-3 trees capture interactions).
-AUTO_CANDIDATES_MULTICLASS = ("rosr", "cb_adaboost_trees")
-
 #: The least row weight of ``final_fit='weighted'``: a row the evidence holds
 #: surely mislabelled still keeps its class in the fit.
 _LEAST_WEIGHT = 1e-3
@@ -68,7 +60,7 @@ def make_stage(spec: Any, seed: int) -> Any:
     """A fresh stage: a built-in kind's name (:data:`STAGE_KINDS`) or a clone
     of an estimator, seeded with ``seed`` unless it has a seed of its own."""
     if isinstance(spec, str):
-        est = STAGE_KINDS.get(spec).build()
+        est = kinds.STAGE_KINDS.get(spec).build()
     else:
         est = clone(spec)
     if "random_state" in est.get_params() and est.random_state is None:
@@ -88,13 +80,17 @@ class ModelSelectionMixin:
     ``classes_`` (``sample_indices_`` for the final fit).
     """
 
+    #: The built-in final models ``model`` may name (:data:`STAGE_KINDS`).
+    MODEL_KINDS = kinds.MODEL_KINDS
+
     def _model_candidates(self, n_classes: int) -> list[str]:
         """Names of the final models to evaluate; the first is the default."""
         if not isinstance(self.model, str):
             return [type(self.model).__name__]
         if self.model != "auto":
             return [self.model]
-        return list(AUTO_CANDIDATES if n_classes == 2 else AUTO_CANDIDATES_MULTICLASS)
+        two = n_classes == 2
+        return list(kinds.AUTO_CANDIDATES if two else kinds.AUTO_CANDIDATES_MULTICLASS)
 
     def _make_model(self, name: str, seed: int):
         """A fresh final model: ``name`` from :meth:`_model_candidates`."""
@@ -350,6 +346,8 @@ class ModelSelectionMixin:
         out-of-fold probabilities on ``split``'s rows (None without a
         comparison), from which :meth:`_fit_final` stacks them."""
         names = self._model_candidates(self.classes_.shape[0])
+        if isinstance(self.model, str) and self.model == "auto":  # and deeper trees
+            names += list(kinds.FINAL_ONLY_CANDIDATES)
         evidence_model = self.model_selection_["chosen"]
         if len(names) < 2:
             return evidence_model, None

@@ -183,6 +183,7 @@ _MODEL_NAMES = {
     "rosr": "RoSR-L",
     "cb_adaboost": "CB-AdaBoost",
     "cb_adaboost_trees": "CB-AdaBoost (depth-3 trees)",
+    "cb_adaboost_deep": "CB-AdaBoost (depth-5 trees)",
     "spbl": "SPBL",
 }
 

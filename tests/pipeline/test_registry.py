@@ -84,6 +84,7 @@ def test_builtin_kinds_are_the_python_vocabulary():
     assert sorted(STAGE_KINDS) == [
         "bayes",
         "cb_adaboost",
+        "cb_adaboost_deep",
         "cb_adaboost_trees",
         "knn",
         "rosr",
