@@ -145,6 +145,10 @@ def test_report_names_the_final_model_auto_choice(noisy_data, tmp_path):
     cleaned = len(pd.read_parquet(out / "cleaned.parquet"))
     for candidate in on_cleaned["candidates"].values():
         assert candidate["rows"] == cleaned
+    # with depth-5 trees beside the evidence's candidates
+    assert set(on_cleaned["candidates"]) == {*final["selection"]["candidates"]} | {
+        "cb_adaboost_deep"
+    }
     assert on_cleaned["one_se_choice"] == "rosr"
     members = on_cleaned["stack"]["members"]
     assert on_cleaned["stack"]["rows"] == cleaned
@@ -155,6 +159,7 @@ def test_report_names_the_final_model_auto_choice(noisy_data, tmp_path):
     html = (out / "report.html").read_text()
     names = {"rosr": "RoSR-L", "cb_adaboost": "CB-AdaBoost"}
     names["cb_adaboost_trees"] = "CB-AdaBoost (depth-3 trees)"
+    names["cb_adaboost_deep"] = "CB-AdaBoost (depth-5 trees)"
     listed = [f"{names[n]} ({m['weight']:.2f})" for n, m in members.items()]
     assert "The final model was a weighted average of " in html
     assert all(part in html for part in listed)

@@ -159,3 +159,26 @@ def test_no_penalty_search_for_a_rosr_the_stack_leaves_out():
     assert "final_penalty" not in cleaner.model_selection_
     assert cleaner.model_name_ == "cb_adaboost_trees"
     assert (cleaner.predict(X) == y).mean() > 0.95
+
+
+def test_deeper_trees_join_the_final_stack_where_the_label_needs_them():
+    # The sign of x0 * x1 * x2 * x3: a four-way interaction that no sum of
+    # depth-3 trees can express and depth-5 trees can. The deeper trees are
+    # a candidate of the final model only, not of the evidence.
+    rng = np.random.RandomState(0)
+    X = rng.uniform(-1, 1, size=(3000, 4))
+    y = (np.prod(X, axis=1) > 0).astype(int)
+    cleaner = LabelCleaner(random_state=0).fit(X[:1500], y[:1500])
+    selection = cleaner.model_selection_
+    assert "cb_adaboost_deep" not in selection["candidates"]
+    errors = {k: v["error_rate"] for k, v in selection["final"]["candidates"].items()}
+    assert errors["cb_adaboost_trees"] > 0.4 > 0.1 > errors["cb_adaboost_deep"]
+    assert list(selection["final"]["stack"]["members"]) == ["cb_adaboost_deep"]
+    assert cleaner.model_name_ == "cb_adaboost_deep"
+    assert cleaner.model_.estimators_[0].max_depth == 5
+    assert np.mean(cleaner.predict(X[1500:]) == y[1500:]) > 0.9
+    # an explicit model keeps its own depth; the deeper trees can be named
+    deep = LabelCleaner(model="cb_adaboost_deep", random_state=0).fit(X[:300], y[:300])
+    assert (
+        deep.model_name_ == "cb_adaboost_deep" and "final" not in deep.model_selection_
+    )
