@@ -344,9 +344,10 @@ class ModelSelectionMixin:
         the evidence's model (``model_selection_['chosen']``) is kept when
         there is nothing to compare. Returns the choice and the candidates'
         out-of-fold probabilities on ``split``'s rows (None without a
-        comparison), from which :meth:`_fit_final` stacks them."""
+        comparison), from which :meth:`_fit_final` stacks them. Under 'auto'
+        the deeper trees of :data:`FINAL_ONLY_CANDIDATES` join here only."""
         names = self._model_candidates(self.classes_.shape[0])
-        if isinstance(self.model, str) and self.model == "auto":  # and deeper trees
+        if isinstance(self.model, str) and self.model == "auto":
             names += list(kinds.FINAL_ONLY_CANDIDATES)
         evidence_model = self.model_selection_["chosen"]
         if len(names) < 2:
