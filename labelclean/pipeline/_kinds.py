@@ -54,14 +54,19 @@ def _splboost(**params) -> SPLBoostClassifier:
     return SPLBoostClassifier(**{"age_grid": PIPELINE_AGE_GRID, **params})
 
 
-def _cb_adaboost_trees(**params) -> CBAdaBoostClassifier:
-    params.setdefault("estimator", BinnedTreeClassifier(max_depth=TREE_DEPTH))
-    return CBAdaBoostClassifier(**params)
+def _cb_adaboost_on_trees(depth: int):
+    """The factory of CB-AdaBoost whose weak learner is a depth-``depth``
+    binned tree (a given ``estimator`` wins)."""
+
+    def build(**params) -> CBAdaBoostClassifier:
+        params.setdefault("estimator", BinnedTreeClassifier(max_depth=depth))
+        return CBAdaBoostClassifier(**params)
+
+    return build
 
 
-def _cb_adaboost_deep(**params) -> CBAdaBoostClassifier:
-    params.setdefault("estimator", BinnedTreeClassifier(max_depth=DEEP_TREE_DEPTH))
-    return CBAdaBoostClassifier(**params)
+_cb_adaboost_trees = _cb_adaboost_on_trees(TREE_DEPTH)
+_cb_adaboost_deep = _cb_adaboost_on_trees(DEEP_TREE_DEPTH)
 
 
 def _builtin_kinds() -> StageRegistry:

@@ -83,14 +83,17 @@ class ModelSelectionMixin:
     #: The built-in final models ``model`` may name (:data:`STAGE_KINDS`).
     MODEL_KINDS = kinds.MODEL_KINDS
 
-    def _model_candidates(self, n_classes: int) -> list[str]:
-        """Names of the final models to evaluate; the first is the default."""
+    def _model_candidates(self, n_classes: int, final: bool = False) -> list[str]:
+        """Names of the final models to evaluate; the first is the default.
+        ``final``: for the final model on the cleaned rows, where 'auto'
+        also compares :data:`FINAL_ONLY_CANDIDATES`."""
         if not isinstance(self.model, str):
             return [type(self.model).__name__]
         if self.model != "auto":
             return [self.model]
         two = n_classes == 2
-        return list(kinds.AUTO_CANDIDATES if two else kinds.AUTO_CANDIDATES_MULTICLASS)
+        names = kinds.AUTO_CANDIDATES if two else kinds.AUTO_CANDIDATES_MULTICLASS
+        return list(names + (kinds.FINAL_ONLY_CANDIDATES if final else ()))
 
     def _make_model(self, name: str, seed: int):
         """A fresh final model: ``name`` from :meth:`_model_candidates`."""
@@ -346,9 +349,7 @@ class ModelSelectionMixin:
         out-of-fold probabilities on ``split``'s rows (None without a
         comparison), from which :meth:`_fit_final` stacks them. Under 'auto'
         the deeper trees of :data:`FINAL_ONLY_CANDIDATES` join here only."""
-        names = self._model_candidates(self.classes_.shape[0])
-        if isinstance(self.model, str) and self.model == "auto":
-            names += list(kinds.FINAL_ONLY_CANDIDATES)
+        names = self._model_candidates(self.classes_.shape[0], final=True)
         evidence_model = self.model_selection_["chosen"]
         if len(names) < 2:
             return evidence_model, None
