@@ -8,6 +8,7 @@ classes, at each ``--rows``, in a fresh process per checkout and size, the
 checkouts alternating, ``--reps`` times; it reports the median fit time of
 each checkout, their ratio (this one over the other), and the final model
 each chose. ``--model`` sets ``LabelCleaner``'s ``model`` (default 'auto'),
+``--final-model`` this checkout's ``final_model`` only,
 ``--features`` the number of columns (default 20; 10 informative, 2
 redundant).
 
@@ -16,6 +17,7 @@ redundant).
 
     python benchmarks/fit_cost.py --repo /tmp/before
     python benchmarks/fit_cost.py --repo /tmp/before --model rosr
+    python benchmarks/fit_cost.py --repo . --model rosr --final-model auto
     python benchmarks/fit_cost.py --repo /tmp/before --features 500 --rows 300 1000
 """
 
@@ -36,8 +38,11 @@ from benchmarks._common import run_in_checkout, section_head, write_section
 TEST_ROWS = 20_000
 
 
-def child(n_rows: int, n_classes: int, model: str = "auto", n_features: int = 20):
-    """One fit in this process (the checkout first on the path)."""
+def child(
+    n_rows: int, n_classes: int, model: str = "auto", n_features: int = 20, **params
+):
+    """One fit in this process (the checkout first on the path); ``params``:
+    more ``LabelCleaner`` parameters."""
     import hashlib
     import warnings
 
@@ -58,7 +63,7 @@ def child(n_rows: int, n_classes: int, model: str = "auto", n_features: int = 20
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         start = time.perf_counter()
-        cleaner = LabelCleaner(model=model, random_state=0, n_jobs=-1)
+        cleaner = LabelCleaner(model=model, random_state=0, n_jobs=-1, **params)
         cleaner.fit(X, y_noisy)
         seconds = time.perf_counter() - start
     penalty = cleaner.model_selection_.get("final_penalty") or {}
@@ -76,8 +81,9 @@ def _mu(mu) -> str:
     return "–" if mu is None else f"{mu:.2g}"
 
 
-def _measure(repo: Path, n_rows, n_classes, model: str, n_features: int) -> dict:
-    call = f"m.child({n_rows}, {n_classes}, {model!r}, {n_features})"
+def _measure(repo: Path, n_rows, n_classes, model: str, n_features: int, **params):
+    extra = "".join(f", {k}={v!r}" for k, v in params.items() if v is not None)
+    call = f"m.child({n_rows}, {n_classes}, {model!r}, {n_features}{extra})"
     return run_in_checkout(repo, __file__, call)
 
 
@@ -89,6 +95,10 @@ def main() -> None:
     parser.add_argument("--repo", type=Path, required=True)
     parser.add_argument("--model", default="auto", help="LabelCleaner's model")
     parser.add_argument("--features", type=int, default=20, help="columns (≥ 10)")
+    parser.add_argument(
+        "--final-model", default=None,
+        help="this checkout's LabelCleaner final_model (the other's: its default)",
+    )  # fmt: skip
     parser.add_argument("--section", default="fit-cost")
     args = parser.parse_args()
 
@@ -104,8 +114,11 @@ def main() -> None:
             runs: dict[str, list] = {name: [] for name in checkouts}
             for _ in range(args.reps):
                 for name, path in checkouts.items():
+                    own = {"final_model": args.final_model} if name == "this" else {}
                     runs[name].append(
-                        _measure(path, n_rows, n_classes, args.model, args.features)
+                        _measure(
+                            path, n_rows, n_classes, args.model, args.features, **own
+                        )
                     )
             med = {
                 k: float(np.median([r["seconds"] for r in v])) for k, v in runs.items()
@@ -126,7 +139,13 @@ def main() -> None:
             "Fit time of the defaults against another checkout (fit_cost.py)"
         ),
         f"This checkout: {ROOT}; other: {args.repo.resolve()}. "
-        f"`LabelCleaner(model={args.model!r}, random_state=0, n_jobs=-1).fit` on "
+        f"`LabelCleaner(model={args.model!r}, random_state=0, n_jobs=-1).fit` "
+        + (
+            f"(this checkout with `final_model={args.final_model!r}`) "
+            if args.final_model
+            else ""
+        )
+        + "on "
         "`make_classification` "
         f"({args.features} features, 10 informative, 20 % uniform flips); median of "
         f"{args.reps} fresh processes per checkout, alternating. The final "

@@ -41,8 +41,9 @@ from labelclean.pipeline._decisions import (
     check_reviewed,
     with_user_columns,
 )
-from labelclean.pipeline._folds import average_over_folds, repeated_folds
-from labelclean.pipeline._model_selection import ModelSelectionMixin, make_stage
+from labelclean.pipeline._folds import cross_fitted_proba, repeated_folds
+from labelclean.pipeline._kinds import make_stage
+from labelclean.pipeline._model_selection import ModelSelectionMixin
 from labelclean.utils._features import (
     MISSING_VALUE_HANDLING,
     check_fitted_frame,
@@ -117,6 +118,13 @@ class LabelCleaner(DecisionsMixin, ModelSelectionMixin, ClassifierMixin, BaseFil
         the default.
         - a classifier: used as given (cloned); soft labels are passed when
           its ``fit`` takes ``gamma`` or ``soft_labels``.
+    final_model : {'auto', 'cb_adaboost', ...} or None, default=None
+        The final model (``model_``) alone, where it should differ from the
+        evidence's: the values of ``model`` but a classifier. None: as
+        ``model`` says. With ``model='rosr'`` and ``final_model='auto'`` the
+        evidence and the decisions are RoSR-L's, and ``model_`` is the stack
+        ``'auto'`` fits on the cleaned rows (the shipped pipelines' setting,
+        docs/pipelines.md); ``decision_model_`` stays of ``model``'s kind.
     target_precision : float or None, default=None
         The decisions are calibrated on the fitted rows (``docs/decisions.md``,
         "Calibrated decisions"): the noise is estimated, and the operating
@@ -285,6 +293,7 @@ class LabelCleaner(DecisionsMixin, ModelSelectionMixin, ClassifierMixin, BaseFil
             StrOptions({"auto", *ModelSelectionMixin.MODEL_KINDS}),
             HasMethods(["fit", "predict_proba"]),
         ],
+        "final_model": [StrOptions({"auto", *ModelSelectionMixin.MODEL_KINDS}), None],
         "target_precision": [Interval(Real, 0.0, 1.0, closed="right"), None],
         "correct_threshold": [Interval(Real, 0.0, 1.0, closed="both"), None],
         "suspect_confidence": [Interval(Real, 0.0, 1.0, closed="both"), None],
@@ -303,6 +312,7 @@ class LabelCleaner(DecisionsMixin, ModelSelectionMixin, ClassifierMixin, BaseFil
         suspects="splboost",
         model="auto",
         *,
+        final_model: str | None = None,
         target_precision: float | None = None,
         correct_threshold: float | None = None,
         suspect_confidence: float | None = None,
@@ -317,6 +327,7 @@ class LabelCleaner(DecisionsMixin, ModelSelectionMixin, ClassifierMixin, BaseFil
         self.confidence = confidence
         self.suspects = suspects
         self.model = model
+        self.final_model = final_model
         self.target_precision = target_precision
         self.correct_threshold = correct_threshold
         self.suspect_confidence = suspect_confidence
@@ -505,7 +516,8 @@ class LabelCleaner(DecisionsMixin, ModelSelectionMixin, ClassifierMixin, BaseFil
             if hasattr(conf, "soft_labels_"):  # leave-one-out neighbours
                 soft = np.asarray(conf.soft_labels_, dtype=np.float64)
             else:
-                soft = self._cross_fitted_confidence(raw, y, folds, conf_seed)
+                make = lambda: self._make_confidence(conf_seed)  # noqa: E731
+                soft = cross_fitted_proba(make, conf, raw, y, folds, self.classes_)
             clock.lap("confidence")
             if suspects_done is not None:
                 suspects_done.result()
@@ -533,29 +545,6 @@ class LabelCleaner(DecisionsMixin, ModelSelectionMixin, ClassifierMixin, BaseFil
             stacklevel=3,
         )
         return spl_weight, zero_round, np.arange(n_samples)
-
-    def _cross_fitted_confidence(self, raw, y, folds, seed) -> np.ndarray:
-        """Per-class confidence of each row from stages fitted without it
-        (the mean over the repeated splits' folds that held it out)."""
-        if folds is None:
-            return self._proba_of(self.confidence_estimator_, raw)
-        labels, parts = np.asarray(y), []
-        for train, test in folds:
-            est = self._make_confidence(seed)
-            part = raw.iloc[train] if is_dataframe(raw) else raw[train]
-            with warnings.catch_warnings():
-                warnings.simplefilter("ignore", UserWarning)
-                est.fit(part, labels[train])
-            rest = raw.iloc[test] if is_dataframe(raw) else raw[test]
-            parts.append(self._proba_of(est, rest))
-        shape = (len(labels), self.classes_.shape[0])
-        return average_over_folds([test for _, test in folds], parts, shape)
-
-    def _proba_of(self, est, raw) -> np.ndarray:
-        proba = est.predict_proba(raw)
-        out = np.zeros((proba.shape[0], self.classes_.shape[0]))
-        out[:, np.searchsorted(self.classes_, est.classes_)] = proba
-        return out
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()

@@ -30,6 +30,7 @@ from labelclean.pipeline._calibration import (
     calibrate,
     decide_calibrated,
 )
+from labelclean.pipeline._folds import proba_in_classes
 from labelclean.pipeline._noise_estimate import new_row_joint
 from labelclean.report import build_report, to_jsonable
 from labelclean.utils._audit import renamed_user_columns
@@ -515,7 +516,7 @@ class DecisionsMixin:
             cols = np.searchsorted(self.classes_, conf.classes_)
             soft[:, cols] = counts / conf.n_neighbors_
         else:
-            soft = self._proba_of(conf, raw)
+            soft = proba_in_classes(conf, raw, self.classes_)
             if hasattr(conf, "neighbor_counts"):
                 counts = conf.neighbor_counts(raw)
         # the model type the decisions were calibrated on (model_ before the

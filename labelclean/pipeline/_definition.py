@@ -38,7 +38,7 @@ from types import MappingProxyType
 from typing import Any
 
 from labelclean.exceptions import PipelineDefinitionError
-from labelclean.pipeline._kinds import STAGE_KINDS
+from labelclean.pipeline._kinds import MODEL_KINDS, STAGE_KINDS
 from labelclean.pipeline._registry import StageRegistry
 from labelclean.utils._suggest import did_you_mean
 
@@ -147,6 +147,7 @@ SECTIONS: dict[str, dict[str, Callable[[Any], str | None]]] = {
         "model_threshold": _PROBABILITY,
         "require_agreement": _is_bool,
         "final_fit": _one_of("weighted", "cleaned", "soft"),
+        "final_model": _one_of("auto", *MODEL_KINDS),
     },
     "validation": {
         "max_discarded_share": _PROBABILITY,

@@ -13,10 +13,20 @@ times the fit time (docs/decisions.md, *Out-of-fold evidence averaged over
 repeated splits*).
 """
 
+import warnings
+
 import numpy as np
 from sklearn.model_selection import StratifiedKFold
 
-__all__ = ["average_over_folds", "folds_per_repeat", "repeated_folds"]
+from labelclean.utils._validation import is_dataframe
+
+__all__ = [
+    "average_over_folds",
+    "cross_fitted_proba",
+    "folds_per_repeat",
+    "proba_in_classes",
+    "repeated_folds",
+]
 
 
 def repeated_folds(codes: np.ndarray, cv: int, repeats: int, seed: int):
@@ -62,3 +72,32 @@ def average_over_folds(tests, parts, shape) -> np.ndarray:
     seen = count > 0
     out[seen] = total[seen] / count[seen, None]
     return out
+
+
+def proba_in_classes(est, raw, classes) -> np.ndarray:
+    """``est``'s class probabilities of ``raw`` in the columns of ``classes``
+    (0 for a class ``est`` did not see)."""
+    proba = est.predict_proba(raw)
+    out = np.zeros((proba.shape[0], classes.shape[0]))
+    out[:, np.searchsorted(classes, est.classes_)] = proba
+    return out
+
+
+def cross_fitted_proba(make, fitted, raw, y, folds, classes) -> np.ndarray:
+    """Per-class probabilities of each row from stages fitted without it:
+    ``make()`` builds a fresh stage, fitted on each fold's other rows; each
+    row's mean over the repeated splits' folds that held it out. Without
+    folds (a class of one row), ``fitted``'s own probabilities."""
+    if folds is None:
+        return proba_in_classes(fitted, raw, classes)
+    labels, parts = np.asarray(y), []
+    for train, test in folds:
+        est = make()
+        part = raw.iloc[train] if is_dataframe(raw) else raw[train]
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", UserWarning)
+            est.fit(part, labels[train])
+        rest = raw.iloc[test] if is_dataframe(raw) else raw[test]
+        parts.append(proba_in_classes(est, rest, classes))
+    shape = (len(labels), classes.shape[0])
+    return average_over_folds([test for _, test in folds], parts, shape)

@@ -11,6 +11,10 @@ build the same estimators. ``knn_confidence`` and ``bayes_confidence`` are the
 kinds' older names, still accepted in definitions.
 """
 
+from typing import Any
+
+from sklearn.base import clone
+
 from labelclean.confidence import BayesConfidence, KNNConfidence
 from labelclean.ensemble import (
     BinnedTreeClassifier,
@@ -30,6 +34,7 @@ __all__ = [
     "PIPELINE_AGE_GRID",
     "STAGE_KINDS",
     "TREE_DEPTH",
+    "make_stage",
     "register_stage_kind",
 ]
 
@@ -128,3 +133,15 @@ AUTO_CANDIDATES_MULTICLASS = ("rosr", "cb_adaboost_trees")
 #: model on the cleaned rows, never for the evidence (docs/decisions.md,
 #: *Deeper trees for the final model*).
 FINAL_ONLY_CANDIDATES = ("cb_adaboost_deep",)
+
+
+def make_stage(spec: Any, seed: int) -> Any:
+    """A fresh stage: a built-in kind's name (:data:`STAGE_KINDS`) or a clone
+    of an estimator, seeded with ``seed`` unless it has a seed of its own."""
+    if isinstance(spec, str):
+        est = STAGE_KINDS.get(spec).build()
+    else:
+        est = clone(spec)
+    if "random_state" in est.get_params() and est.random_state is None:
+        est.set_params(random_state=seed)
+    return est

@@ -13,10 +13,8 @@ estimator, seeded by the cleaner.
 
 import inspect
 import warnings
-from typing import Any
 
 import numpy as np
-from sklearn.base import clone
 from sklearn.model_selection import StratifiedKFold
 from sklearn.utils import get_tags
 from sklearn.utils.parallel import Parallel, delayed
@@ -39,7 +37,7 @@ from labelclean.pipeline._stacking import StackedModel, fit_stack
 from labelclean.utils._sampling import stratified_rows
 from labelclean.utils._threads import one_blas_thread
 
-__all__ = ["ModelSelectionMixin", "make_stage"]
+__all__ = ["ModelSelectionMixin"]
 
 #: Above this many rows, ``model='auto'`` compares its candidates on a
 #: stratified sample of this many rows (then evaluates only the chosen one on
@@ -54,18 +52,6 @@ PENALTY_MAX_SAMPLES = 10_000
 #: The least row weight of ``final_fit='weighted'``: a row the evidence holds
 #: surely mislabelled still keeps its class in the fit.
 _LEAST_WEIGHT = 1e-3
-
-
-def make_stage(spec: Any, seed: int) -> Any:
-    """A fresh stage: a built-in kind's name (:data:`STAGE_KINDS`) or a clone
-    of an estimator, seeded with ``seed`` unless it has a seed of its own."""
-    if isinstance(spec, str):
-        est = kinds.STAGE_KINDS.get(spec).build()
-    else:
-        est = clone(spec)
-    if "random_state" in est.get_params() and est.random_state is None:
-        est.set_params(random_state=seed)
-    return est
 
 
 def _fit_accepts(estimator, name: str) -> bool:
@@ -85,19 +71,23 @@ class ModelSelectionMixin:
 
     def _model_candidates(self, n_classes: int, final: bool = False) -> list[str]:
         """Names of the final models to evaluate; the first is the default.
-        ``final``: for the final model on the cleaned rows, where 'auto'
-        also compares :data:`FINAL_ONLY_CANDIDATES`."""
-        if not isinstance(self.model, str):
-            return [type(self.model).__name__]
-        if self.model != "auto":
-            return [self.model]
+        ``final``: for the final model on the cleaned rows, where
+        ``final_model`` (when set) stands for ``model`` and 'auto' also
+        compares :data:`FINAL_ONLY_CANDIDATES`."""
+        spec = self.model
+        if final and getattr(self, "final_model", None) is not None:
+            spec = self.final_model
+        if not isinstance(spec, str):
+            return [type(spec).__name__]
+        if spec != "auto":
+            return [spec]
         two = n_classes == 2
         names = kinds.AUTO_CANDIDATES if two else kinds.AUTO_CANDIDATES_MULTICLASS
         return list(names + (kinds.FINAL_ONLY_CANDIDATES if final else ()))
 
     def _make_model(self, name: str, seed: int):
         """A fresh final model: ``name`` from :meth:`_model_candidates`."""
-        return make_stage(name if isinstance(self.model, str) else self.model, seed)
+        return kinds.make_stage(name if name in self.MODEL_KINDS else self.model, seed)
 
     # ------------------------------------------------------------------
     def _model_input(self, model, Z: np.ndarray) -> np.ndarray:
@@ -343,19 +333,21 @@ class ModelSelectionMixin:
         fit (:func:`choose_model`, rule :data:`FINAL_RULE`). The weighted
         error on the cleaned labels estimates the error on the true ones as
         far as the weights discount the wrong labels (importance
-        reweighting). ``model_selection_['final']`` records the comparison;
-        the evidence's model (``model_selection_['chosen']``) is kept when
-        there is nothing to compare. Returns the choice and the candidates'
-        out-of-fold probabilities on ``split``'s rows (None without a
-        comparison), from which :meth:`_fit_final` stacks them. Under 'auto'
-        the deeper trees of :data:`FINAL_ONLY_CANDIDATES` join here only."""
+        reweighting). ``model_selection_['final']`` records the comparison.
+        With one candidate (``final_model``, else ``model``) it is the choice;
+        where several cannot be compared, the evidence's model
+        (``model_selection_['chosen']``) when it is one of them. Returns the
+        choice and the candidates' out-of-fold probabilities on ``split``'s
+        rows (None without a comparison), from which :meth:`_fit_final`
+        stacks them. Under 'auto' the deeper trees of
+        :data:`FINAL_ONLY_CANDIDATES` join here only."""
         names = self._model_candidates(self.classes_.shape[0], final=True)
         evidence_model = self.model_selection_["chosen"]
         if len(names) < 2:
-            return evidence_model, None
+            return names[0], None
         if split is None:
             self.model_selection_["final"] = {"rule": FINAL_RULE, "chosen": None}
-            return evidence_model, None
+            return evidence_model if evidence_model in names else names[0], None
         chosen, selection, oofs = self._compare_on_cleaned(
             names, seed, Z, new_codes, split
         )
@@ -387,7 +379,7 @@ class ModelSelectionMixin:
         decisions were calibrated (docs/decisions.md, *The final model's
         penalty*).
         """
-        if not isinstance(self.model, str) or final != "rosr" or split is None:
+        if final != "rosr" or split is None:
             return None, None
         if split[0].shape[0] > PENALTY_MAX_SAMPLES:  # the final choice's otherwise
             split = self._final_split(

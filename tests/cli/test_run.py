@@ -486,6 +486,12 @@ def test_without_a_pipeline_the_shipped_one_for_the_label_runs(tmp_path):
     assert "pipeline 'binary-cbadaboost'" in res.stdout
     manifest = json.loads((tmp_path / "d" / "manifest.json").read_text())
     assert manifest["pipeline"]["name"] == "binary-cbadaboost"
+    # its model stage is the evidence; the final model is 'auto''s stack
+    report = json.loads((tmp_path / "d" / "report.json").read_text())
+    final = report["run"]["final_model"]
+    assert final["selection"]["chosen"] == "cb_adaboost"
+    assert "cb_adaboost_deep" in final["selection"]["final"]["candidates"]
+    assert final["name"] == final["selection"]["final"]["chosen"]
     args = ["run", str(two), "--label", "label", "--out", str(tmp_path / "n")]
     named = runner.invoke(app, [*args, "-p", "binary-cbadaboost"])
     assert named.exit_code == 0, named.output

@@ -241,6 +241,12 @@ def test_missing_file_and_bad_toml(tmp_path, registry):
             "decisions -> final_fit",
             "did you mean 'weighted'?",
         ),
+        (
+            "suspect_confidence = 0.5",
+            'final_model = "autp"',
+            "decisions -> final_model",
+            "did you mean 'auto'?",
+        ),
         ("version = 1", "version = 2", "pipeline -> version", "reads format version 1"),
         (
             'fail_on = "error"\n',

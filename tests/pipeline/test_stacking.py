@@ -12,6 +12,7 @@ import pytest
 from scipy.special import softmax
 from sklearn.datasets import make_classification
 
+from labelclean.noise import flip_labels
 from labelclean.pipeline import LabelCleaner, dumps_cleaner, loads_cleaner
 from labelclean.pipeline._stacking import (
     LEAST_MEMBER_WEIGHT,
@@ -182,3 +183,36 @@ def test_deeper_trees_join_the_final_stack_where_the_label_needs_them():
     assert (
         deep.model_name_ == "cb_adaboost_deep" and "final" not in deep.model_selection_
     )
+
+
+def test_final_model_stacks_on_an_explicit_evidence_without_changing_a_decision():
+    # The sign of x0 * x1 with 10 % of the labels flipped: RoSR-L, a linear
+    # model, cannot see the label, so its evidence flags little; with
+    # final_model='auto' the same evidence decides every row (the same audit,
+    # byte for byte), and only model_ is the stack of the trees.
+    rng = np.random.RandomState(0)
+    X = rng.uniform(-1, 1, size=(1600, 3))
+    y = (X[:, 0] * X[:, 1] > 0).astype(int)
+    y_noisy, _ = flip_labels(y[:800], 0.1, random_state=0)
+    alone = LabelCleaner(model="rosr", random_state=0).fit(X[:800], y_noisy)
+    stacked = LabelCleaner(model="rosr", final_model="auto", random_state=0)
+    stacked.fit(X[:800], y_noisy)
+    assert stacked.audit_.to_parquet() == alone.audit_.to_parquet()
+    assert stacked.calibration_ == alone.calibration_
+    assert stacked.model_selection_["chosen"] == "rosr"
+    assert isinstance(stacked.decision_model_, type(alone.model_))
+    assert "cb_adaboost_deep" in stacked.model_selection_["final"]["candidates"]
+    assert "rosr" not in stacked.model_selection_["final"]["stack"]["members"]
+    accuracy = {
+        name: np.mean(c.predict(X[800:]) == y[800:])
+        for name, c in (("alone", alone), ("stacked", stacked))
+    }
+    assert accuracy["alone"] < 0.7 < 0.9 < accuracy["stacked"]
+    # new rows are decided by the evidence's model, as without the option
+    new = alone.audit(X[800:], y[800:])
+    assert stacked.audit(X[800:], y[800:]).to_parquet() == new.to_parquet()
+    # one named kind is the final model as it is
+    deep = LabelCleaner(model="rosr", final_model="cb_adaboost_deep", random_state=0)
+    deep.fit(X[:300], y_noisy[:300])
+    assert deep.model_name_ == "cb_adaboost_deep"
+    assert "final" not in deep.model_selection_

@@ -11,6 +11,7 @@ from labelclean.pipeline import (
     LabelCleaner,
     build_cleaner,
     dumps_cleaner,
+    load_pipeline,
     parse_pipeline,
 )
 
@@ -87,3 +88,12 @@ def test_decisions_default_to_the_cleaner_defaults():
     defaults = LabelCleaner().get_params()
     for name in ("target_precision", "correct_threshold", "require_agreement"):
         assert cleaner.get_params()[name] == defaults[name]
+
+
+@pytest.mark.parametrize(
+    "name", ["binary-cbadaboost", "multiclass-rosr", "bayes-cbadaboost"]
+)
+def test_shipped_pipelines_keep_their_evidence_and_stack_the_final_model(name):
+    cleaner = build_cleaner(load_pipeline(name), random_state=0)
+    assert cleaner.model in ("cb_adaboost", "rosr")
+    assert cleaner.final_model == "auto"
