@@ -4,6 +4,8 @@ import pytest
 from typer.testing import CliRunner
 
 from labelclean.cli.main import app
+from labelclean.cli.run import FinalModel
+from labelclean.pipeline import LabelCleaner
 
 runner = CliRunner()
 
@@ -96,3 +98,7 @@ def test_score_never_writes_into_the_input_folder(tmp_path):
     assert result.exit_code == 5, result.output
     assert "lies inside the input folder" in result.output
     assert sorted(p.name for p in folder.iterdir()) == ["part.parquet"]
+
+
+def test_final_model_choices_are_the_cleaners():
+    assert [m.value for m in FinalModel] == ["auto", *LabelCleaner.MODEL_KINDS]

@@ -499,6 +499,17 @@ def test_without_a_pipeline_the_shipped_one_for_the_label_runs(tmp_path):
         tmp_path / "n" / "audit.parquet"
     )
     assert "pipeline 'binary" not in named.stdout
+    # --final-model keeps the decisions and sets the saved model alone
+    alone = runner.invoke(
+        app, [*args[:-1], str(tmp_path / "s"), "--final-model", "cb_adaboost"]
+    )
+    assert alone.exit_code == 0, alone.output
+    assert _sha(tmp_path / "s" / "audit.parquet") == _sha(
+        tmp_path / "d" / "audit.parquet"
+    )
+    report = json.loads((tmp_path / "s" / "report.json").read_text())
+    assert report["run"]["final_model"]["name"] == "cb_adaboost"
+    assert "final" not in report["run"]["final_model"]["selection"]
 
     X, y = make_blobs(150, centers=3, random_state=0)
     three = tmp_path / "three.parquet"
