@@ -23,6 +23,7 @@ training rows, :meth:`LabelCleaner.audit` for new labelled rows).
 import logging
 import warnings
 from concurrent.futures import ThreadPoolExecutor
+from functools import partial
 from numbers import Integral, Real
 
 import numpy as np
@@ -516,7 +517,7 @@ class LabelCleaner(DecisionsMixin, ModelSelectionMixin, ClassifierMixin, BaseFil
             if hasattr(conf, "soft_labels_"):  # leave-one-out neighbours
                 soft = np.asarray(conf.soft_labels_, dtype=np.float64)
             else:
-                make = lambda: self._make_confidence(conf_seed)  # noqa: E731
+                make = partial(self._make_confidence, conf_seed)
                 soft = cross_fitted_proba(make, conf, raw, y, folds, self.classes_)
             clock.lap("confidence")
             if suspects_done is not None:

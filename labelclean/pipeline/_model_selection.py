@@ -62,8 +62,8 @@ class ModelSelectionMixin:
     """The final model's candidates, out-of-fold evaluation, choice and final
     fit (not public).
 
-    Needs ``model``, ``cv``, ``n_jobs``, ``final_fit`` and a fitted
-    ``classes_`` (``sample_indices_`` for the final fit).
+    Needs ``model``, ``final_model``, ``cv``, ``n_jobs``, ``final_fit`` and a
+    fitted ``classes_`` (``sample_indices_`` for the final fit).
     """
 
     #: The built-in final models ``model`` may name (:data:`STAGE_KINDS`).
