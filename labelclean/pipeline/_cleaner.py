@@ -126,6 +126,7 @@ class LabelCleaner(DecisionsMixin, ModelSelectionMixin, ClassifierMixin, BaseFil
         evidence and the decisions are RoSR-L's, and ``model_`` is the stack
         ``'auto'`` fits on the cleaned rows (the shipped pipelines' setting,
         docs/pipelines.md); ``decision_model_`` stays of ``model``'s kind.
+        With ``final_fit='soft'`` (one model, the papers') it is not used.
     target_precision : float or None, default=None
         The decisions are calibrated on the fitted rows (``docs/decisions.md``,
         "Calibrated decisions"): the noise is estimated, and the operating
