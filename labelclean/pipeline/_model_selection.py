@@ -75,7 +75,7 @@ class ModelSelectionMixin:
         ``final_model`` (when set) stands for ``model`` and 'auto' also
         compares :data:`FINAL_ONLY_CANDIDATES`."""
         spec = self.model
-        if final and getattr(self, "final_model", None) is not None:
+        if final and self.final_model is not None:
             spec = self.final_model
         if not isinstance(spec, str):
             return [type(spec).__name__]
