@@ -41,7 +41,9 @@ def anchor_disagreement(
     hid were then measured, not merely admitted by a wider limit); the
     share, its lower limit and the excess, which must not count overlap as
     noise, are ``P``'s (docs/decisions.md, *The surest rows are chosen blind
-    to their own labels*).
+    to their own labels*). ``blind``'s excess is returned beside them
+    (``blind_beyond_evidence``): the noise correction of κ reads the two
+    (:func:`~labelclean.pipeline._predictability.corrected_agreement`).
 
     Returns
     -------
@@ -53,11 +55,16 @@ def anchor_disagreement(
         disagreement the evidence itself expects there (the mean of one minus
         the highest probability), at least 0. A share the evidence expects is
         overlap; only the excess points to wrong labels.
+        ``blind_beyond_evidence``: ``blind``'s excess (with ``blind`` only).
     """
     if blind is not None:
         out = anchor_disagreement(P, codes)
-        measured = anchor_disagreement(blind, codes)["share"]
-        return {**out, "upper_limit": max(out["upper_limit"], measured)}
+        second = anchor_disagreement(blind, codes)
+        return {
+            **out,
+            "upper_limit": max(out["upper_limit"], second["share"]),
+            "blind_beyond_evidence": second["beyond_evidence"],
+        }
     n = codes.shape[0]
     top = P.max(axis=1)
     order = np.argsort(-top, kind="stable")

@@ -108,7 +108,6 @@ from labelclean.pipeline._noise_estimate import (
     anchor_disagreement,
     cap_level,
     class_gate,
-    cohen_kappa,
     combine_evidence,
     confident_joint,
     estimate_interval,
@@ -123,6 +122,7 @@ from labelclean.pipeline._noise_estimate import (
 from labelclean.pipeline._predictability import (
     agreement_lines,
     correctable_pairs,
+    corrected_agreement,
     kappa_lower_limit,
     weak_agreement,
 )
@@ -301,7 +301,7 @@ def calibrate(
     P = combine_evidence(evidence.confidence_proba, evidence.model_proba)
     blind = label_blind_evidence(evidence)
     anchor = anchor_disagreement(P, codes, blind)
-    kappas = cohen_kappa(P, codes, n_classes, anchor["beyond_evidence"])
+    kappas, anchor["noise_taken_out"] = corrected_agreement(P, codes, n_classes, anchor)
     kappa, kappa_star = kappas[2:]
     kappas += (kappa_lower_limit(P, codes, n_classes, kappa),)
     moderate, substantial = agreement_lines(kappa, kappa_star)

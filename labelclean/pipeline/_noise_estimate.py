@@ -147,7 +147,9 @@ def class_gate(P, codes, anchor, predictable):
     """:func:`noise_gate`, its κ corrected for the noise the reading admits.
 
     The surest rows' disagreement beyond the evidence
-    (``anchor["beyond_evidence"]``) is a point estimate, low where few rows
+    (``anchor["noise_taken_out"]``, the reading κ* took:
+    :func:`~labelclean.pipeline._predictability.corrected_agreement`) is a
+    point estimate, low where few rows
     are sure: on 89 rows of scikit-learn's wine with 30 % of the labels
     flipped it read 0.19, the gate then took a class the flips had blurred
     for one the evidence cannot see, and the noise estimate fell from 0.34
@@ -162,7 +164,7 @@ def class_gate(P, codes, anchor, predictable):
     ``predictable`` has already passed.
     """
     n_classes = P.shape[1]
-    noise = anchor["beyond_evidence"]
+    noise = anchor["noise_taken_out"]
     if predictable and n_classes > 2:
         free = estimate_joint(P, codes, n_classes, noise_cap=1.0)
         counted = min(1.0 - float(np.trace(free)), anchor["upper_limit"])

@@ -16,6 +16,7 @@ __all__ = [
     "agreement_lines",
     "cohen_kappa",
     "correctable_pairs",
+    "corrected_agreement",
     "kappa_lower_limit",
     "noise_gate",
     "predictability_summary",
@@ -122,6 +123,33 @@ def agreement_lines(kappa: float, kappa_star: float) -> tuple[bool, bool]:
     substantial agreement with the noise taken out*).
     """
     return kappa >= LOW_PREDICTABILITY_KAPPA, kappa_star >= NOISE_CORRECTED_KAPPA
+
+
+def corrected_agreement(P, codes, n_classes, anchor) -> tuple[tuple, float]:
+    """:func:`cohen_kappa` corrected for the noise the surest rows show, and
+    that noise (the excess of their disagreement over the evidence's own
+    expectation, :func:`~labelclean.pipeline._anchor.anchor_disagreement`).
+
+    The excess has two readings, and each errs on one side. The evidence's
+    surest rows (``beyond_evidence``) hide wrong labels, as its neighbours
+    lean towards each row's own label, but its filtered neighbours are also
+    surer than they are right, so the excess can be overlap. The label-blind
+    evidence's (``blind_beyond_evidence``) shows the wrong labels but
+    expects more disagreement. Each reading is taken on the side that does
+    no harm in the reading it leads to: the larger where, corrected for it,
+    the agreement is at least moderate as it is or substantial with the
+    noise taken out (the features predict the label, and a low excess would
+    leave the noise unread); the smaller otherwise, in the cautious reading,
+    where an excess that is overlap would flag right labels
+    (docs/decisions.md, *The noise taken out of κ: the side of each
+    reading that does no harm*). With one reading, that one.
+    """
+    readings = [anchor["beyond_evidence"]]
+    readings.append(anchor.get("blind_beyond_evidence", readings[0]))
+    high = cohen_kappa(P, codes, n_classes, max(readings))
+    if any(agreement_lines(high[2], high[3])):
+        return high, max(readings)
+    return cohen_kappa(P, codes, n_classes, min(readings)), min(readings)
 
 
 def correctable_pairs(n_classes: int, kappa_star: float, told) -> np.ndarray:
