@@ -149,9 +149,9 @@ def class_gate(P, codes, anchor, predictable):
     The surest rows' disagreement beyond the evidence
     (``anchor["noise_taken_out"]``, the reading κ* took:
     :func:`~labelclean.pipeline._predictability.corrected_agreement`) is a
-    point estimate, low where few rows
-    are sure: on 89 rows of scikit-learn's wine with 30 % of the labels
-    flipped it read 0.19, the gate then took a class the flips had blurred
+    point estimate, low where few rows are sure: on 89 rows of
+    scikit-learn's wine with 30 % of the labels flipped it read 0.19, the
+    gate then took a class the flips had blurred
     for one the evidence cannot see, and the noise estimate fell from 0.34
     to 0.05. When the features predict the label well
     (``predictable``) and there are more than two classes, the correction
