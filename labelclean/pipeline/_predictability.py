@@ -144,12 +144,12 @@ def corrected_agreement(P, codes, n_classes, anchor) -> tuple[tuple, float]:
     (docs/decisions.md, *The noise taken out of κ: the side of each
     reading that does no harm*). With one reading, that one.
     """
-    readings = [anchor["beyond_evidence"]]
-    readings.append(anchor.get("blind_beyond_evidence", readings[0]))
-    high = cohen_kappa(P, codes, n_classes, max(readings))
-    if any(agreement_lines(high[2], high[3])):
-        return high, max(readings)
-    return cohen_kappa(P, codes, n_classes, min(readings)), min(readings)
+    sharp = anchor["beyond_evidence"]
+    smaller, larger = sorted((sharp, anchor.get("blind_beyond_evidence", sharp)))
+    kappas = cohen_kappa(P, codes, n_classes, larger)
+    if any(agreement_lines(kappas[2], kappas[3])):
+        return kappas, larger
+    return cohen_kappa(P, codes, n_classes, smaller), smaller
 
 
 def correctable_pairs(n_classes: int, kappa_star: float, told) -> np.ndarray:
