@@ -107,10 +107,13 @@ class LabelCleaner(DecisionsMixin, ModelSelectionMixin, ClassifierMixin, BaseFil
           (error against the observed labels; another replaces RoSR-L only
           when lower by more than one standard error of the paired
           difference) and, once the rows are decided, on the cleaned rows,
-          with depth-5 trees beside them, where they are stacked: a weighted
-          average of their probabilities, each calibrated by a temperature.
+          with deeper trees beside them (depth 5, and one level more each
+          time the rows double from 3,200, up to 10), where they are stacked:
+          a weighted average of their probabilities, each calibrated by a
+          temperature.
         - 'cb_adaboost', 'cb_adaboost_trees' (depth 3), 'cb_adaboost_deep'
-          (depth 5), 'rosr', 'spbl': that labelclean classifier.
+          (depth 5 to 10, by the rows), 'rosr', 'spbl': that labelclean
+          classifier.
 
         When RoSR-L ('rosr', or in the stack of 'auto') is the final model, its
         penalty for ``model_`` is chosen out of fold on the cleaned rows from
@@ -449,6 +452,7 @@ class LabelCleaner(DecisionsMixin, ModelSelectionMixin, ClassifierMixin, BaseFil
         }
         self.feature_handling_ = describe_features(self.feature_encoder_, raw)
         self.classes_, codes = check_labels(y, n_samples=Z.shape[0])
+        self._fit_rows = Z.shape[0]  # the deep trees' depth (_make_model)
         weight = (
             None
             if sample_weight is None

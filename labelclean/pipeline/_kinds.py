@@ -13,6 +13,7 @@ kinds' older names, still accepted in definitions.
 
 from typing import Any
 
+import numpy as np
 from sklearn.base import clone
 
 from labelclean.confidence import BayesConfidence, KNNConfidence
@@ -30,10 +31,13 @@ __all__ = [
     "AUTO_CANDIDATES_MULTICLASS",
     "DEEP_TREE_DEPTH",
     "FINAL_ONLY_CANDIDATES",
+    "MAX_DEEP_TREE_DEPTH",
     "MODEL_KINDS",
     "PIPELINE_AGE_GRID",
+    "ROWS_PER_LEAF",
     "STAGE_KINDS",
     "TREE_DEPTH",
+    "deep_tree_depth",
     "make_stage",
     "register_stage_kind",
 ]
@@ -45,10 +49,28 @@ PIPELINE_AGE_GRID = (1.0, 1.5, 2.0, 3.0, 4.0, 6.0)
 #: Depth of the trees of the ``'cb_adaboost_trees'`` final model.
 TREE_DEPTH = 3
 
-#: Depth of the trees of the ``'cb_adaboost_deep'`` final model: up to 32
-#: leaves, the capacity of scikit-learn's ``HistGradientBoostingClassifier``
-#: trees (31 leaves by default).
+#: Least depth of the trees of the ``'cb_adaboost_deep'`` final model: up to
+#: 32 leaves, the capacity of scikit-learn's ``HistGradientBoostingClassifier``
+#: trees (31 leaves by default); deeper on more rows (:func:`deep_tree_depth`).
 DEEP_TREE_DEPTH = 5
+
+#: The deepest trees ``'cb_adaboost_deep'`` grows, however many the rows.
+MAX_DEEP_TREE_DEPTH = 10
+
+#: Rows per leaf, on average, that a ``'cb_adaboost_deep'`` tree must keep
+#: to grow one level deeper than :data:`DEEP_TREE_DEPTH`
+#: (:func:`deep_tree_depth`).
+ROWS_PER_LEAF = 50
+
+
+def deep_tree_depth(n_rows: int) -> int:
+    """Depth of ``'cb_adaboost_deep'``'s trees on ``n_rows`` training rows:
+    the deepest whose ``2 ** depth`` leaves keep :data:`ROWS_PER_LEAF` rows
+    each on average, at least :data:`DEEP_TREE_DEPTH` and at most
+    :data:`MAX_DEEP_TREE_DEPTH` (docs/decisions.md, *Trees as deep as the
+    rows allow*)."""
+    depth = int(np.floor(np.log2(max(n_rows, 1) / ROWS_PER_LEAF)))
+    return min(max(depth, DEEP_TREE_DEPTH), MAX_DEEP_TREE_DEPTH)
 
 
 def _knn(**params) -> KNNConfidence:
@@ -90,8 +112,9 @@ def _builtin_kinds() -> StageRegistry:
         ("cb_adaboost_trees", _cb_adaboost_trees, CBAdaBoostClassifier, "model", (),
          f"CB-AdaBoost with depth-{TREE_DEPTH} binned trees on the soft labels"),
         ("cb_adaboost_deep", _cb_adaboost_deep, CBAdaBoostClassifier, "model", (),
-         f"CB-AdaBoost with depth-{DEEP_TREE_DEPTH} binned trees; a final-model "
-         "candidate of model='auto' on the cleaned rows"),
+         "CB-AdaBoost with binned trees as deep as the rows allow (depth "
+         f"{DEEP_TREE_DEPTH} to {MAX_DEEP_TREE_DEPTH}); a final-model candidate of "
+         "model='auto' on the cleaned rows"),
         ("rosr", RoSRClassifier, RoSRClassifier, "model", (),
          "RoSR-L: softmax regression with per-class self-paced weights"),
         ("spbl", SPBLClassifier, SPBLClassifier, "model", (),

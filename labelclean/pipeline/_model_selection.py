@@ -86,8 +86,13 @@ class ModelSelectionMixin:
         return list(names + (kinds.FINAL_ONLY_CANDIDATES if final else ()))
 
     def _make_model(self, name: str, seed: int):
-        """A fresh final model: ``name`` from :meth:`_model_candidates`."""
-        return kinds.make_stage(name if name in self.MODEL_KINDS else self.model, seed)
+        """A fresh final model: ``name`` from :meth:`_model_candidates`; the deep
+        trees as deep as the fit's rows allow (in every fold: ``_fit_rows``)."""
+        model = kinds.make_stage(name if name in self.MODEL_KINDS else self.model, seed)
+        rows = getattr(self, "_fit_rows", None)
+        if name == "cb_adaboost_deep" and rows is not None:
+            model.set_params(estimator__max_depth=kinds.deep_tree_depth(rows))
+        return model
 
     # ------------------------------------------------------------------
     def _model_input(self, model, Z: np.ndarray) -> np.ndarray:
@@ -352,6 +357,9 @@ class ModelSelectionMixin:
             names, seed, Z, new_codes, split
         )
         selection["rule"] = FINAL_RULE
+        if "cb_adaboost_deep" in selection["candidates"]:
+            deep = self._make_model("cb_adaboost_deep", seed).estimator.max_depth
+            selection["candidates"]["cb_adaboost_deep"]["depth"] = deep
         self.model_selection_["final"] = selection
         return chosen, oofs
 

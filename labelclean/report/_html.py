@@ -183,15 +183,24 @@ _MODEL_NAMES = {
     "rosr": "RoSR-L",
     "cb_adaboost": "CB-AdaBoost",
     "cb_adaboost_trees": "CB-AdaBoost (depth-3 trees)",
-    "cb_adaboost_deep": "CB-AdaBoost (depth-5 trees)",
+    "cb_adaboost_deep": "CB-AdaBoost (deep trees)",
     "spbl": "SPBL",
 }
+
+
+def _model_name(name: str, on_cleaned: Mapping[str, Any] | None = None) -> str:
+    """A final model's display name, the deep trees' depth as the fit grew
+    them where the comparison on the cleaned rows recorded it."""
+    depth = (((on_cleaned or {}).get("candidates") or {}).get(name) or {}).get("depth")
+    if name == "cb_adaboost_deep" and depth:
+        return f"CB-AdaBoost (depth-{depth} trees)"
+    return _MODEL_NAMES.get(name, name)
 
 
 def _error_rates(selection: Mapping[str, Any]) -> list[str]:
     """'Name 12.3 %' per compared candidate of a model selection."""
     return [
-        f"{_MODEL_NAMES.get(name, name)} {pct(c['error_rate'])}"
+        f"{_model_name(name, selection)} {pct(c['error_rate'])}"
         for name, c in (selection.get("candidates") or {}).items()
         if isinstance(c, Mapping) and c.get("error_rate") is not None
     ]
@@ -235,7 +244,7 @@ def _stack_text(on_cleaned: Mapping[str, Any]) -> str:
     """'a weighted average of A (0.83) and B (0.17), ...' for a stacked model."""
     members = (on_cleaned.get("stack") or {}).get("members") or {}
     parts = [
-        f"{_MODEL_NAMES.get(n, n)} ({m['weight']:.2f})" for n, m in members.items()
+        f"{_model_name(n, on_cleaned)} ({m['weight']:.2f})" for n, m in members.items()
     ]
     listed = ", ".join(parts[:-1]) + f" and {parts[-1]}" if len(parts) > 1 else ""
     rates = _error_rates(on_cleaned)
@@ -260,7 +269,7 @@ def _final_model_text(final: Mapping[str, Any]) -> str:
         if "rosr" in ((on_cleaned.get("stack") or {}).get("members") or {}):
             text += _penalty_text(penalty, "RoSR-L's")
         return text + _evidence_and_fit_text(final, name)
-    text = f"The final model was {_MODEL_NAMES.get(name, name)}"
+    text = f"The final model was {_model_name(name, on_cleaned)}"
     rates = _error_rates(on_cleaned) or _error_rates(selection)
     if on_cleaned.get("stack"):
         text += (

@@ -14,6 +14,7 @@ from sklearn.datasets import make_classification
 
 from labelclean.noise import flip_labels
 from labelclean.pipeline import LabelCleaner, dumps_cleaner, loads_cleaner
+from labelclean.pipeline import _kinds as kinds
 from labelclean.pipeline._stacking import (
     LEAST_MEMBER_WEIGHT,
     StackedModel,
@@ -183,6 +184,36 @@ def test_deeper_trees_join_the_final_stack_where_the_label_needs_them():
     assert (
         deep.model_name_ == "cb_adaboost_deep" and "final" not in deep.model_selection_
     )
+
+
+def test_the_deep_trees_grow_as_deep_as_the_rows_allow(monkeypatch):
+    # The sign of x0 * ... * x4: a five-way interaction that depth-5 trees
+    # cannot express and depth-6 trees can. On 3,300 rows a depth-6 tree
+    # keeps 50 rows a leaf on average, so the deep candidate grows to 6 and
+    # learns the label; held at depth 5 it cannot.
+    rng = np.random.RandomState(0)
+    X = rng.uniform(-1, 1, size=(6600, 5))
+    y = (np.prod(X, axis=1) > 0).astype(int)
+    assert [kinds.deep_tree_depth(n) for n in (1500, 3199, 3300, 10**7)] == [
+        5,
+        5,
+        6,
+        10,
+    ]
+    grown = LabelCleaner(random_state=0).fit(X[:3300], y[:3300])
+    final = grown.model_selection_["final"]
+    assert final["candidates"]["cb_adaboost_deep"]["depth"] == 6
+    assert final["candidates"]["cb_adaboost_deep"]["error_rate"] < 0.35
+    assert final["candidates"]["cb_adaboost_trees"]["error_rate"] > 0.45
+    deep = grown.model_.members[grown.model_.names.index("cb_adaboost_deep")]
+    assert {tree.max_depth for tree in deep.estimators_} == {6}
+    assert np.mean(grown.predict(X[3300:]) == y[3300:]) > 0.85
+    monkeypatch.setattr(kinds, "MAX_DEEP_TREE_DEPTH", 5)
+    held = LabelCleaner(random_state=0).fit(X[:3300], y[:3300])
+    assert (
+        held.model_selection_["final"]["candidates"]["cb_adaboost_deep"]["depth"] == 5
+    )
+    assert np.mean(held.predict(X[3300:]) == y[3300:]) < 0.6
 
 
 def test_final_model_stacks_on_an_explicit_evidence_without_changing_a_decision():
