@@ -198,6 +198,32 @@ def test_story_names_the_final_model_and_its_choice(audit):
     assert "The final model was" not in render_html(build_report(audit))
 
 
+def test_the_deep_trees_are_named_with_the_depth_the_fit_grew(audit):
+    deep = {"error_rate": 0.1, "rows": 8, "depth": 9}
+    final = {
+        "name": "cb_adaboost_deep",
+        "selection": {
+            "chosen": "rosr",
+            "candidates": {"rosr": {"error_rate": 0.3, "rows": 8}},
+            "final": {
+                "chosen": "cb_adaboost_deep",
+                "candidates": {
+                    "rosr": {"error_rate": 0.3, "rows": 8},
+                    "cb_adaboost_deep": deep,
+                },
+            },
+        },
+    }
+    html = render_html(build_report(audit, run={"final_model": final}))
+    assert "The final model was CB-AdaBoost (depth-9 trees), chosen" in html
+    assert "CB-AdaBoost (depth-9 trees) 10.0%" in html
+    # a report written before the depth was recorded does not guess it
+    del deep["depth"]
+    html = render_html(build_report(audit, run={"final_model": final}))
+    assert "The final model was CB-AdaBoost (deep trees), chosen" in html
+    assert "depth-5" not in html and "depth-9" not in html
+
+
 def test_the_penalty_is_said_only_where_rosr_is_in_the_final_model(audit):
     # RoSR-L's penalty is searched before the stack's weights leave it out:
     # the clause must not follow a final model RoSR-L is no part of.
