@@ -358,8 +358,8 @@ class ModelSelectionMixin:
         )
         selection["rule"] = FINAL_RULE
         if "cb_adaboost_deep" in selection["candidates"]:
-            deep = self._make_model("cb_adaboost_deep", seed).estimator.max_depth
-            selection["candidates"]["cb_adaboost_deep"]["depth"] = deep
+            depth = kinds.deep_tree_depth(self._fit_rows)  # as _make_model grew it
+            selection["candidates"]["cb_adaboost_deep"]["depth"] = depth
         self.model_selection_["final"] = selection
         return chosen, oofs
 
