@@ -46,7 +46,7 @@ from labelclean.utils._sklearn import (
     check_sample_weight,
 )
 
-__all__ = ["BaseWeightBoosting", "BoostStep", "TrainingData"]
+__all__ = ["BaseWeightBoosting", "BoostStep", "EarlyStopping", "TrainingData"]
 
 logger = logging.getLogger(__name__)
 
@@ -111,6 +111,20 @@ class BoostStep:
     estimator_error: float
     predictions: np.ndarray
     stop: bool = False
+
+
+@dataclass
+class EarlyStopping:
+    """When the boosting loop stops on held-out rows (:meth:`BaseWeightBoosting._run`).
+
+    ``score(data)`` is the validation score of the ensemble so far (lower is
+    better); the loop ends once it has not fallen by more than ``tol`` for
+    ``patience`` rounds.
+    """
+
+    score: object
+    patience: int
+    tol: float = 1e-7
 
 
 def normalised_exp(log_weights: np.ndarray) -> np.ndarray:
@@ -212,9 +226,15 @@ class BaseWeightBoosting(
         self.estimator_errors_ = np.zeros(0)
         return data
 
-    def _run(self, data: TrainingData) -> None:
-        """The boosting loop: one ``_boost`` step per round until a stop."""
-        weights, errors = [], []
+    def _run(self, data: TrainingData, stopping: EarlyStopping | None = None) -> None:
+        """The boosting loop: one ``_boost`` step per round until a stop.
+
+        With ``stopping``, the validation score is read after every round,
+        the loop ends once it has not improved for ``stopping.patience``
+        rounds, and the ensemble is cut back to its best round
+        (``validation_score_`` holds every round's score)."""
+        weights, errors, scores = [], [], []
+        best, best_round = np.inf, -1
         for iboost in range(self.n_estimators):
             step = self._boost(iboost, data)
             if step is None:
@@ -232,8 +252,18 @@ class BaseWeightBoosting(
                 errors.pop()
                 break
             self._end_round(iboost, data, step)
+            if stopping is not None:
+                scores.append(stopping.score(data))
+                if scores[-1] < best - stopping.tol:
+                    best, best_round = scores[-1], iboost
+                elif iboost - best_round >= stopping.patience:
+                    break
             if step.stop:
                 break
+        if stopping is not None:  # back to the best round
+            del self.estimators_[best_round + 1 :]
+            del weights[best_round + 1 :], errors[best_round + 1 :]
+            self.validation_score_ = np.asarray(scores, dtype=np.float64)
         if not self.estimators_:
             raise DataValidationError(
                 f"{type(self).__name__} could not fit a single weak learner: no "

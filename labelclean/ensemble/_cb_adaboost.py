@@ -10,16 +10,26 @@ coefficient from (III.11) and stop when it is not positive. The confidences
 :class:`labelclean.confidence.KNNConfidence`.
 """
 
+from numbers import Integral, Real
 from typing import ClassVar
 
 import numpy as np
 from sklearn.base import clone
 
 from labelclean.confidence import KNNConfidence
-from labelclean.ensemble._base import BaseWeightBoosting, BoostStep, TrainingData
-from labelclean.utils._sklearn import HasMethods, fit_context
+from labelclean.ensemble._base import (
+    BaseWeightBoosting,
+    BoostStep,
+    EarlyStopping,
+    TrainingData,
+)
+from labelclean.utils._sklearn import HasMethods, Interval, StrOptions, fit_context
 
-__all__ = ["CBAdaBoostClassifier"]
+__all__ = ["EARLY_STOPPING_ROWS", "CBAdaBoostClassifier"]
+
+#: Above this many rows ``early_stopping='auto'`` holds rows out and stops
+#: early (scikit-learn's ``HistGradientBoostingClassifier`` rule).
+EARLY_STOPPING_ROWS = 10_000
 
 
 class CBAdaBoostClassifier(BaseWeightBoosting):
@@ -42,8 +52,12 @@ class CBAdaBoostClassifier(BaseWeightBoosting):
         ``BinnedTreeClassifier(max_depth=1)``, a binned stump.
     n_estimators : int, default=200
         Largest number of boosting rounds (the paper's M).
-    learning_rate : float, default=1.0
-        Shrinks each weak learner's coefficient.
+    learning_rate : float or sequence of float, default=1.0
+        Shrinks each weak learner's coefficient. A sequence is a choice
+        made on the validation rows of early stopping: the ensemble is
+        boosted once per rate, on the same training rows, and the rate
+        whose ensemble scores best on the validation rows is kept
+        (``learning_rate_``); without early stopping its first rate is used.
     resample : bool, default=False
         False fits the weak learner with the weights ``|w1 - w2|``. True is
         the paper's procedure: fit it, unweighted, on ``n`` rows drawn with
@@ -54,8 +68,24 @@ class CBAdaBoostClassifier(BaseWeightBoosting):
         ``soft_labels_`` or ``posterior_`` over all classes, which are used
         instead). None means ``labelclean.confidence.KNNConfidence`` with its
         defaults. It is cloned, never changed.
+    early_stopping : 'auto' or bool, default=False
+        Hold out ``validation_fraction`` of the rows (stratified by label),
+        boost on the others, read after every round the ensemble's expected
+        error on the held-out rows under their confidences,
+        ``sum_i w_i (1 - P[i, prediction_i])``, stop once it has not fallen
+        for ``n_iter_no_change`` rounds, and keep the rounds up to its
+        lowest. ``'auto'`` turns it on above 10,000 rows, as scikit-learn's
+        ``HistGradientBoostingClassifier`` does. False (the default) is the
+        paper's Algorithm 2: ``n_estimators`` rounds unless (III.12) stops
+        them.
+    validation_fraction : float, default=0.1
+        Share of the rows held out for early stopping.
+    n_iter_no_change : int, default=20
+        Rounds without a lower validation error after which early stopping
+        ends the boosting.
     random_state : int, RandomState instance or None, default=None
-        Seeds the weak learners, the resampling and the confidence estimator.
+        Seeds the weak learners, the resampling, the validation rows and the
+        confidence estimator.
 
     Attributes
     ----------
@@ -79,6 +109,12 @@ class CBAdaBoostClassifier(BaseWeightBoosting):
         training set (Proposition 3).
     confidence_ : ndarray of shape (n_samples,)
         The confidence ``gamma`` of each training row's observed label.
+    learning_rate_ : float
+        The learning rate of the fitted ensemble (one of ``learning_rate``).
+    validation_score_ : ndarray of shape (n_rounds_run,)
+        With early stopping, the kept rate's expected validation error after
+        each round it ran (the ensemble is cut back to the lowest); empty
+        without.
 
     See Also
     --------
@@ -104,6 +140,9 @@ class CBAdaBoostClassifier(BaseWeightBoosting):
       classes and ``B`` the rest; for two classes it is ``2 beta`` of (III.11).
     - With ``resample=True`` and a binned weak learner, the draw counts are
       passed as weights, which is the same fit as on the drawn rows.
+    - Early stopping and a choice of learning rates are not in the paper,
+      which fixes M; they choose M (and the shrinkage) on held-out rows
+      (docs/decisions.md, *Deep trees stop early, on rows held out*).
 
     References
     ----------
@@ -126,8 +165,12 @@ class CBAdaBoostClassifier(BaseWeightBoosting):
 
     _parameter_constraints: ClassVar[dict] = {
         **BaseWeightBoosting._parameter_constraints,
+        "learning_rate": [Interval(Real, 0, None, closed="neither"), "array-like"],
         "resample": ["boolean"],
         "confidence": [HasMethods(["fit"]), None],
+        "early_stopping": [StrOptions({"auto"}), "boolean"],
+        "validation_fraction": [Interval(Real, 0, 1, closed="neither")],
+        "n_iter_no_change": [Interval(Integral, 1, None, closed="left")],
     }
 
     def __init__(
@@ -138,6 +181,9 @@ class CBAdaBoostClassifier(BaseWeightBoosting):
         learning_rate=1.0,
         resample=False,
         confidence=None,
+        early_stopping=False,
+        validation_fraction=0.1,
+        n_iter_no_change=20,
         random_state=None,
     ):
         super().__init__(
@@ -148,6 +194,9 @@ class CBAdaBoostClassifier(BaseWeightBoosting):
         )
         self.resample = resample
         self.confidence = confidence
+        self.early_stopping = early_stopping
+        self.validation_fraction = validation_fraction
+        self.n_iter_no_change = n_iter_no_change
 
     @fit_context(prefer_skip_nested_validation=False)
     def fit(self, X, y, gamma=None, sample_weight=None):
@@ -178,6 +227,24 @@ class CBAdaBoostClassifier(BaseWeightBoosting):
         if gamma is None:
             gamma = self._estimate_confidence(X, y, data)
         self._log_posterior, self.confidence_ = self._posterior(gamma, data)
+        rates = np.atleast_1d(np.asarray(self.learning_rate, dtype=np.float64))
+        held_out = self._validation_rows(data)
+        if held_out is None:
+            self._boost_at(rates[0], data)
+            self.validation_score_ = np.zeros(0)
+        else:
+            self._boost_with_early_stopping(rates, held_out, data)
+        for name in ("_log_posterior", "_log_p_label", "_log_p_other", "_rate"):
+            self.__dict__.pop(name, None)
+        return self
+
+    def _boost_at(self, rate, data, stopping=None):
+        """One boosting run at learning rate ``rate`` from a fresh ensemble."""
+        self._rate = self.learning_rate_ = float(rate)
+        data.log_loss[:] = 0.0
+        if data.centred_scores is not None:
+            data.centred_scores[:] = 0.0
+        self.estimators_ = []
         if data.n_classes == 2:  # the two columns the rounds need, gathered once
             rows = np.arange(data.codes.shape[0])
             self._log_p_label = self._log_posterior[rows, data.codes] + (
@@ -186,10 +253,54 @@ class CBAdaBoostClassifier(BaseWeightBoosting):
             self._log_p_other = self._log_posterior[rows, 1 - data.codes] + (
                 data.log_sample_weight
             )
-        self._run(data)
-        for name in ("_log_posterior", "_log_p_label", "_log_p_other"):
-            self.__dict__.pop(name, None)
-        return self
+        self._run(data, stopping)
+
+    def _validation_rows(self, data):
+        """Rows held out for early stopping (a stratified, seeded share of
+        the rows with weight), or None when it is off or leaves no rows."""
+        n_samples = data.codes.shape[0]
+        on = self.early_stopping
+        if on == "auto":
+            on = n_samples > EARLY_STOPPING_ROWS
+        if not on:
+            return None
+        held_out = np.zeros(n_samples, dtype=bool)
+        weighted = data.sample_weight > 0
+        for k in range(data.n_classes):
+            rows = np.flatnonzero((data.codes == k) & weighted)
+            take = round(self.validation_fraction * rows.shape[0])
+            held_out[data.rng.permutation(rows)[:take]] = True
+        if not held_out.any() or not (weighted & ~held_out).any():
+            return None
+        return held_out
+
+    def _boost_with_early_stopping(self, rates, held_out, data):
+        """Boost at each rate on the rows not held out, each run stopped and
+        cut back on the held-out rows' expected error; keep the best run."""
+        weight = data.sample_weight[held_out] / data.sample_weight[held_out].sum()
+        posterior = np.exp(self._log_posterior[held_out])
+        rows = np.arange(posterior.shape[0])
+        train = np.where(held_out, 0.0, data.sample_weight)
+        data.sample_weight = train / train.sum()
+        with np.errstate(divide="ignore"):
+            data.log_sample_weight = np.log(data.sample_weight)
+
+        def expected_error(data):
+            if data.n_classes == 2:  # s_1 - s_0 from each row's log-loss
+                sign = np.where(data.codes[held_out] == 1, -1.0, 1.0)
+                predicted = (sign * data.log_loss[held_out] > 0).astype(np.intp)
+            else:
+                predicted = np.argmax(data.centred_scores[held_out], axis=1)
+            return float(weight @ (1.0 - posterior[rows, predicted]))
+
+        stopping = EarlyStopping(expected_error, self.n_iter_no_change)
+        best = None
+        for rate in rates:  # each run leaves new fitted attributes behind
+            self._boost_at(rate, data, stopping)
+            score = self.validation_score_.min()
+            if best is None or score < best[0]:
+                best = (score, dict(self.__dict__))
+        self.__dict__.update(best[1])
 
     def _estimate_confidence(self, X, y, data):
         """``gamma`` from the confidence stage: the soft labels when available."""
@@ -254,9 +365,7 @@ class CBAdaBoostClassifier(BaseWeightBoosting):
         disagree = total - agree
         if disagree <= 0:
             return BoostStep(estimator, 1.0, error, predictions, stop=True)
-        alpha = self.learning_rate * (
-            np.log(agree / disagree) + np.log(data.n_classes - 1.0)
-        )
+        alpha = self._rate * (np.log(agree / disagree) + np.log(data.n_classes - 1.0))
         if not alpha > 0:
             return None  # beta <= 0: (III.12) fails, stop (Algorithm 2, step 4)
         return BoostStep(estimator, float(alpha), error, predictions)

@@ -23,12 +23,14 @@ from labelclean.ensemble import (
     SPBLClassifier,
     SPLBoostClassifier,
 )
+from labelclean.ensemble._cb_adaboost import EARLY_STOPPING_ROWS
 from labelclean.linear_model import RoSRClassifier
 from labelclean.pipeline._registry import StageRegistry
 
 __all__ = [
     "AUTO_CANDIDATES",
     "AUTO_CANDIDATES_MULTICLASS",
+    "DEEP_LEARNING_RATES",
     "DEEP_TREE_DEPTH",
     "FINAL_ONLY_CANDIDATES",
     "MAX_DEEP_TREE_DEPTH",
@@ -38,6 +40,8 @@ __all__ = [
     "STAGE_KINDS",
     "TREE_DEPTH",
     "deep_tree_depth",
+    "deep_tree_params",
+    "deep_tree_settings",
     "make_stage",
     "register_stage_kind",
 ]
@@ -61,6 +65,33 @@ MAX_DEEP_TREE_DEPTH = 10
 #: to grow one level deeper than :data:`DEEP_TREE_DEPTH`
 #: (:func:`deep_tree_depth`).
 ROWS_PER_LEAF = 50
+
+
+#: Learning rates ``'cb_adaboost_deep'`` chooses between on its held-out
+#: rows when it stops early (:func:`deep_tree_params`).
+DEEP_LEARNING_RATES = (1.0, 0.3)
+
+
+def deep_tree_params(n_rows: int) -> dict:
+    """``'cb_adaboost_deep'``'s settings on ``n_rows`` training rows: trees
+    :func:`deep_tree_depth` deep and, above scikit-learn's 10,000 rows, early
+    stopping on a tenth of them held out, at the better on those rows of
+    :data:`DEEP_LEARNING_RATES` (docs/decisions.md, *Deep trees stop early,
+    on rows held out*)."""
+    params = {"estimator__max_depth": deep_tree_depth(n_rows)}
+    if n_rows > EARLY_STOPPING_ROWS:
+        params.update(early_stopping=True, learning_rate=DEEP_LEARNING_RATES)
+    return params
+
+
+def deep_tree_settings(n_rows: int) -> dict:
+    """:func:`deep_tree_params` as ``model_selection_`` records them: the
+    ``depth`` and whether the fits stop ``early``."""
+    params = deep_tree_params(n_rows)
+    return {
+        "depth": params["estimator__max_depth"],
+        "early_stopping": "early_stopping" in params,
+    }
 
 
 def deep_tree_depth(n_rows: int) -> int:

@@ -91,7 +91,7 @@ class ModelSelectionMixin:
         model = kinds.make_stage(name if name in self.MODEL_KINDS else self.model, seed)
         rows = getattr(self, "_fit_rows", None)
         if name == "cb_adaboost_deep" and rows is not None:
-            model.set_params(estimator__max_depth=kinds.deep_tree_depth(rows))
+            model.set_params(**kinds.deep_tree_params(rows))
         return model
 
     # ------------------------------------------------------------------
@@ -357,9 +357,9 @@ class ModelSelectionMixin:
             names, seed, Z, new_codes, split
         )
         selection["rule"] = FINAL_RULE
-        if "cb_adaboost_deep" in selection["candidates"]:
-            depth = kinds.deep_tree_depth(self._fit_rows)  # as _make_model grew it
-            selection["candidates"]["cb_adaboost_deep"]["depth"] = depth
+        deep = selection["candidates"].get("cb_adaboost_deep")
+        if deep is not None:  # as _make_model grew it
+            deep.update(kinds.deep_tree_settings(self._fit_rows))
         self.model_selection_["final"] = selection
         return chosen, oofs
 

@@ -216,6 +216,35 @@ def test_the_deep_trees_grow_as_deep_as_the_rows_allow(monkeypatch):
     assert np.mean(held.predict(X[3300:]) == y[3300:]) < 0.6
 
 
+def test_the_deep_trees_stop_early_on_held_out_rows_above_ten_thousand_rows(
+    monkeypatch,
+):
+    # Above 10,000 rows the deep candidate holds a tenth of its rows out,
+    # in every fold and in the final fit, and keeps the rounds and the
+    # learning rate that did best on them; at or below it boosts every
+    # round at rate 1. The limit is lowered here so that a small fit shows it.
+    assert "early_stopping" not in kinds.deep_tree_params(10_000)
+    assert kinds.deep_tree_params(10_001)["learning_rate"] == (1.0, 0.3)
+    X, y = make_classification(
+        n_samples=1200, n_features=10, n_informative=6, random_state=0
+    )
+    y_noisy, _ = flip_labels(y, 0.2, random_state=0)
+    plain = LabelCleaner(final_model="cb_adaboost_deep", random_state=0)
+    plain.fit(X, y_noisy)
+    monkeypatch.setattr(kinds, "EARLY_STOPPING_ROWS", 1000)
+    early = LabelCleaner(final_model="cb_adaboost_deep", random_state=0)
+    early.fit(X, y_noisy)
+    assert early.audit_.to_parquet() == plain.audit_.to_parquet()
+    assert plain.model_.validation_score_.shape == (0,)
+    scores = early.model_.validation_score_
+    assert len(early.model_.estimators_) == np.argmin(scores) + 1
+    assert len(early.model_.estimators_) < len(plain.model_.estimators_)
+    assert early.model_.learning_rate_ in (1.0, 0.3)
+    auto = LabelCleaner(random_state=0).fit(X, y_noisy)
+    record = auto.model_selection_["final"]["candidates"]["cb_adaboost_deep"]
+    assert record == {**record, "depth": 5, "early_stopping": True}
+
+
 def test_final_model_stacks_on_an_explicit_evidence_without_changing_a_decision():
     # The sign of x0 * x1 with 10 % of the labels flipped: RoSR-L, a linear
     # model, cannot see the label, so its evidence flags little; with
