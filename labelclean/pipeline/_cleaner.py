@@ -112,8 +112,8 @@ class LabelCleaner(DecisionsMixin, ModelSelectionMixin, ClassifierMixin, BaseFil
           a weighted average of their probabilities, each calibrated by a
           temperature.
         - 'cb_adaboost', 'cb_adaboost_trees' (depth 3), 'cb_adaboost_deep'
-          (depth 5 to 10, by the rows), 'rosr', 'spbl': that labelclean
-          classifier.
+          (depth 5 to 10, by the rows; above 10,000 rows stopped early on
+          held-out rows), 'rosr', 'spbl': that labelclean classifier.
 
         When RoSR-L ('rosr', or in the stack of 'auto') is the final model, its
         penalty for ``model_`` is chosen out of fold on the cleaned rows from

@@ -190,10 +190,13 @@ _MODEL_NAMES = {
 
 def _model_name(name: str, on_cleaned: Mapping[str, Any] | None = None) -> str:
     """A final model's display name, the deep trees' depth as the fit grew
-    them where the comparison on the cleaned rows recorded it."""
-    depth = (((on_cleaned or {}).get("candidates") or {}).get(name) or {}).get("depth")
+    them (and whether they stopped early) where the comparison on the
+    cleaned rows recorded it."""
+    record = ((on_cleaned or {}).get("candidates") or {}).get(name) or {}
+    depth = record.get("depth")
     if name == "cb_adaboost_deep" and depth:
-        return f"CB-AdaBoost (depth-{depth} trees)"
+        early = ", stopped early" if record.get("early_stopping") else ""
+        return f"CB-AdaBoost (depth-{depth} trees{early})"
     return _MODEL_NAMES.get(name, name)
 
 

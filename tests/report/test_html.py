@@ -217,6 +217,11 @@ def test_the_deep_trees_are_named_with_the_depth_the_fit_grew(audit):
     html = render_html(build_report(audit, run={"final_model": final}))
     assert "The final model was CB-AdaBoost (depth-9 trees), chosen" in html
     assert "CB-AdaBoost (depth-9 trees) 10.0%" in html
+    assert "stopped early" not in html
+    deep["early_stopping"] = True  # above 10,000 rows
+    html = render_html(build_report(audit, run={"final_model": final}))
+    assert "The final model was CB-AdaBoost (depth-9 trees, stopped early)" in html
+    del deep["early_stopping"]
     # a report written before the depth was recorded does not guess it
     del deep["depth"]
     html = render_html(build_report(audit, run={"final_model": final}))
