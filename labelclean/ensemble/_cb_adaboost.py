@@ -80,7 +80,7 @@ class CBAdaBoostClassifier(BaseWeightBoosting):
         them.
     validation_fraction : float, default=0.1
         Share of the rows held out for early stopping.
-    n_iter_no_change : int, default=20
+    n_iter_no_change : int, default=40
         Rounds without a lower validation error after which early stopping
         ends the boosting.
     random_state : int, RandomState instance or None, default=None
@@ -183,7 +183,7 @@ class CBAdaBoostClassifier(BaseWeightBoosting):
         confidence=None,
         early_stopping=False,
         validation_fraction=0.1,
-        n_iter_no_change=20,
+        n_iter_no_change=40,
         random_state=None,
     ):
         super().__init__(
