@@ -228,6 +228,11 @@ class CBAdaBoostClassifier(BaseWeightBoosting):
             gamma = self._estimate_confidence(X, y, data)
         self._log_posterior, self.confidence_ = self._posterior(gamma, data)
         rates = np.atleast_1d(np.asarray(self.learning_rate, dtype=np.float64))
+        if rates.ndim != 1 or not rates.size or not np.all(rates > 0):
+            raise ValueError(
+                "learning_rate must be a positive number or a non-empty sequence "
+                f"of positive numbers, got {self.learning_rate!r}."
+            )
         held_out = self._validation_rows(data)
         if held_out is None:
             self._boost_at(rates[0], data)

@@ -96,3 +96,6 @@ def test_held_out_rows_are_not_learned_from():
     assert model.validation_score_.min() > 0.15
     with pytest.raises(ValueError, match="validation_fraction"):
         deep(early_stopping=True, validation_fraction=1.0).fit(X, y, gamma=gamma)
+    for rates in ([], [1.0, -0.3], [[1.0]], [np.nan]):
+        with pytest.raises(ValueError, match="learning_rate"):
+            deep(early_stopping=True, learning_rate=rates).fit(X, y, gamma=gamma)
