@@ -21,6 +21,7 @@ Everything is kept in the log domain, so the weights cannot overflow.
 
 import logging
 from abc import ABCMeta, abstractmethod
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from numbers import Integral, Real
 from typing import ClassVar
@@ -122,7 +123,7 @@ class EarlyStopping:
     ``patience`` rounds.
     """
 
-    score: object
+    score: Callable[[TrainingData], float]
     patience: int
     tol: float = 1e-7
 
