@@ -218,6 +218,8 @@ def main() -> None:
         lines.append(f"| {name} | {n:,} | {k} | " + " | ".join(cells) + " |")
         rows.append(out)
         print(lines[-1], flush=True)
+    if not rows:
+        sys.exit(f"no {args.half} table of {args.table_rows} rows has a usable label")
     lines += ["", _summary(rows, sizes)]
     write_section(args.section, "\n".join(lines))
 
