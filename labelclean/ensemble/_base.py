@@ -227,17 +227,15 @@ class BaseWeightBoosting(
         self.estimator_errors_ = np.zeros(0)
         return data
 
-    def _run(self, data: TrainingData, stopping: EarlyStopping | None = None) -> bool:
+    def _run(self, data: TrainingData, stopping: EarlyStopping | None = None) -> None:
         """The boosting loop: one ``_boost`` step per round until a stop.
 
         With ``stopping``, the validation score is read after every round,
         the loop ends once it has not improved for ``stopping.patience``
         rounds, and the ensemble is cut back to its best round
-        (``validation_score_`` holds every round's score). Returns whether
-        the loop ended that way (on the validation score)."""
+        (``validation_score_`` holds every round's score)."""
         weights, errors, scores = [], [], []
         best, best_round = np.inf, -1
-        stopped = False
         for iboost in range(self.n_estimators):
             step = self._boost(iboost, data)
             if step is None:
@@ -260,7 +258,6 @@ class BaseWeightBoosting(
                 if scores[-1] < best - stopping.tol:
                     best, best_round = scores[-1], iboost
                 elif iboost - best_round >= stopping.patience:
-                    stopped = True
                     break
             if step.stop:
                 break
@@ -281,7 +278,6 @@ class BaseWeightBoosting(
             )
         self.estimator_weights_ = np.asarray(weights, dtype=np.float64)
         self.estimator_errors_ = np.asarray(errors, dtype=np.float64)
-        return stopped
 
     @abstractmethod
     def _boost(self, iboost: int, data: TrainingData) -> BoostStep | None:

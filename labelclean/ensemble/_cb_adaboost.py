@@ -55,13 +55,9 @@ class CBAdaBoostClassifier(BaseWeightBoosting):
     learning_rate : float or sequence of float, default=1.0
         Shrinks each weak learner's coefficient. A sequence is a choice
         made on the validation rows of early stopping: the ensemble is
-        boosted at each rate in turn, on the same training rows, and the
-        rate whose ensemble scores best on the validation rows is kept
-        (``learning_rate_``). The next rate is tried only while the runs
-        stop early on the validation rows (a run still improving at its last
-        round would not be beaten by a slower rate in as many rounds), so
-        list the fastest rate first. Without early stopping the first rate
-        is used.
+        boosted once per rate, on the same training rows, and the rate
+        whose ensemble scores best on the validation rows is kept
+        (``learning_rate_``); without early stopping its first rate is used.
     resample : bool, default=False
         False fits the weak learner with the weights ``|w1 - w2|``. True is
         the paper's procedure: fit it, unweighted, on ``n`` rows drawn with
@@ -248,8 +244,7 @@ class CBAdaBoostClassifier(BaseWeightBoosting):
         return self
 
     def _boost_at(self, rate, data, stopping=None):
-        """One boosting run at learning rate ``rate`` from a fresh ensemble;
-        returns whether it stopped early on the validation rows."""
+        """One boosting run at learning rate ``rate`` from a fresh ensemble."""
         self._rate = self.learning_rate_ = float(rate)
         data.log_loss[:] = 0.0
         if data.centred_scores is not None:
@@ -263,7 +258,7 @@ class CBAdaBoostClassifier(BaseWeightBoosting):
             self._log_p_other = self._log_posterior[rows, 1 - data.codes] + (
                 data.log_sample_weight
             )
-        return self._run(data, stopping)
+        self._run(data, stopping)
 
     def _validation_rows(self, data):
         """Rows held out for early stopping (a stratified, seeded share of
@@ -306,12 +301,10 @@ class CBAdaBoostClassifier(BaseWeightBoosting):
         stopping = EarlyStopping(expected_error, self.n_iter_no_change)
         best = None
         for rate in rates:  # each run leaves new fitted attributes behind
-            stopped = self._boost_at(rate, data, stopping)
+            self._boost_at(rate, data, stopping)
             score = self.validation_score_.min()
             if best is None or score < best[0]:
                 best = (score, dict(self.__dict__))
-            if not stopped:  # still improving: a slower rate would not catch up
-                break
         self.__dict__.update(best[1])
 
     def _estimate_confidence(self, X, y, data):
