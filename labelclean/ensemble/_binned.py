@@ -28,7 +28,7 @@ from sklearn.utils import check_random_state
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, validate_data
 
-from labelclean.ensemble._splits import best_splits
+from labelclean.ensemble._splits import _histograms, best_splits, level_splits
 from labelclean.utils._sklearn import (
     Interval,
     OlderFilesMixin,
@@ -162,26 +162,6 @@ def _transform(X, edges, n_edges):
             pos += e[pos] < x
             out[i, j] = missing if np.isnan(x) else pos
     return out
-
-
-@njit(cache=True, nogil=True)
-def _histograms(X_binned, y, weight, node_of_row, n_nodes, n_bins, n_classes):
-    """Weighted class histograms ``hist[node, feature, bin, class]``.
-
-    Rows with zero weight or ``node_of_row < 0`` (already in a leaf) are
-    skipped, so they cost nothing and contribute nothing.
-    """
-    n_samples, n_features = X_binned.shape
-    hist = np.zeros((n_nodes, n_features, n_bins, n_classes))
-    for i in range(n_samples):
-        w = weight[i]
-        node = node_of_row[i]
-        if w == 0.0 or node < 0:
-            continue
-        c = y[i]
-        for j in range(n_features):
-            hist[node, j, X_binned[i, j], c] += w
-    return hist
 
 
 def histograms_numpy(X_binned, y, weight, node_of_row, n_nodes, n_bins, n_classes):
@@ -342,12 +322,24 @@ def _grow_tree(X_binned, y, weight, n_classes, n_bins, max_depth, criterion):
     level = [0]  # global ids of this level's nodes, in local order
     n_bins_max = int(n_bins.max()) + 1  # and the missing bin
     for depth in range(max_depth):
-        hist = _histograms(
-            X_binned, y, weight, node_of_row, len(level), n_bins_max, n_classes
-        )
         if depth == 0:
+            hist = _histograms(
+                X_binned, y, weight, node_of_row, 1, n_bins_max, n_classes
+            )
             values[0] = hist[0, 0].sum(axis=0)
-        feat, split_bin, miss_left, _, lval, rval = best_splits(hist, n_bins, criterion)
+            splits = best_splits(hist, n_bins, criterion)
+        else:
+            splits = level_splits(
+                X_binned,
+                y,
+                weight,
+                node_of_row,
+                len(level),
+                n_bins,
+                n_classes,
+                criterion,
+            )
+        feat, split_bin, miss_left, _, lval, rval = splits
         child_of = np.full((len(level), 2), -1, dtype=np.intp)
         next_level = []
         for local, node in enumerate(level):

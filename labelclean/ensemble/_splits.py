@@ -4,12 +4,17 @@ Compiled with numba. For every node of a level and every feature,
 :func:`best_splits` scans the weighted class histograms over the bins
 (:mod:`labelclean.ensemble._binned`) and returns the split of highest
 impurity decrease (Gini or entropy), with the side the missing values go to.
+:func:`_histograms` builds those histograms for a level in one pass over the
+rows. :func:`level_splits` finds the same splits, to the bit, from the rows:
+on a deep level of many small nodes it builds one node's histogram at a time
+in a buffer that stays in cache and scans only the bins the node's rows
+occupy, so the level costs in proportion to its rows, not to nodes × bins.
 """
 
 import numpy as np
 from numba import njit
 
-__all__ = ["best_splits"]
+__all__ = ["best_splits", "level_splits"]
 
 
 @njit(cache=True, nogil=True, inline="always")
@@ -45,90 +50,218 @@ def _split_gain(parent, left, w_left, total, right, criterion):
 
 
 @njit(cache=True, nogil=True)
+def _histograms(X_binned, y, weight, node_of_row, n_nodes, n_bins, n_classes):
+    """Weighted class histograms ``hist[node, feature, bin, class]``.
+
+    Rows with zero weight or ``node_of_row < 0`` (already in a leaf) are
+    skipped, so they cost nothing and contribute nothing.
+    """
+    n_samples, n_features = X_binned.shape
+    hist = np.zeros((n_nodes, n_features, n_bins, n_classes))
+    for i in range(n_samples):
+        w = weight[i]
+        node = node_of_row[i]
+        if w == 0.0 or node < 0:
+            continue
+        c = y[i]
+        for j in range(n_features):
+            hist[node, j, X_binned[i, j], c] += w
+    return hist
+
+
+@njit(cache=True, nogil=True)
 def best_splits(hist, n_bins_per_feature, criterion):
     """Best split of every node: feature, bin, gain, the child class weights,
     and the side missing values go to.
 
-    Bin ``n_bins_per_feature[j]`` of feature j holds its missing values. Each
+    ``hist[node, feature, bin, class]`` holds the weighted class histograms;
+    bin ``n_bins_per_feature[j]`` of feature j holds its missing values. Each
     threshold is tried with them on the right and, when the node has any, on
     the left; "every value left, missing right" is a candidate too. Without
     missing values at the node they follow the child with more weight. Two
     classes with Gini (every weak learner on a two-class label) take a scan on
-    scalars that gives the same result to the bit (:func:`_best_splits_gini2`).
+    scalars that gives the same result to the bit (:func:`_scan_node_gini2`).
     """
-    if hist.shape[3] == 2 and criterion == 0:
-        return _best_splits_gini2(hist, n_bins_per_feature)
-    return _best_splits_any(hist, n_bins_per_feature, criterion)
+    n_nodes, n_features, n_bins, n_classes = hist.shape
+    out = _splits_out(n_nodes, n_classes)
+    occ = np.empty((n_features, n_bins), dtype=np.intp)
+    n_occ = np.empty(n_features, dtype=np.intp)
+    for j in range(n_features):  # every value bin, in order
+        n_occ[j] = n_bins_per_feature[j]
+        for b in range(n_bins_per_feature[j]):
+            occ[j, b] = b
+    scratch = np.zeros((5, n_classes))
+    for node in range(n_nodes):
+        _scan_node(
+            hist[node], occ, n_occ, n_bins_per_feature, criterion, node, out, scratch
+        )
+    return out
 
 
 @njit(cache=True, nogil=True)
-def _best_splits_any(hist, n_bins_per_feature, criterion):
-    """:func:`best_splits` for any number of classes and either criterion."""
-    n_nodes, n_features, _, n_classes = hist.shape
-    feature = np.full(n_nodes, -1, dtype=np.intp)
-    split_bin = np.zeros(n_nodes, dtype=np.intp)
-    missing_left = np.zeros(n_nodes, dtype=np.bool_)
-    gain = np.zeros(n_nodes)
-    left_value = np.zeros((n_nodes, n_classes))
-    right_value = np.zeros((n_nodes, n_classes))
-    total = np.zeros(n_classes)
-    left = np.zeros(n_classes)
-    with_missing = np.zeros(n_classes)
-    right = np.zeros(n_classes)
-    missing = np.zeros(n_classes)
+def level_splits(
+    X_binned, y, weight, node_of_row, n_nodes, n_bins_per_feature, n_classes, criterion
+):
+    """``best_splits(_histograms(...))`` to the bit, one node at a time when
+    the level's histograms would hold more than twice as many cells as it
+    has rows (a deep level of many small nodes).
+
+    Each node's rows (those with weight, in row order, so every histogram
+    cell adds the same weights in the same order) fill a histogram buffer of
+    one node; the scan visits only the value bins they occupy, in order (an
+    empty bin changes no sum and is skipped by the full scan too), and
+    clears them after.
+    """
+    n_samples, n_features = X_binned.shape
+    n_bins = int(n_bins_per_feature.max()) + 1
+    start = np.zeros(n_nodes + 1, dtype=np.intp)  # a stable counting sort
+    for i in range(n_samples):
+        if weight[i] != 0.0 and node_of_row[i] >= 0:
+            start[node_of_row[i] + 1] += 1
     for node in range(n_nodes):
-        total[:] = 0.0
-        for b in range(n_bins_per_feature[0] + 1):
-            for k in range(n_classes):
-                total[k] += hist[node, 0, b, k]
-        weight = 0.0
-        for k in range(n_classes):
-            weight += total[k]
-        if weight <= 0.0:
-            continue
-        parent = _weighted_impurity(total, weight, criterion)
-        best = 1e-12 * weight  # a split must beat the parent by more than rounding
+        start[node + 1] += start[node]
+    if n_nodes * n_bins * n_classes <= 2 * start[n_nodes]:  # few cells: all at once
+        hist = _histograms(X_binned, y, weight, node_of_row, n_nodes, n_bins, n_classes)
+        return best_splits(hist, n_bins_per_feature, criterion)
+    order = np.empty(start[n_nodes], dtype=np.intp)
+    fill = start[:n_nodes].copy()
+    for i in range(n_samples):
+        node = node_of_row[i]
+        if weight[i] != 0.0 and node >= 0:
+            order[fill[node]] = i
+            fill[node] += 1
+    hist = np.zeros((n_features, n_bins, n_classes))
+    seen = np.zeros((n_features, n_bins), dtype=np.bool_)
+    occ = np.empty((n_features, n_bins), dtype=np.intp)
+    n_occ = np.zeros(n_features, dtype=np.intp)
+    out = _splits_out(n_nodes, n_classes)
+    scratch = np.zeros((5, n_classes))
+    for node in range(n_nodes):
+        rows = order[start[node] : start[node + 1]]
+        for i in rows:
+            c, w = y[i], weight[i]
+            for j in range(n_features):
+                b = X_binned[i, j]
+                hist[j, b, c] += w
+                if b < n_bins_per_feature[j] and not seen[j, b]:
+                    seen[j, b] = True
+                    occ[j, n_occ[j]] = b
+                    n_occ[j] += 1
         for j in range(n_features):
-            n_value_bins = n_bins_per_feature[j]
-            w_missing = 0.0
+            _in_order(occ[j], n_occ[j], seen[j], n_bins_per_feature[j])
+        _scan_node(hist, occ, n_occ, n_bins_per_feature, criterion, node, out, scratch)
+        for j in range(n_features):  # clear what the rows wrote
+            for t in range(n_occ[j]):
+                hist[j, occ[j, t], :] = 0.0
+                seen[j, occ[j, t]] = False
+            hist[j, n_bins_per_feature[j], :] = 0.0
+            n_occ[j] = 0
+    return out
+
+
+@njit(cache=True, nogil=True)
+def _in_order(occ, n_occ, seen, n_value_bins):
+    """Sort the first ``n_occ`` occupied bins: read off the marks when they
+    are many, sort them when they are few."""
+    if n_occ < 2:
+        return
+    if 16 * n_occ >= n_value_bins:
+        t = 0
+        for b in range(n_value_bins):
+            if seen[b]:
+                occ[t] = b
+                t += 1
+    else:
+        occ[:n_occ] = np.sort(occ[:n_occ])
+
+
+@njit(cache=True, nogil=True)
+def _splits_out(n_nodes, n_classes):
+    """feature, bin, missing-left, gain, left and right class weights per node."""
+    return (
+        np.full(n_nodes, -1, dtype=np.intp),
+        np.zeros(n_nodes, dtype=np.intp),
+        np.zeros(n_nodes, dtype=np.bool_),
+        np.zeros(n_nodes),
+        np.zeros((n_nodes, n_classes)),
+        np.zeros((n_nodes, n_classes)),
+    )
+
+
+@njit(cache=True, nogil=True)
+def _scan_node(h, occ, n_occ, n_bins_per_feature, criterion, node, out, scratch):
+    """Write the best split of ``node``, histogram ``h[feature, bin, class]``
+    with its value bins ``occ[j, :n_occ[j]]`` in order, into ``out``."""
+    if h.shape[2] == 2 and criterion == 0:
+        _scan_node_gini2(h, occ, n_occ, n_bins_per_feature, node, out)
+    else:
+        _scan_node_any(h, occ, n_occ, n_bins_per_feature, criterion, node, out, scratch)
+
+
+@njit(cache=True, nogil=True)
+def _scan_node_any(h, occ, n_occ, n_bins_per_feature, criterion, node, out, scratch):
+    """:func:`_scan_node` for any number of classes and either criterion."""
+    feature, split_bin, missing_left, gain, left_value, right_value = out
+    n_features, _, n_classes = h.shape
+    total, left, with_missing, right, missing = (
+        scratch[0], scratch[1], scratch[2], scratch[3], scratch[4],
+    )  # fmt: skip
+    total[:] = 0.0
+    for t in range(n_occ[0]):  # the node's weight per class, from feature 0
+        for k in range(n_classes):
+            total[k] += h[0, occ[0, t], k]
+    for k in range(n_classes):
+        total[k] += h[0, n_bins_per_feature[0], k]
+    weight = 0.0
+    for k in range(n_classes):
+        weight += total[k]
+    if weight <= 0.0:
+        return
+    parent = _weighted_impurity(total, weight, criterion)
+    best = 1e-12 * weight  # a split must beat the parent by more than rounding
+    for j in range(n_features):
+        n_value_bins = n_bins_per_feature[j]
+        w_missing = 0.0
+        for k in range(n_classes):
+            missing[k] = h[j, n_value_bins, k]
+            w_missing += missing[k]
+        left[:] = 0.0
+        w_left = 0.0
+        last = n_value_bins if w_missing > 0.0 else n_value_bins - 1
+        for t in range(n_occ[j]):
+            b = occ[j, t]
+            if b >= last:
+                break
+            added = 0.0
             for k in range(n_classes):
-                missing[k] = hist[node, j, n_value_bins, k]
-                w_missing += missing[k]
-            left[:] = 0.0
-            w_left = 0.0
-            last = n_value_bins if w_missing > 0.0 else n_value_bins - 1
-            for b in range(last):
-                added = 0.0
-                for k in range(n_classes):
-                    h = hist[node, j, b, k]
-                    left[k] += h
-                    added += h
-                if added == 0.0:
-                    continue  # same partition as the previous bin
-                w_left += added
-                # Missing rows right (side 0) and, when there are any and
-                # some value goes right, left (side 1).
-                sides = 2 if w_missing > 0.0 and b < n_value_bins - 1 else 1
-                for side in range(sides):
-                    child = left
-                    w_child = w_left
-                    if side == 1:
-                        for k in range(n_classes):
-                            with_missing[k] = left[k] + missing[k]
-                        child = with_missing
-                        w_child = w_left + w_missing
-                    g = _split_gain(parent, child, w_child, total, right, criterion)
-                    if g > best:
-                        best = g
-                        feature[node] = j
-                        split_bin[node] = b
-                        gain[node] = g
-                        left_value[node] = child
-                        right_value[node] = right
-                        missing_left[node] = side == 1 or (
-                            w_missing == 0.0 and w_left >= weight - w_left
-                        )
-    return feature, split_bin, missing_left, gain, left_value, right_value
+                v = h[j, b, k]
+                left[k] += v
+                added += v
+            if added == 0.0:
+                continue  # same partition as the previous bin
+            w_left += added
+            # Missing rows right (side 0) and, when there are any and
+            # some value goes right, left (side 1).
+            sides = 2 if w_missing > 0.0 and b < n_value_bins - 1 else 1
+            for side in range(sides):
+                child = left
+                w_child = w_left
+                if side == 1:
+                    for k in range(n_classes):
+                        with_missing[k] = left[k] + missing[k]
+                    child = with_missing
+                    w_child = w_left + w_missing
+                g = _split_gain(parent, child, w_child, total, right, criterion)
+                if g > best:
+                    best = g
+                    feature[node] = j
+                    split_bin[node] = b
+                    gain[node] = g
+                    left_value[node] = child
+                    right_value[node] = right
+                    missing_left[node] = side == 1 or (
+                        w_missing == 0.0 and w_left >= weight - w_left
+                    )
 
 
 @njit(cache=True, nogil=True)
@@ -144,85 +277,83 @@ def _gini2(c0, c1, w):
 
 
 @njit(cache=True, nogil=True)
-def _best_splits_gini2(hist, n_bins_per_feature):
-    """:func:`_best_splits_any` for two classes and Gini: the same candidates
+def _scan_node_gini2(h, occ, n_occ, n_bins_per_feature, node, out):
+    """:func:`_scan_node_any` for two classes and Gini: the same candidates
     in the same order and the same operations, on scalars instead of small
     arrays (benchmarks/RESULTS.md, ``fit-cost-wide-gini2``), so the same
     splits to the last bit
     (``test_two_class_gini_scan_is_the_general_one_to_the_bit``)."""
-    n_nodes, n_features, _, _ = hist.shape
-    feature = np.full(n_nodes, -1, dtype=np.intp)
-    split_bin = np.zeros(n_nodes, dtype=np.intp)
-    missing_left = np.zeros(n_nodes, dtype=np.bool_)
-    gain = np.zeros(n_nodes)
-    left_value = np.zeros((n_nodes, 2))
-    right_value = np.zeros((n_nodes, 2))
-    for node in range(n_nodes):
-        t0 = 0.0
-        t1 = 0.0
-        for b in range(n_bins_per_feature[0] + 1):
-            t0 += hist[node, 0, b, 0]
-            t1 += hist[node, 0, b, 1]
-        weight = 0.0
-        weight += t0
-        weight += t1
-        if weight <= 0.0:
-            continue
-        parent = _gini2(t0, t1, weight)
-        best = 1e-12 * weight
-        for j in range(n_features):
-            n_value_bins = n_bins_per_feature[j]
-            m0 = hist[node, j, n_value_bins, 0]
-            m1 = hist[node, j, n_value_bins, 1]
-            w_missing = 0.0
-            w_missing += m0
-            w_missing += m1
-            l0 = 0.0
-            l1 = 0.0
-            w_left = 0.0
-            last = n_value_bins if w_missing > 0.0 else n_value_bins - 1
-            for b in range(last):
-                h0 = hist[node, j, b, 0]
-                h1 = hist[node, j, b, 1]
-                l0 += h0
-                l1 += h1
-                added = 0.0
-                added += h0
-                added += h1
-                if added == 0.0:
-                    continue
-                w_left += added
-                sides = 2 if w_missing > 0.0 and b < n_value_bins - 1 else 1
-                for side in range(sides):
-                    c0 = l0
-                    c1 = l1
-                    w_child = w_left
-                    if side == 1:
-                        c0 = l0 + m0
-                        c1 = l1 + m1
-                        w_child = w_left + w_missing
-                    r0 = t0 - c0
-                    r0 = r0 if r0 > 0.0 else 0.0
-                    r1 = t1 - c1
-                    r1 = r1 if r1 > 0.0 else 0.0
-                    w_right = 0.0
-                    w_right += r0
-                    w_right += r1
-                    if w_child <= 0.0 or w_right <= 0.0:
-                        g = -1.0
-                    else:
-                        g = parent - _gini2(c0, c1, w_child)
-                        g = g - _gini2(r0, r1, w_right)
-                    if g > best:
-                        best = g
-                        feature[node] = j
-                        split_bin[node] = b
-                        gain[node] = g
-                        left_value[node, 0] = c0
-                        left_value[node, 1] = c1
-                        right_value[node, 0] = r0
-                        right_value[node, 1] = r1
-                        missing_left[node] = side == 1 or (
-                            w_missing == 0.0 and w_left >= weight - w_left
-                        )
-    return feature, split_bin, missing_left, gain, left_value, right_value
+    feature, split_bin, missing_left, gain, left_value, right_value = out
+    n_features = h.shape[0]
+    t0 = 0.0
+    t1 = 0.0
+    for t in range(n_occ[0]):
+        t0 += h[0, occ[0, t], 0]
+        t1 += h[0, occ[0, t], 1]
+    t0 += h[0, n_bins_per_feature[0], 0]
+    t1 += h[0, n_bins_per_feature[0], 1]
+    weight = 0.0
+    weight += t0
+    weight += t1
+    if weight <= 0.0:
+        return
+    parent = _gini2(t0, t1, weight)
+    best = 1e-12 * weight
+    for j in range(n_features):
+        n_value_bins = n_bins_per_feature[j]
+        m0 = h[j, n_value_bins, 0]
+        m1 = h[j, n_value_bins, 1]
+        w_missing = 0.0
+        w_missing += m0
+        w_missing += m1
+        l0 = 0.0
+        l1 = 0.0
+        w_left = 0.0
+        last = n_value_bins if w_missing > 0.0 else n_value_bins - 1
+        for t in range(n_occ[j]):
+            b = occ[j, t]
+            if b >= last:
+                break
+            h0 = h[j, b, 0]
+            h1 = h[j, b, 1]
+            l0 += h0
+            l1 += h1
+            added = 0.0
+            added += h0
+            added += h1
+            if added == 0.0:
+                continue
+            w_left += added
+            sides = 2 if w_missing > 0.0 and b < n_value_bins - 1 else 1
+            for side in range(sides):
+                c0 = l0
+                c1 = l1
+                w_child = w_left
+                if side == 1:
+                    c0 = l0 + m0
+                    c1 = l1 + m1
+                    w_child = w_left + w_missing
+                r0 = t0 - c0
+                r0 = r0 if r0 > 0.0 else 0.0
+                r1 = t1 - c1
+                r1 = r1 if r1 > 0.0 else 0.0
+                w_right = 0.0
+                w_right += r0
+                w_right += r1
+                if w_child <= 0.0 or w_right <= 0.0:
+                    g = -1.0
+                else:
+                    g = parent - _gini2(c0, c1, w_child)
+                    g = g - _gini2(r0, r1, w_right)
+                if g > best:
+                    best = g
+                    feature[node] = j
+                    split_bin[node] = b
+                    gain[node] = g
+                    left_value[node, 0] = c0
+                    left_value[node, 1] = c1
+                    right_value[node, 0] = r0
+                    right_value[node, 1] = r1
+                    missing_left[node] = side == 1 or (
+                        w_missing == 0.0 and w_left >= weight - w_left
+                    )

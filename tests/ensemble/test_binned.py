@@ -14,6 +14,28 @@ from labelclean.ensemble._binned import (
     histograms_numpy,
     midpoint_percentiles,
 )
+from labelclean.ensemble._splits import (
+    _scan_node_any,
+    _scan_node_gini2,
+    _splits_out,
+    best_splits,
+    level_splits,
+)
+
+
+def scan_every_node(hist, n_bins, general):
+    """``best_splits`` with the general scan or the two-class Gini one."""
+    n_nodes, n_features, width, n_classes = hist.shape
+    out = _splits_out(n_nodes, n_classes)
+    every_bin = np.tile(np.arange(width, dtype=np.intp), (n_features, 1))
+    n_bins = np.asarray(n_bins, dtype=np.intp)
+    for node in range(n_nodes):
+        if general:
+            scratch = np.zeros((5, n_classes))
+            _scan_node_any(hist[node], every_bin, n_bins, n_bins, 0, node, out, scratch)
+        else:
+            _scan_node_gini2(hist[node], every_bin, n_bins, n_bins, node, out)
+    return out
 
 
 @settings(max_examples=40, deadline=None)
@@ -301,8 +323,6 @@ def test_infinite_values_are_rejected():
 def test_two_class_gini_scan_is_the_general_one_to_the_bit(
     n, d, n_nodes, missing, seed
 ):
-    from labelclean.ensemble._splits import _best_splits_any, _best_splits_gini2
-
     rng = np.random.RandomState(seed)
     n_bins = rng.randint(1, 255, size=d).astype(np.intp)  # value bins per feature
     X = (rng.rand(n, d) * n_bins).astype(np.uint8)
@@ -312,15 +332,13 @@ def test_two_class_gini_scan_is_the_general_one_to_the_bit(
     w = rng.choice([0.0, 0.5, 1.0, 2.0, rng.exponential()], size=n)
     node = rng.randint(-1, n_nodes, size=n).astype(np.intp)
     hist = _histograms(X, y, w, node, n_nodes, int(n_bins.max()) + 1, 2)
-    fast = _best_splits_gini2(hist, n_bins)
-    general = _best_splits_any(hist, n_bins, 0)
+    fast = scan_every_node(hist, n_bins, general=False)
+    general = scan_every_node(hist, n_bins, general=True)
     for a, b in zip(fast, general, strict=True):
         np.testing.assert_array_equal(a, b)  # bit for bit, not within a tolerance
 
 
 def test_two_class_gini_scan_finds_the_splits_of_the_general_one():
-    from labelclean.ensemble._splits import _best_splits_any, best_splits
-
     X, y = make_classification(400, 6, random_state=0)
     mapper = _BinMapper(255, 0).fit(X)
     codes = mapper.transform(X)
@@ -330,5 +348,59 @@ def test_two_class_gini_scan_finds_the_splits_of_the_general_one():
     hist = _histograms(codes, y.astype(np.intp), w, node, 3, 256, 2)
     fast = best_splits(hist, mapper.n_bins_, 0)
     assert (fast[0] >= 0).all()  # every node splits: the comparison is not vacuous
-    for a, b in zip(fast, _best_splits_any(hist, mapper.n_bins_, 0), strict=True):
+    general = scan_every_node(hist, mapper.n_bins_, general=True)
+    for a, b in zip(fast, general, strict=True):
+        np.testing.assert_array_equal(a, b)
+
+
+def random_level(rng, n, d, n_classes, n_nodes, missing):
+    """Binned rows of one tree level: codes (missing in each feature's last
+    bin), labels, weights with ties and zeros, and each row's node (or -1)."""
+    n_bins = rng.randint(1, 255, size=d).astype(np.intp)
+    X = (rng.rand(n, d) * n_bins).astype(np.uint8)
+    X = np.where(rng.rand(n, d) < missing, n_bins[None, :], X).astype(np.uint8)
+    y = rng.randint(0, n_classes, size=n).astype(np.intp)
+    w = rng.choice([0.0, 0.5, 1.0, 2.0, rng.exponential()], size=n)
+    node = rng.randint(-1, n_nodes, size=n).astype(np.intp)
+    return X, y, w, node, n_bins
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    n=st.integers(1, 400),
+    d=st.integers(1, 5),
+    n_classes=st.integers(1, 4),
+    n_nodes=st.integers(1, 40),
+    criterion=st.sampled_from([0, 1]),
+    missing=st.sampled_from([0.0, 0.1, 0.6]),
+    seed=st.integers(0, 2**31 - 1),
+)
+def test_level_splits_are_the_splits_of_the_level_histograms_to_the_bit(
+    n, d, n_classes, n_nodes, criterion, missing, seed
+):
+    rng = np.random.RandomState(seed)
+    X, y, w, node, n_bins = random_level(rng, n, d, n_classes, n_nodes, missing)
+    hist = _histograms(X, y, w, node, n_nodes, int(n_bins.max()) + 1, n_classes)
+    whole = best_splits(hist, n_bins, criterion)
+    by_node = level_splits(X, y, w, node, n_nodes, n_bins, n_classes, criterion)
+    for a, b in zip(whole, by_node, strict=True):
+        np.testing.assert_array_equal(a, b)  # bit for bit, not within a tolerance
+
+
+@pytest.mark.parametrize("n_classes", [2, 5])
+@pytest.mark.parametrize("n_nodes", [1, 300])
+def test_level_splits_node_by_node_and_all_at_once_agree(n_classes, n_nodes):
+    # 4,000 rows: one node takes the level's histograms at once, 300 nodes
+    # (300 * 256 * K cells, more than twice the rows) one node at a time.
+    rng = np.random.RandomState(n_classes + n_nodes)
+    X = rng.randint(0, 256, size=(4000, 6)).astype(np.uint8)  # bin 255: missing
+    n_bins = np.full(6, 255, dtype=np.intp)
+    y = rng.randint(0, n_classes, size=4000).astype(np.intp)
+    w = rng.exponential(size=4000) * (rng.rand(4000) > 0.1)
+    node = rng.randint(0, n_nodes, size=4000).astype(np.intp)
+    hist = _histograms(X, y, w, node, n_nodes, 256, n_classes)
+    whole = best_splits(hist, n_bins, 0)
+    by_node = level_splits(X, y, w, node, n_nodes, n_bins, n_classes, 0)
+    assert (whole[0] >= 0).sum() >= min(n_nodes, 200)  # not vacuous
+    for a, b in zip(whole, by_node, strict=True):
         np.testing.assert_array_equal(a, b)
