@@ -38,6 +38,19 @@ def scan_every_node(hist, n_bins, general):
     return out
 
 
+def random_level(rng, n, d, n_classes, n_nodes, missing):
+    """Binned rows of one tree level: codes (missing in each feature's last
+    bin), labels, few distinct weights with zeros (equal gains, so the order
+    of the scan counts), and each row's node (or -1)."""
+    n_bins = rng.randint(1, 255, size=d).astype(np.intp)
+    X = (rng.rand(n, d) * n_bins).astype(np.uint8)
+    X = np.where(rng.rand(n, d) < missing, n_bins[None, :], X).astype(np.uint8)
+    y = rng.randint(0, n_classes, size=n).astype(np.intp)
+    w = rng.choice([0.0, 0.5, 1.0, 2.0, rng.exponential()], size=n)
+    node = rng.randint(-1, n_nodes, size=n).astype(np.intp)
+    return X, y, w, node, n_bins
+
+
 @settings(max_examples=40, deadline=None)
 @given(
     n=st.integers(1, 60),
@@ -324,13 +337,7 @@ def test_two_class_gini_scan_is_the_general_one_to_the_bit(
     n, d, n_nodes, missing, seed
 ):
     rng = np.random.RandomState(seed)
-    n_bins = rng.randint(1, 255, size=d).astype(np.intp)  # value bins per feature
-    X = (rng.rand(n, d) * n_bins).astype(np.uint8)
-    X = np.where(rng.rand(n, d) < missing, n_bins[None, :], X).astype(np.uint8)
-    y = rng.randint(0, 2, size=n).astype(np.intp)
-    # few distinct weights, some zero: equal gains, so the order of the scan counts
-    w = rng.choice([0.0, 0.5, 1.0, 2.0, rng.exponential()], size=n)
-    node = rng.randint(-1, n_nodes, size=n).astype(np.intp)
+    X, y, w, node, n_bins = random_level(rng, n, d, 2, n_nodes, missing)
     hist = _histograms(X, y, w, node, n_nodes, int(n_bins.max()) + 1, 2)
     fast = scan_every_node(hist, n_bins, general=False)
     general = scan_every_node(hist, n_bins, general=True)
@@ -351,18 +358,6 @@ def test_two_class_gini_scan_finds_the_splits_of_the_general_one():
     general = scan_every_node(hist, mapper.n_bins_, general=True)
     for a, b in zip(fast, general, strict=True):
         np.testing.assert_array_equal(a, b)
-
-
-def random_level(rng, n, d, n_classes, n_nodes, missing):
-    """Binned rows of one tree level: codes (missing in each feature's last
-    bin), labels, weights with ties and zeros, and each row's node (or -1)."""
-    n_bins = rng.randint(1, 255, size=d).astype(np.intp)
-    X = (rng.rand(n, d) * n_bins).astype(np.uint8)
-    X = np.where(rng.rand(n, d) < missing, n_bins[None, :], X).astype(np.uint8)
-    y = rng.randint(0, n_classes, size=n).astype(np.intp)
-    w = rng.choice([0.0, 0.5, 1.0, 2.0, rng.exponential()], size=n)
-    node = rng.randint(-1, n_nodes, size=n).astype(np.intp)
-    return X, y, w, node, n_bins
 
 
 @settings(max_examples=60, deadline=None)
