@@ -103,8 +103,11 @@ def level_splits(
     X_binned, y, weight, node_of_row, n_nodes, n_bins_per_feature, n_classes, criterion
 ):
     """``best_splits(_histograms(...))`` to the bit, one node at a time when
-    the level's histograms would hold more than twice as many cells as it
-    has rows (a deep level of many small nodes).
+    the level's histograms would hold more than twice as many cells per
+    feature (nodes × bins × classes) as it has rows with weight: a deep
+    level of many small nodes. The factor 2 only moves the speed (either
+    path gives the same splits); it is where the two paths took about as
+    long on 90,000 rows of two and five classes.
 
     Each node's rows (those with weight, in row order, so every histogram
     cell adds the same weights in the same order) fill a histogram buffer of
