@@ -96,9 +96,13 @@ def summary(results, noise, depths) -> list[str]:
             lines.append(line + " – | – | – |")
             continue
         diff = np.array([h[0] - h[1] for _, h in hits])
-        se = diff.std(ddof=1) / np.sqrt(diff.size) if diff.size > 1 else np.nan
+        se = (
+            f"{100 * diff.std(ddof=1) / np.sqrt(diff.size):.2f}"
+            if diff.size > 1
+            else "–"
+        )
         lines.append(
-            line + f" {100 * diff.mean():+.2f} ± {100 * se:.2f} | "
+            line + f" {100 * diff.mean():+.2f} ± {se} | "
             f"{(diff > 0).sum()} / {(diff == 0).sum()} / {(diff < 0).sum()} | "
             + ", ".join(
                 f"`{name}` {h[1]:.3f} → {h[0]:.3f} ({h[2]} rounds)"
