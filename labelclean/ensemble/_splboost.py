@@ -24,7 +24,6 @@ from labelclean.ensemble._base import (
     BoostStep,
     TrainingData,
     normalised_exp,
-    perfect_round_weight,
     samme_weight,
 )
 from labelclean.utils._sampling import stratified_rows
@@ -148,9 +147,9 @@ class SPLBoostClassifier(BaseWeightBoosting):
       ``log((1 - err) / err) + log(K - 1)`` is the exact minimiser of the
       ``v``-weighted loss, so Theorem 1 carries over.
     - A weak learner no better than chance under ``v * w`` ends the boosting
-      (as in scikit-learn's SAMME); a perfect one ends it, with the
-      coefficient of an error of half a row of average weight (scikit-learn
-      gives it 1; docs/boosting.md, *A round without error*).
+      (as in scikit-learn's SAMME); a perfect one gets coefficient 1 and ends
+      it, as in scikit-learn (not CB-AdaBoost's smoothed coefficient;
+      docs/boosting.md, *A round without error*).
     - Choosing the age. The paper uses five-fold cross-validation over
       [1.0, 6.0] in steps of 0.1 (51 values). The default here is three folds
       over 11 values (steps of 0.5), 33 fits instead of 255; the paper's grid
@@ -326,10 +325,10 @@ class SPLBoostClassifier(BaseWeightBoosting):
             incorrect = predictions != data.codes
             error = float(weight[incorrect].sum())
             if error <= 0:
-                alpha = perfect_round_weight(
-                    int(np.count_nonzero(weight)), data.n_classes, self.learning_rate
-                )
-                return BoostStep(estimator, alpha, 0.0, predictions, stop=True)
+                # scikit-learn's coefficient 1, not CB-AdaBoost's smoothed one:
+                # here the round fits only the rows v keeps, and its coefficient
+                # moves which rows end as suspects (docs/boosting.md).
+                return BoostStep(estimator, 1.0, 0.0, predictions, stop=True)
             if error >= 1.0 - 1.0 / data.n_classes:
                 return None
             alpha = samme_weight(error, data.n_classes, self.learning_rate)
