@@ -142,22 +142,6 @@ def samme_weight(error: float, n_classes: int, learning_rate: float) -> float:
     return learning_rate * (np.log((1.0 - error) / error) + np.log(n_classes - 1.0))
 
 
-def perfect_round_weight(n_rows: int, n_classes: int, learning_rate: float) -> float:
-    """The coefficient of a round without error on its ``n_rows`` rows.
-
-    The formulas give such a round an infinite coefficient. The round's
-    weighted error and right share are smoothed by half a row of average
-    weight, ``eps = 1 / (2 n)`` (Schapire and Singer's smoothing, Machine
-    Learning 1999, section 4.2, with ``eps`` of the order of ``1 / n``), only
-    where the error is 0: ``lr * (log((1 + eps) / eps) + log(K - 1))``, i.e.
-    ``lr * (log(2 n + 1) + log(K - 1))``. scikit-learn's AdaBoost gives such a
-    round 1, below nearly every round before it, so the one tree that fits
-    every row has the least say (docs/boosting.md, *A round without error*).
-    """
-    smoothed = np.log(2.0 * max(n_rows, 1) + 1.0)
-    return learning_rate * (smoothed + np.log(n_classes - 1.0))
-
-
 class BaseWeightBoosting(
     OlderFilesMixin, ClassifierMixin, BaseEstimator, metaclass=ABCMeta
 ):

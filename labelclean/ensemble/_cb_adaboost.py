@@ -22,7 +22,6 @@ from labelclean.ensemble._base import (
     BoostStep,
     EarlyStopping,
     TrainingData,
-    perfect_round_weight,
 )
 from labelclean.utils._sklearn import HasMethods, Interval, StrOptions, fit_context
 
@@ -127,10 +126,8 @@ class CBAdaBoostClassifier(BaseWeightBoosting):
     - The stopping rule is ``beta <= 0``: the paper stops at ``beta < 0``; a
       round with ``beta = 0`` changes neither the weights nor the ensemble, so
       stopping there gives the same classifier and matches scikit-learn's
-      AdaBoost when ``gamma = 1``. A perfect weak learner (``B = 0`` below)
-      ends the boosting, with ``A`` and ``B`` smoothed by half a row of
-      average weight (scikit-learn gives it coefficient 1; docs/boosting.md,
-      *A round without error*).
+      AdaBoost when ``gamma = 1``. A perfect weak learner (zero weighted
+      error) gets coefficient 1 and ends the boosting, as in scikit-learn.
     - K classes. ``gamma`` may be a matrix ``P[i, k] = P(Z = k | x_i)``; a
       vector spreads ``1 - gamma_i`` evenly over the other classes. The risk is
       ``sum_i sum_k P[i, k] exp(-(s_ik - mean_k s_ik))`` with the SAMME scores
@@ -369,19 +366,17 @@ class CBAdaBoostClassifier(BaseWeightBoosting):
             return None  # every row has w1 = w2: nothing left to learn
         estimator, predictions, weight = fitted
         error = float(weight[predictions != targets].sum())
-        agree, disagree = w_at(predictions)
+        agree, total = w_at(predictions)
+        disagree = total - agree
         if disagree <= 0:
-            n_rows = int(np.count_nonzero(data.sample_weight))
-            alpha = perfect_round_weight(n_rows, data.n_classes, self._rate)
-            return BoostStep(estimator, alpha, error, predictions, stop=True)
+            return BoostStep(estimator, 1.0, error, predictions, stop=True)
         alpha = self._rate * (np.log(agree / disagree) + np.log(data.n_classes - 1.0))
         if not alpha > 0:
             return None  # beta <= 0: (III.12) fails, stop (Algorithm 2, step 4)
         return BoostStep(estimator, float(alpha), error, predictions)
 
     def _two_class_problem(self, data):
-        """Relabelled targets, weights ``|w1 - w2|`` and the sums of (III.11)
-        (``w_at``: the W right and wrong of a round's predictions)."""
+        """Relabelled targets, weights ``|w1 - w2|`` and the sums of (III.11)."""
         other = 1 - data.codes
         # w1 = gamma e^{-yF}, w2 = (1 - gamma) e^{yF}; log e^{-yF} = log_loss.
         log_w1 = self._log_p_label + data.log_loss
@@ -391,12 +386,10 @@ class CBAdaBoostClassifier(BaseWeightBoosting):
             return None, None, None
         w1, w2 = np.exp(log_w1 - top), np.exp(log_w2 - top)
         targets = np.where(w1 >= w2, data.codes, other)
+        total = float(w1.sum() + w2.sum())
 
         def w_at(predictions):
-            right = predictions == data.codes
-            return float(np.where(right, w1, w2).sum()), float(
-                np.where(right, w2, w1).sum()
-            )
+            return float(np.where(predictions == data.codes, w1, w2).sum()), total
 
         return targets, np.abs(w1 - w2), w_at
 
@@ -413,12 +406,9 @@ class CBAdaBoostClassifier(BaseWeightBoosting):
         order = np.argsort(-w, axis=1, kind="stable")
         targets = order[:, 0]
         gap = w[rows, targets] - w[rows, order[:, 1]]
+        total = float(w.sum())
 
         def w_at(predictions):
-            # B summed from its own terms, not as the total less A: a round
-            # that fits every row has B = 0 exactly, not a rounding residue.
-            off = w.copy()
-            off[rows, predictions] = 0.0
-            return float(w[rows, predictions].sum()), float(off.sum())
+            return float(w[rows, predictions].sum()), total
 
         return targets, gap, w_at

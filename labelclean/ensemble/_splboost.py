@@ -148,8 +148,7 @@ class SPLBoostClassifier(BaseWeightBoosting):
       ``v``-weighted loss, so Theorem 1 carries over.
     - A weak learner no better than chance under ``v * w`` ends the boosting
       (as in scikit-learn's SAMME); a perfect one gets coefficient 1 and ends
-      it, as in scikit-learn (not CB-AdaBoost's smoothed coefficient;
-      docs/boosting.md, *A round without error*).
+      it.
     - Choosing the age. The paper uses five-fold cross-validation over
       [1.0, 6.0] in steps of 0.1 (51 values). The default here is three folds
       over 11 values (steps of 0.5), 33 fits instead of 255; the paper's grid
@@ -325,9 +324,6 @@ class SPLBoostClassifier(BaseWeightBoosting):
             incorrect = predictions != data.codes
             error = float(weight[incorrect].sum())
             if error <= 0:
-                # scikit-learn's coefficient 1, not CB-AdaBoost's smoothed one:
-                # here the round fits only the rows v keeps, and its coefficient
-                # moves which rows end as suspects (docs/boosting.md).
                 return BoostStep(estimator, 1.0, 0.0, predictions, stop=True)
             if error >= 1.0 - 1.0 / data.n_classes:
                 return None
