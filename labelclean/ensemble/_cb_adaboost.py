@@ -366,8 +366,7 @@ class CBAdaBoostClassifier(BaseWeightBoosting):
             return None  # every row has w1 = w2: nothing left to learn
         estimator, predictions, weight = fitted
         error = float(weight[predictions != targets].sum())
-        agree, total = w_at(predictions)
-        disagree = total - agree
+        agree, disagree = w_at(predictions)
         if disagree <= 0:
             return BoostStep(estimator, 1.0, error, predictions, stop=True)
         alpha = self._rate * (np.log(agree / disagree) + np.log(data.n_classes - 1.0))
@@ -386,10 +385,13 @@ class CBAdaBoostClassifier(BaseWeightBoosting):
             return None, None, None
         w1, w2 = np.exp(log_w1 - top), np.exp(log_w2 - top)
         targets = np.where(w1 >= w2, data.codes, other)
-        total = float(w1.sum() + w2.sum())
 
         def w_at(predictions):
-            return float(np.where(predictions == data.codes, w1, w2).sum()), total
+            right = predictions == data.codes
+            return (
+                float(np.where(right, w1, w2).sum()),
+                float(np.where(right, w2, w1).sum()),
+            )
 
         return targets, np.abs(w1 - w2), w_at
 
@@ -406,9 +408,12 @@ class CBAdaBoostClassifier(BaseWeightBoosting):
         order = np.argsort(-w, axis=1, kind="stable")
         targets = order[:, 0]
         gap = w[rows, targets] - w[rows, order[:, 1]]
-        total = float(w.sum())
 
         def w_at(predictions):
-            return float(w[rows, predictions].sum()), total
+            # B summed from its own terms, not as the total less A: where every
+            # other class has W = 0 the difference leaves a rounding residue.
+            chosen = np.zeros(w.shape, dtype=bool)
+            chosen[rows, predictions] = True
+            return float(w[chosen].sum()), float(w[~chosen].sum())
 
         return targets, gap, w_at
