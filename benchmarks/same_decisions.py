@@ -37,7 +37,7 @@ def child(name: str, cell: str, seed: int) -> dict:
     warnings.simplefilter("ignore")
     X, y = DATASETS[name]()
     y = np.asarray(y)
-    X_tr, X_te, y_tr, _ = train_test_split(
+    X_tr, X_te, y_tr, y_te = train_test_split(
         X, y, test_size=0.5, stratify=y, random_state=seed
     )
     X_tr, X_te = X_tr.reset_index(drop=True), X_te.reset_index(drop=True)
@@ -50,11 +50,13 @@ def child(name: str, cell: str, seed: int) -> dict:
         y_noisy = class_conditional(y_tr, rate, seed)[0]
     cleaner = LabelCleaner(random_state=seed, n_jobs=-1).fit(X_tr, np.asarray(y_noisy))
     audit = cleaner.audit_
+    predictions = cleaner.predict(X_te)
     return {
+        "accuracy": float(np.mean(predictions == np.asarray(y_te))),
         "decisions": [str(d) for d in cleaner.decisions_],
         "cleaned": [str(v) for v in audit["cleaned_label"]],
         "noise": audit["noise_probability"].astype(float).tolist(),
-        "predictions": [str(v) for v in cleaner.predict(X_te)],
+        "predictions": [str(v) for v in predictions],
         "probabilities": cleaner.predict_proba(X_te).tolist(),
     }
 
@@ -75,6 +77,7 @@ def compare(before: dict, after: dict) -> dict:
         "decisions": differ("decisions"),
         "cleaned": differ("cleaned"),
         "predictions": differ("predictions"),
+        "accuracy": (before["accuracy"], after["accuracy"]),
         "noise": largest("noise"),
         "probabilities": largest("probabilities"),
     }
@@ -97,12 +100,14 @@ def main() -> None:
         *([args.note, ""] if args.note else []),
         f"Before: `{args.repo}`; after: this checkout. {args.reps} repetitions per "
         "cell (the split and flip seeds of real_data.py). Rows whose decision, "
-        "cleaned label or test prediction differ; largest absolute difference of "
+        "cleaned label or test prediction differ; the final model's accuracy on "
+        "the clean test half; largest absolute difference of "
         "noise_probability and of the test probabilities.",
         "",
         "| data | noise | seed | rows | flagged | decisions | cleaned labels "
-        "| test predictions | max Δ noise_probability | max Δ probability |",
-        "|" + "---|" * 10,
+        "| test predictions | test accuracy before → after "
+        "| max Δ noise_probability | max Δ probability |",
+        "|" + "---|" * 11,
     ]
     for name in args.data:
         for cell in args.noise:
@@ -115,6 +120,7 @@ def main() -> None:
                 line = (
                     f"| {name} | {cell} | {seed} | {got['rows']} | {got['flagged']} "
                     f"| {got['decisions']} | {got['cleaned']} | {got['predictions']} "
+                    f"| {got['accuracy'][0]:.3f} → {got['accuracy'][1]:.3f} "
                     f"| {got['noise']:.2e} | {got['probabilities']:.2e} |"
                 )
                 print(line, flush=True)
