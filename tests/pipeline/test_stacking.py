@@ -196,7 +196,10 @@ def test_the_deep_trees_grow_as_deep_as_the_rows_allow(monkeypatch):
     # The sign of x0 * ... * x4: a five-way interaction that depth-5 trees
     # cannot express and depth-6 trees can. On 3,300 rows a depth-6 tree
     # keeps 50 rows a leaf on average, so the deep candidate grows to 6 and
-    # learns the label; held at depth 5 it cannot.
+    # learns the label; held at depth 5 it cannot. How well it learns it
+    # moves with the last bits of the boosting (a tie between two splits):
+    # over random_state 0-4 the grown fit scored 0.78-0.86 on the held rows
+    # and the fit held at depth 5 0.51-0.52, so the bounds sit outside both.
     rng = np.random.RandomState(0)
     X = rng.uniform(-1, 1, size=(6600, 5))
     y = (np.prod(X, axis=1) > 0).astype(int)
@@ -213,7 +216,7 @@ def test_the_deep_trees_grow_as_deep_as_the_rows_allow(monkeypatch):
     assert final["candidates"]["cb_adaboost_trees"]["error_rate"] > 0.45
     deep = grown.model_.members[grown.model_.names.index("cb_adaboost_deep")]
     assert {tree.max_depth for tree in deep.estimators_} == {6}
-    assert np.mean(grown.predict(X[3300:]) == y[3300:]) > 0.85
+    assert np.mean(grown.predict(X[3300:]) == y[3300:]) > 0.75
     monkeypatch.setattr(kinds, "MAX_DEEP_TREE_DEPTH", 5)
     held = LabelCleaner(random_state=0).fit(X[:3300], y[:3300])
     assert (
