@@ -18,22 +18,22 @@ import warnings
 from pathlib import Path
 
 import numpy as np
+from sklearn.model_selection import train_test_split
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+# In a child of run_in_checkout labelclean is already imported from the other
+# checkout when this file loads, so these names come from that checkout.
 from benchmarks._common import run_in_checkout, section_head, write_section
+from benchmarks.real_data import DATASETS, class_conditional
+from labelclean.noise import flip_labels
+from labelclean.pipeline import LabelCleaner
 
 ROOT = Path(__file__).resolve().parents[1]
 
 
 def child(name: str, cell: str, seed: int) -> dict:
     """Fit in this process's labelclean; return what the comparison needs."""
-    from sklearn.model_selection import train_test_split
-
-    from benchmarks.real_data import DATASETS, class_conditional
-    from labelclean.noise import flip_labels
-    from labelclean.pipeline import LabelCleaner
-
     warnings.simplefilter("ignore")
     X, y = DATASETS[name]()
     y = np.asarray(y)
@@ -84,8 +84,6 @@ def compare(before: dict, after: dict) -> dict:
 
 
 def main() -> None:
-    from benchmarks.real_data import DATASETS
-
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--repo", type=Path, required=True, help="the other checkout")
     parser.add_argument("--data", nargs="+", choices=list(DATASETS), required=True)
