@@ -126,20 +126,23 @@ def _models(depths=DEPTHS, early=False, rounds=200):
     return models
 
 
+def _paired(rows, a: str, b: str) -> str:
+    """``a`` minus ``b`` over the tables: mean ± s.e. in points, how many
+    higher and lower, and the ratio of their fit times."""
+    diff = np.array([r[a][0] - r[b][0] for r in rows])
+    se = diff.std(ddof=1) / np.sqrt(len(rows)) if len(rows) > 1 else float("nan")
+    secs = sum(r[a][1] for r in rows) / sum(r[b][1] for r in rows)
+    return (
+        f"{a} minus {b} {100 * diff.mean():+.2f} ± {100 * se:.2f} points (s.e.; "
+        f"{(diff > 0).sum()} higher, {(diff < 0).sum()} lower), fit time "
+        f"{secs:.2f}×"
+    )
+
+
 def _compare_rounds(rows) -> str:
     """The early-stopped trees with more rounds allowed against 200."""
     more = [k for k in rows[0] if k.endswith("rounds at most")]
-    if not more:
-        return ""
-    base = more[0].rsplit(",", 1)[0]
-    diff = np.array([r[more[0]][0] - r[base][0] for r in rows])
-    se = diff.std(ddof=1) / np.sqrt(len(rows)) if len(rows) > 1 else float("nan")
-    secs = sum(r[more[0]][1] for r in rows) / sum(r[base][1] for r in rows)
-    return (
-        f"; {more[0]} minus 200 rounds at most {100 * diff.mean():+.2f} ± "
-        f"{100 * se:.2f} points (s.e.; {(diff > 0).sum()} higher, "
-        f"{(diff < 0).sum()} lower), fit time {secs:.2f}×"
-    )
+    return f"; {_paired(rows, more[0], more[0].rsplit(',', 1)[0])}" if more else ""
 
 
 def _compare_early(rows, sizes, early: str, label: str, pick) -> str:
@@ -149,17 +152,11 @@ def _compare_early(rows, sizes, early: str, label: str, pick) -> str:
     sel = [r for r, n in zip(rows, sizes, strict=True) if pick(n)]
     if not sel:
         return ""
-    diff = np.array([r[early][0] - r[plain][0] for r in sel])
     gap_early = np.mean([r["HGB"][0] - r[early][0] for r in sel])
     gap_plain = np.mean([r["HGB"][0] - r[plain][0] for r in sel])
-    secs = sum(r[early][1] for r in sel) / sum(r[plain][1] for r in sel)
-    se = diff.std(ddof=1) / np.sqrt(len(sel)) if len(sel) > 1 else float("nan")
     return (
-        f"; {label} ({len(sel)}): {early} minus {plain} "
-        f"{100 * diff.mean():+.2f} ± {100 * se:.2f} points (s.e.; "
-        f"{(diff > 0).sum()} higher, {(diff < 0).sum()} lower), below HGB "
-        f"{100 * gap_early:.2f} against {100 * gap_plain:.2f}, fit time "
-        f"{secs:.2f}×"
+        f"; {label} ({len(sel)}): {_paired(sel, early, plain)}, below HGB "
+        f"{100 * gap_early:.2f} against {100 * gap_plain:.2f}"
     )
 
 

@@ -196,6 +196,27 @@ def class_conditional(y, rate, seed):
     return out, flipped
 
 
+def parse_cell(cell: str) -> tuple[str, float]:
+    """``'u20'`` → ``('u', 0.2)``: the kind of flips and their rate."""
+    return cell.rstrip("0123456789"), int(cell.lstrip("uc")) / 100
+
+
+def split_and_flip(X, y, kind: str, rate: float, rep: int):
+    """Repetition ``rep``'s half / half split (stratified) and its flips of
+    the training labels: ``X_tr, X_te, y_tr, y_te, y_noisy, flipped``."""
+    X_tr, X_te, y_tr, y_te = train_test_split(
+        X, y, test_size=0.5, stratify=y, random_state=rep
+    )
+    X_tr, X_te = X_tr.reset_index(drop=True), X_te.reset_index(drop=True)
+    if rate == 0:
+        y_noisy, flipped = y_tr.copy(), np.zeros(y_tr.shape[0], bool)
+    elif kind == "u":
+        y_noisy, flipped = flip_labels(np.asarray(y_tr), rate, random_state=rep)
+    else:
+        y_noisy, flipped = class_conditional(y_tr, rate, rep)
+    return X_tr, X_te, y_tr, y_te, np.asarray(y_noisy), flipped
+
+
 def preprocessor(max_categories=None):
     """The peers' preprocessing: median imputation with indicators and scaling
     for numbers, one-hot text (at most ``max_categories`` levels a column)."""
@@ -393,26 +414,13 @@ def main(
     for name in names:
         X, y = datasets[name]()
         y = np.asarray(y)
-        cells = [
-            (cell.rstrip("0123456789"), int(cell.lstrip("uc")) / 100)
-            for cell in args.noise
-        ]
-        for kind, rate in cells:
+        for kind, rate in map(parse_cell, args.noise):
             out = defaultdict(list)
             for rep in range(args.reps):
-                X_tr, X_te, y_tr, y_te = train_test_split(
-                    X, y, test_size=0.5, stratify=y, random_state=rep
+                X_tr, X_te, y_tr, y_te, y_noisy, flipped = split_and_flip(
+                    X, y, kind, rate, rep
                 )
-                X_tr, X_te = X_tr.reset_index(drop=True), X_te.reset_index(drop=True)
-                if rate == 0:
-                    y_noisy, flipped = y_tr.copy(), np.zeros(y_tr.shape[0], bool)
-                elif kind == "u":
-                    y_noisy, flipped = flip_labels(
-                        np.asarray(y_tr), rate, random_state=rep
-                    )
-                else:
-                    y_noisy, flipped = class_conditional(y_tr, rate, rep)
-                run_cell(X_tr, np.asarray(y_noisy), y_tr, flipped, X_te, y_te, rep, out)
+                run_cell(X_tr, y_noisy, y_tr, flipped, X_te, y_te, rep, out)
             best_p = max(_mean(out["lr_p"]), _mean(out["hgb_p"]))
             cov = out["lc_covered"]
             ceiling = np.fmax(out["lr_ceiling"], out["hgb_ceiling"])

@@ -18,15 +18,13 @@ import warnings
 from pathlib import Path
 
 import numpy as np
-from sklearn.model_selection import train_test_split
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 # In a child of run_in_checkout labelclean is already imported from the other
 # checkout when this file loads, so these names come from that checkout.
 from benchmarks._common import run_in_checkout, section_head, write_section
-from benchmarks.real_data import DATASETS, class_conditional
-from labelclean.noise import flip_labels
+from benchmarks.real_data import DATASETS, parse_cell, split_and_flip
 from labelclean.pipeline import LabelCleaner
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -36,19 +34,10 @@ def child(name: str, cell: str, seed: int) -> dict:
     """Fit in this process's labelclean; return what the comparison needs."""
     warnings.simplefilter("ignore")
     X, y = DATASETS[name]()
-    y = np.asarray(y)
-    X_tr, X_te, y_tr, y_te = train_test_split(
-        X, y, test_size=0.5, stratify=y, random_state=seed
+    X_tr, X_te, _, y_te, y_noisy, _ = split_and_flip(
+        X, np.asarray(y), *parse_cell(cell), seed
     )
-    X_tr, X_te = X_tr.reset_index(drop=True), X_te.reset_index(drop=True)
-    rate = int(cell.lstrip("uc")) / 100
-    if rate == 0:
-        y_noisy = y_tr
-    elif cell.startswith("u"):
-        y_noisy = flip_labels(np.asarray(y_tr), rate, random_state=seed)[0]
-    else:
-        y_noisy = class_conditional(y_tr, rate, seed)[0]
-    cleaner = LabelCleaner(random_state=seed, n_jobs=-1).fit(X_tr, np.asarray(y_noisy))
+    cleaner = LabelCleaner(random_state=seed, n_jobs=-1).fit(X_tr, y_noisy)
     audit = cleaner.audit_
     predictions = cleaner.predict(X_te)
     return {
