@@ -31,6 +31,12 @@ every table.
     python benchmarks/deep_trees.py --depths 9 --early --table-rows 70001 400000
     python benchmarks/deep_trees.py --depths 9 --early --rounds 600 \
         --table-rows 20001 70000 --section deep-trees-rounds-dev
+    python benchmarks/deep_trees.py --depths 9 --early --rounds 600 \
+        --flip 0.2 --table-rows 20001 70000 --section deep-trees-rounds-flip20
+
+``--flip R`` flips a share ``R`` of the training labels uniformly to another
+class (``labelclean.noise.flip_labels``, seed 0) before the fits; the test
+labels stay as they are.
 
 ``--rounds N`` adds the deepest stopped early with at most N rounds instead
 of 200, so that one run shows whether the cap, not the patience, ends it.
@@ -67,6 +73,7 @@ from benchmarks.public_tables import (
 )
 from benchmarks.real_data import _as_object, preprocessor
 from labelclean.ensemble import BinnedTreeClassifier, CBAdaBoostClassifier
+from labelclean.noise import flip_labels
 
 #: Depths of the binned trees compared.
 DEPTHS = (3, 5, 7, 9)
@@ -180,7 +187,7 @@ def _summary(rows, sizes) -> str:
     return text + _compare_rounds(rows) + "."
 
 
-def run_table(X, y, max_rows: int, models):
+def run_table(X, y, max_rows: int, models, flip: float = 0.0):
     X_tr, X_te, y_tr, y_te = train_test_split(
         X, y, test_size=0.5, stratify=y, random_state=0
     )
@@ -188,6 +195,8 @@ def run_table(X, y, max_rows: int, models):
         X_tr, _, y_tr, _ = train_test_split(
             X_tr, y_tr, train_size=max_rows, stratify=y_tr, random_state=0
         )
+    if flip:
+        y_tr, _ = flip_labels(np.asarray(y_tr), flip, random_state=0)
     encoder = preprocessor(max_categories=32)
     Z_tr = encoder.fit_transform(_as_object(X_tr))
     Z_te = encoder.transform(_as_object(X_te))
@@ -224,6 +233,13 @@ def main() -> None:
         help="with --early, also the deepest stopped early with this many "
         "rounds at most (the final model's cap is 200)",
     )
+    parser.add_argument(
+        "--flip",
+        type=float,
+        default=0.0,
+        help="share of the training labels flipped uniformly to another "
+        "class (seed 0); the test labels stay as they are",
+    )
     parser.add_argument("--section", default="deep-trees")
     args = parser.parse_args()
     warnings.simplefilter("ignore")
@@ -233,7 +249,13 @@ def main() -> None:
             + ("development" if args.half == "dev" else "held")
             + " tables"
         ),
-        "Labels clean; half train (at most "
+        (
+            f"Training labels {100 * args.flip:g} % flipped uniformly (seed 0), "
+            "test labels as they are"
+            if args.flip
+            else "Labels clean"
+        )
+        + "; half train (at most "
         f"{args.max_rows:,} rows) / half test, stratified, seed 0; features "
         "prepared as real_data.py prepares them for the peers; CB-AdaBoost "
         "with gamma = 1, 200 rounds at most (but where a column says "
@@ -245,7 +267,7 @@ def main() -> None:
     extra = args.half == "dev" and args.table_rows == [8_000, 70_000]
     for name, X, y in [*tables, *([synthetic()] if extra else [])]:
         models = _models(tuple(args.depths), args.early, args.rounds)
-        n, k, out = run_table(X, y, args.max_rows, models)
+        n, k, out = run_table(X, y, args.max_rows, models, args.flip)
         sizes.append(n)
         if header is None:
             header = ["table", "train rows", "classes", *out]
