@@ -135,11 +135,14 @@ def test_the_stack_is_about_as_accurate_as_its_best_member_here(partly_linear):
     # a linear member and trees; the deep trees may join with a small weight
     assert {"rosr", "cb_adaboost_trees"} <= set(accuracy)
     members = [v for k, v in accuracy.items() if k != "stacked"]
-    # well above the linear member, and within half a point of the best one
-    # (a weight fitted out of fold on 400 rows does not promise more: with
-    # the deep trees in at weight 0.05, 0.8858 against their 0.8873 alone)
-    assert accuracy["stacked"] > accuracy["rosr"] + 0.02
-    assert accuracy["stacked"] >= max(members) - 0.005
+    # above the linear member, and within 2.5 points of the best one: a
+    # weight fitted out of fold on 400 rows does not promise more. Over the
+    # cleaner's random_state 0-5 (ad hoc) the stack was 0.008-0.044 above
+    # RoSR-L and -0.020 to +0.002 from the best member; at 0 the stumps
+    # joined and it scored 0.860 against the deep trees' 0.880 alone (at 2,
+    # the fixture's, 0.8858 against 0.8870)
+    assert accuracy["stacked"] > accuracy["rosr"]
+    assert accuracy["stacked"] >= max(members) - 0.025
 
 
 def test_an_explicit_model_is_not_stacked():
