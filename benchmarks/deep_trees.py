@@ -1,5 +1,5 @@
 """Boosted binned trees of several depths against gradient boosting on large
-development tables, labels clean.
+development tables, labels clean (or a share flipped, ``--flip``).
 
 The comparison behind the depth of the final model's deepest trees
 (``docs/decisions.md``, *Trees as deep as the rows allow*). The tables are
@@ -32,7 +32,7 @@ every table.
     python benchmarks/deep_trees.py --depths 9 --early --rounds 600 \
         --table-rows 20001 70000 --section deep-trees-rounds-dev
     python benchmarks/deep_trees.py --depths 9 --early --rounds 600 \
-        --flip 0.2 --table-rows 20001 70000 --section deep-trees-rounds-flip20
+        --flip 0.2 --section deep-trees-rounds-flip20
 
 ``--flip R`` flips a share ``R`` of the training labels uniformly to another
 class (``labelclean.noise.flip_labels``, seed 0) before the fits; the test
