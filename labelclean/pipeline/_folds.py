@@ -21,10 +21,7 @@ from sklearn.model_selection import StratifiedKFold
 from labelclean.utils._validation import is_dataframe
 
 __all__ = [
-    "FINAL_REPEATS",
-    "FINAL_REPEATS_MAX_ROWS",
     "average_over_folds",
-    "comparison_folds",
     "cross_fitted_proba",
     "folds_per_repeat",
     "proba_in_classes",
@@ -52,29 +49,6 @@ def repeated_folds(codes: np.ndarray, cv: int, repeats: int, seed: int):
         for r in range(repeats)
     )
     return [pair for split in splits for pair in split]
-
-
-#: Up to this many cleaned rows, the final model's comparisons (its
-#: candidates, RoSR-L's penalty, the stack's weights) average each row's
-#: out-of-fold probabilities over :data:`FINAL_REPEATS` splits
-#: (:func:`comparison_folds`; docs/decisions.md, *The final comparisons over
-#: three splits on small tables*).
-FINAL_REPEATS_MAX_ROWS = 2_000
-
-#: Splits of the final model's comparisons on small tables.
-FINAL_REPEATS = 3
-
-
-def comparison_folds(codes: np.ndarray, n_folds: int, seed: int):
-    """The folds on which the final model's choices are compared, over the
-    rows whose cleaned class codes are ``codes``: one stratified ``n_folds``
-    split seeded with ``seed``, or, up to :data:`FINAL_REPEATS_MAX_ROWS`
-    rows, :data:`FINAL_REPEATS` of them (:func:`repeated_folds`; the first
-    is that one split). On a few hundred rows which rows share a fold moves
-    an out-of-fold error by rows, and a comparison of 22 penalties picks up
-    that chance; averaged over splits, less of it."""
-    repeats = FINAL_REPEATS if codes.shape[0] <= FINAL_REPEATS_MAX_ROWS else 1
-    return repeated_folds(codes, n_folds, repeats, seed)
 
 
 def folds_per_repeat(folds, repeats: int) -> int:
