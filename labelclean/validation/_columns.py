@@ -114,8 +114,14 @@ def _is_text_like(series: pd.Series) -> bool:
     return pd.api.types.is_string_dtype(dtype) or pd.api.types.is_object_dtype(dtype)
 
 
-def feature_warnings(frame: pd.DataFrame, name: Any) -> list[CheckResult]:
-    """Warnings about one usable feature column (see the module docstring)."""
+def feature_warnings(
+    frame: pd.DataFrame, name: Any, *, labelled: bool = False
+) -> list[CheckResult]:
+    """Warnings about one usable feature column (see the module docstring).
+
+    ``labelled``: ``frame`` holds only the rows with a label (the rows the
+    fit uses), and the level count says so.
+    """
     series = frame[name]
     n = len(series)
     drop = f"drop it with --exclude {name}"
@@ -168,11 +174,12 @@ def feature_warnings(frame: pd.DataFrame, name: Any) -> list[CheckResult]:
     levels = distinct + int(len(values) < n)  # a missing value is a level
     if categorical and levels > DEFAULT_MAX_CATEGORIES:
         pooled = levels - (DEFAULT_MAX_CATEGORIES - 1)
+        scope = f" in the {n} rows with a label" if labelled else ""
         out.append(
             _warning(
                 "feature_levels_pooled",
                 name,
-                f"feature column {name!r} has {levels} levels: the "
+                f"feature column {name!r} has {levels} levels{scope}: the "
                 f"{DEFAULT_MAX_CATEGORIES - 1} most frequent are kept and the "
                 f"other {pooled} are pooled into one level.",
                 levels=levels,

@@ -163,7 +163,9 @@ def validate_input(
     checks += found
     indexed = _index_by_id(frame, id_column)
     if feature_list:
-        checks += _feature_checks(frame, indexed, feature_list, max_examples)
+        checks += _feature_checks(
+            frame, indexed, feature_list, max_examples, _fitted_rows(frame, label)
+        )
     if label in frame.columns:
         nested = _first_nested(frame[label])
         if nested is not None:
@@ -374,10 +376,28 @@ def _feature_list(
     return feature_list, checks
 
 
+def _fitted_rows(frame: Any, label: str) -> Any:
+    """The rows a fit uses (those with a label), or ``None`` for every row.
+
+    The column warnings describe the features as the fit and its report see
+    them; rows without a label are discarded before the fit.
+    """
+    if label not in frame.columns:
+        return None
+    labelled = frame[label].notna().to_numpy()
+    return None if labelled.all() or not labelled.any() else labelled
+
+
 def _feature_checks(
-    frame: Any, indexed: Any, feature_list: list, max_examples: int
+    frame: Any,
+    indexed: Any,
+    feature_list: list,
+    max_examples: int,
+    fitted: Any = None,
 ) -> list[CheckResult]:
-    """``feature_usable``, ``feature_not_constant`` and ``features_vary``."""
+    """``feature_usable``, ``feature_not_constant`` and ``features_vary``,
+    and the column warnings, read on the ``fitted`` rows (a mask; ``None``:
+    every row)."""
     checks: list[CheckResult] = []
     n = len(frame)
     constant = []
@@ -412,7 +432,8 @@ def _feature_checks(
                 )
             )
             continue
-        checks += feature_warnings(typed, name)
+        rows = typed if fitted is None else typed[fitted]
+        checks += feature_warnings(rows, name, labelled=fitted is not None)
         if n > 1 and _is_constant(frame[name]):
             constant.append(name)
             checks.append(

@@ -92,6 +92,35 @@ def test_suspicious_columns_warn_and_the_features_are_named(table, tmp_path):
     assert town["levels"] == 60 and town["pooled_levels"] == 29
 
 
+def test_the_level_warning_counts_the_rows_the_report_counts(table, tmp_path):
+    # Rows without a label are discarded before the fit; levels only they
+    # hold are not in the fit. The warning and the report count the same
+    # rows, and the warning says which.
+    frame = pd.read_parquet(table["input"], columns=["f1", "f2", "town", "label"])
+    extra = frame.iloc[:12].copy()
+    extra["town"] = [f"elsewhere{i}" for i in range(12)]
+    extra["label"] = None
+    source = tmp_path / "unlabelled.parquet"
+    pd.concat([frame, extra], ignore_index=True).to_parquet(source, index=False)
+    result = _run(table, tmp_path / "out", source=source)
+    assert result.exit_code == 0, result.output
+    assert (
+        "WARNING: feature column 'town' has 60 levels in the 300 rows with a "
+        "label: the 31 most frequent are kept and the other 29 are pooled into "
+        "one level." in result.stderr
+    )
+    report = json.loads((tmp_path / "out" / "report.json").read_text())
+    town = next(f for f in report["run"]["feature_handling"] if f["name"] == "town")
+    assert town["levels"] == 60 and town["pooled_levels"] == 29
+    pooled = next(
+        c
+        for s in report["validation"]
+        for c in s["checks"]
+        if c["name"] == "feature_levels_pooled"
+    )
+    assert pooled["details"]["levels"] == 60
+
+
 def test_the_announced_kinds_are_the_encoders(table, tmp_path):
     # The line before the fit reads each column as the feature encoder does:
     # a duration is temporal (seconds), a flag and an exact number as stored.
