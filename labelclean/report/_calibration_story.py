@@ -374,7 +374,26 @@ def _agreement_numbers(pred: Mapping[str, Any]) -> str:
     return f" ({', '.join(parts)})" if parts else ""
 
 
-def cautions(run: Mapping[str, Any]) -> list[dict[str, str]]:
+def _stake_text(classes: Any) -> str:
+    """``, and they take 26.6% of class 'blood' (25 of 94 rows)``: the class
+    that loses the largest share of its rows to discards and corrections
+    away (the report's ``classes``); empty where none loses any."""
+    lost = [
+        ((c.get("discarded") or 0) + (c.get("corrected_away") or 0), c)
+        for c in classes or ()
+        if isinstance(c, Mapping) and c.get("n_observed")
+    ]
+    lost = [(n, c) for n, c in lost if n > 0]
+    if not lost:
+        return ""
+    n, worst = max(lost, key=lambda t: (t[0] / t[1]["n_observed"], t[1]["n_observed"]))
+    return (
+        f", and they take {pct(n / worst['n_observed'])} of class "
+        f"'{worst['label']}' ({count(n)} of {count(worst['n_observed'])} rows)"
+    )
+
+
+def cautions(run: Mapping[str, Any], classes: Any = ()) -> list[dict[str, str]]:
     """What a reader must not miss, one line each (``report.json``'s
     ``cautions``; ``labelclean run`` prints them under its summary line).
 
@@ -386,7 +405,8 @@ def cautions(run: Mapping[str, Any]) -> list[dict[str, str]]:
     - ``poor_predictability``: the features predict the label poorly, so
       wrong labels cannot be told from hard cases and the estimates are rough;
     - ``doubtful_flags``: the flags' precision interval reaches under one
-      half, so most flagged rows may carry right labels;
+      half, so most flagged rows may carry right labels; with the report's
+      ``classes``, it names the class that loses the largest share to them;
     - ``classes_not_checked``: classes the evidence does not tell apart from
       the others, whose labels were kept unchecked.
 
@@ -419,8 +439,8 @@ def cautions(run: Mapping[str, Any]) -> list[dict[str, str]]:
                 "the flags' precision reaches down to "
                 f"{pct(cal['flag_precision_interval'][0])}: most of "
                 f"the {count(cal['flagged'])} flagged rows may carry right labels"
-                f"{admit}; check them ('labelclean review export') before relying "
-                "on their discards or corrections"
+                f"{_stake_text(classes)}{admit}; check them ('labelclean review "
+                "export') before relying on their discards or corrections"
             ),
         })  # fmt: skip
     unseen = _unseen_classes(cal, pred) if calibrated else []

@@ -352,7 +352,7 @@ def _cautions(report: Mapping[str, Any]) -> list[Any]:
     earlier version has none."""
     if isinstance(report.get("cautions"), list):
         return report["cautions"]
-    return cautions(report.get("run") or {})
+    return cautions(report.get("run") or {}, report.get("classes") or ())
 
 
 def _story(report: Mapping[str, Any]) -> list[str]:

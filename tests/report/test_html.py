@@ -373,6 +373,14 @@ def test_flags_the_data_cannot_tell_from_right_labels_are_said_to_be_doubtful(
         "message"]  # fmt: skip
     assert f"WARNING: [doubtful_flags] {said[0]['message']}" in res.stderr
     assert "doubtful_flags" not in res.stdout
+    # It names what is at stake: the class that loses the largest share.
+    worst = max(report["classes"], key=lambda c: c["share_flagged"])
+    n = worst["discarded"] + worst["corrected_away"]
+    assert n > 0
+    assert (
+        f"and they take {n / worst['n_observed']:.1%} of class '{worst['label']}' "
+        f"({n} of {worst['n_observed']} rows)" in said[0]["message"]
+    )
     box = html[html.index('<div class="cautions"') :]
     box = box[: box.index("</div>")]
     assert "Read before relying on this run" in box
