@@ -375,9 +375,10 @@ def _agreement_numbers(pred: Mapping[str, Any]) -> str:
 
 
 def _stake_text(classes: Any) -> str:
-    """``, and they take 26.6% of class 'blood' (25 of 94 rows)``: the class
-    that loses the largest share of its rows to discards and corrections
-    away (the report's ``classes``); empty where none loses any."""
+    """``; class 'blood' loses 26.6% of its rows (25 of 94)``: the class that
+    loses the largest share of its rows to discards and corrections away
+    (the report's ``classes``, every row of the run); empty where none loses
+    any."""
     lost = [
         ((c.get("discarded") or 0) + (c.get("corrected_away") or 0), c)
         for c in classes or ()
@@ -388,8 +389,8 @@ def _stake_text(classes: Any) -> str:
         return ""
     n, worst = max(lost, key=lambda t: (t[0] / t[1]["n_observed"], t[1]["n_observed"]))
     return (
-        f", and they take {pct(n / worst['n_observed'])} of class "
-        f"'{worst['label']}' ({count(n)} of {count(worst['n_observed'])} rows)"
+        f"; class '{worst['label']}' loses {pct(n / worst['n_observed'])} of its "
+        f"rows ({count(n)} of {count(worst['n_observed'])})"
     )
 
 
@@ -406,7 +407,8 @@ def cautions(run: Mapping[str, Any], classes: Any = ()) -> list[dict[str, str]]:
       wrong labels cannot be told from hard cases and the estimates are rough;
     - ``doubtful_flags``: the flags' precision interval reaches under one
       half, so most flagged rows may carry right labels; with the report's
-      ``classes``, it names the class that loses the largest share to them;
+      ``classes``, it names the class that loses the largest share of its
+      rows;
     - ``classes_not_checked``: classes the evidence does not tell apart from
       the others, whose labels were kept unchecked.
 

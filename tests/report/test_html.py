@@ -378,8 +378,8 @@ def test_flags_the_data_cannot_tell_from_right_labels_are_said_to_be_doubtful(
     n = worst["discarded"] + worst["corrected_away"]
     assert n > 0
     assert (
-        f"and they take {n / worst['n_observed']:.1%} of class '{worst['label']}' "
-        f"({n} of {worst['n_observed']} rows)" in said[0]["message"]
+        f"; class '{worst['label']}' loses {n / worst['n_observed']:.1%} of its "
+        f"rows ({n} of {worst['n_observed']})" in said[0]["message"]
     )
     box = html[html.index('<div class="cautions"') :]
     box = box[: box.index("</div>")]
