@@ -377,20 +377,15 @@ def _agreement_numbers(pred: Mapping[str, Any]) -> str:
 def _stake_text(classes: Any) -> str:
     """``; class 'blood' loses 26.6% of its rows (25 of 94)``: the class that
     loses the largest share of its rows to discards and corrections away
-    (the report's ``classes``, every row of the run); empty where none loses
-    any."""
-    lost = [
-        ((c.get("discarded") or 0) + (c.get("corrected_away") or 0), c)
-        for c in classes or ()
-        if isinstance(c, Mapping) and c.get("n_observed")
-    ]
-    lost = [(n, c) for n, c in lost if n > 0]
+    (``share_flagged`` of the report's ``classes``, every row of the run);
+    empty where none loses any."""
+    lost = [c for c in classes or () if isinstance(c, Mapping) and c.get("flagged")]
     if not lost:
         return ""
-    n, worst = max(lost, key=lambda t: (t[0] / t[1]["n_observed"], t[1]["n_observed"]))
+    worst = max(lost, key=lambda c: (c["share_flagged"], c["n_observed"]))
     return (
-        f"; class '{worst['label']}' loses {pct(n / worst['n_observed'])} of its "
-        f"rows ({count(n)} of {count(worst['n_observed'])})"
+        f"; class '{worst['label']}' loses {pct(worst['share_flagged'])} of its "
+        f"rows ({count(worst['flagged'])} of {count(worst['n_observed'])})"
     )
 
 
