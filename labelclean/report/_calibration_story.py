@@ -8,6 +8,8 @@ plain words (``docs/decisions.md`` says where each number comes from).
 from collections.abc import Mapping
 from typing import Any
 
+from labelclean.utils._labels import label_variants, variants_text
+
 __all__ = ["calibration_story", "cautions", "count", "pct"]
 
 
@@ -398,6 +400,8 @@ def cautions(run: Mapping[str, Any], classes: Any = ()) -> list[dict[str, str]]:
 
     - ``guardrails_failed``: output guardrails failed (``run.withholding``),
       and whether the cleaned rows were withheld or published all the same;
+    - ``label_variants``: labels of the report's ``classes`` that differ
+      only in case, spacing or Unicode form, read as separate classes;
     - ``poor_predictability``: the features predict the label poorly, so
       wrong labels cannot be told from hard cases and the estimates are rough;
     - ``doubtful_flags``: the flags' precision interval reaches under one
@@ -408,10 +412,10 @@ def cautions(run: Mapping[str, Any], classes: Any = ()) -> list[dict[str, str]]:
       the others, whose labels were kept unchecked.
 
     The report's first paragraph says the same at length
-    (:func:`calibration_story`). With fixed thresholds only the first two
-    are read; without a calibration (``apply``'s report) only the first.
+    (:func:`calibration_story`). With fixed thresholds only the first three
+    are read; without a calibration (``apply``'s report) only the first two.
     """
-    out = _guardrail_cautions(run.get("withholding"))
+    out = _guardrail_cautions(run.get("withholding")) + _variant_cautions(classes)
     cal = run.get("calibration")
     if not isinstance(cal, Mapping) or cal.get("noise_rate") is None:
         return out
@@ -450,6 +454,25 @@ def cautions(run: Mapping[str, Any], classes: Any = ()) -> list[dict[str, str]]:
             ),
         })  # fmt: skip
     return out
+
+
+def _variant_cautions(classes: Any) -> list[dict[str, str]]:
+    """``label_variants`` when observed labels differ only in how they are
+    written (:mod:`labelclean.utils._labels`)."""
+    counts = {
+        c["label"]: c.get("n_observed") or 0
+        for c in classes or ()
+        if isinstance(c, Mapping) and "label" in c
+    }
+    groups = label_variants(counts)
+    if not groups:
+        return []
+    message = (
+        f"labels that differ only in case, spacing or Unicode form were read as "
+        f"separate classes: {variants_text(groups)}; if they name one class, "
+        "write it one way and run again"
+    )
+    return [{"code": "label_variants", "message": message}]
 
 
 def _guardrail_cautions(held: Any) -> list[dict[str, str]]:

@@ -10,22 +10,29 @@ would silently enter the distance space. These checks name them:
   them): a feature that looks like a row id (a different value in every
   row), like free text (long strings, or mostly distinct values), a
   timestamp, or a categorical column whose rare levels will be pooled; a
-  numeric label that looks like a measurement rather than classes.
+  numeric label that looks like a measurement rather than classes; text
+  labels that differ only in case, spacing or Unicode form.
 
 Each warning names the flag that drops the column.
 """
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 import numpy as np
 import pandas as pd
 
 from labelclean.utils._features import DEFAULT_MAX_CATEGORIES
+from labelclean.utils._labels import label_variants, variants_text
 from labelclean.utils._suggest import close_match
 from labelclean.validation._results import CheckResult
 
-__all__ = ["choice_checks", "feature_warnings", "label_warnings"]
+__all__ = [
+    "choice_checks",
+    "feature_warnings",
+    "label_variant_checks",
+    "label_warnings",
+]
 
 #: Rows needed before "a different value in every row" means "an id".
 MIN_ROWS_FOR_ID = 20
@@ -189,13 +196,58 @@ def feature_warnings(
     return out
 
 
-def label_warnings(frame: pd.DataFrame, label: Any) -> list[CheckResult]:
-    """``label_looks_continuous``: a numeric label with many distinct values."""
+def _label_warning(
+    name: str, label: Any, description: str, message: str, **fields: Any
+) -> CheckResult:
+    return CheckResult(
+        name=name,
+        description=description,
+        success=False,
+        severity="warning",
+        column=str(label),
+        engine="pandas",
+        message=message,
+        **fields,
+    )
+
+
+def label_variant_checks(
+    counts: Mapping[Any, int], label: Any, max_examples: int = 10
+) -> list[CheckResult]:
+    """``label_variants``: text labels, counted in ``counts`` (label → rows),
+    that differ only in case, spacing or Unicode form (one class written
+    several ways, read as several classes)."""
+    groups = label_variants(counts)
+    if not groups:
+        return []
+    rarer = [name for group in groups for name, _ in group[1:]]
+    return [
+        _label_warning(
+            "label_variants",
+            label,
+            "each class is written one way",
+            f"label column {label!r} holds labels that differ only in case, "
+            f"spacing or Unicode form: {variants_text(groups)}; each spelling "
+            "is read as a class of its own. If they name one class, write it "
+            "one way before the run.",
+            unexpected_count=sum(n for group in groups for _, n in group[1:]),
+            examples=rarer[:max_examples],
+            details={"groups": [[list(item) for item in group] for group in groups]},
+        )
+    ]
+
+
+def label_warnings(
+    frame: pd.DataFrame, label: Any, max_examples: int = 10
+) -> list[CheckResult]:
+    """``label_variants`` (text labels) and ``label_looks_continuous`` (a
+    numeric label with many distinct values)."""
     series = frame[label]
     if pd.api.types.is_bool_dtype(series.dtype) or not pd.api.types.is_numeric_dtype(
         series.dtype
     ):
-        return []
+        counts = series.value_counts(dropna=True, sort=False).to_dict()
+        return label_variant_checks(counts, label, max_examples)
     values = series.dropna().to_numpy(dtype=np.float64)
     distinct = int(np.unique(values).size)
     fractional = bool(np.any(values != np.round(values)))
@@ -203,15 +255,12 @@ def label_warnings(frame: pd.DataFrame, label: Any) -> list[CheckResult]:
         return []
     if fractional or distinct >= CONTINUOUS_LABEL_VALUES:
         return [
-            CheckResult(
-                name="label_looks_continuous",
-                description="the label holds classes, not a measurement",
-                success=False,
-                severity="warning",
-                column=str(label),
-                engine="pandas",
-                message=f"label column {label!r} is numeric with {distinct} "
-                "distinct values"
+            _label_warning(
+                "label_looks_continuous",
+                label,
+                "the label holds classes, not a measurement",
+                f"label column {label!r} is numeric with {distinct} distinct "
+                "values"
                 + (", not all whole numbers" if fractional else "")
                 + "; each value is treated as a class. If it is a measurement, "
                 "bin it into classes first.",

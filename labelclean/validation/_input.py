@@ -142,7 +142,8 @@ def validate_input(
         every feature is constant), ``label_not_null`` (warning: such rows
         are discarded), ``label_in_domain``,
         ``at_least_two_classes``, ``no_single_row_class`` (warning),
-        ``label_looks_continuous`` (warning).
+        ``label_variants`` (warning: text labels that differ only in case,
+        spacing or Unicode form), ``label_looks_continuous`` (warning).
     """
 
     if not isinstance(frame, pd.DataFrame):
@@ -534,7 +535,7 @@ def _label_checks(
             )
         )
     checks += _class_count_checks(frame, label, max_examples)
-    checks += label_warnings(frame, label)
+    checks += label_warnings(frame, label, max_examples)
     return checks
 
 

@@ -226,3 +226,48 @@ def test_report_keeps_an_ordered_label_in_its_order(table, tmp_path):
         < html.index("<td>mid</td>")
         < html.index("<td>high</td>")
     )
+
+
+@pytest.mark.parametrize("streamed", [False, True])
+def test_labels_written_two_ways_warn_and_are_a_caution(table, tmp_path, streamed):
+    # An export wrote 9 rows of class 'b' as 'B ': the run reads them as a
+    # third class, says so before the fit, and cautions in the report; a
+    # streamed run counts every row, not only those of its fitted sample.
+    frame = pd.read_parquet(table["input"], columns=["f1", "f2", "label"])
+    frame.loc[frame.index[frame["label"] == "b"][:9], "label"] = "B "
+    source = tmp_path / "variants.parquet"
+    frame.to_parquet(source, index=False)
+    extra = ["--max-fit-rows", "150", "--batch-size", "100"] if streamed else []
+    out = tmp_path / "out"
+    result = _run(table, out, *extra, source=source)
+    assert result.exit_code == 0, result.output
+    assert (
+        "WARNING: label column 'label' holds labels that differ only in case, "
+        "spacing or Unicode form: 'b' (" in result.stderr
+    )
+    caution = (
+        "WARNING: [label_variants] labels that differ only in case, spacing or "
+        "Unicode form were read as separate classes: 'b' (141 rows) and 'B ' "
+        "(9 rows); if they name one class, write it one way and run again"
+    )
+    assert caution in result.stderr
+    report = json.loads((out / "report.json").read_text())
+    assert {"code": "label_variants", "message": caution.split("] ", 1)[1]} in (
+        report["cautions"]
+    )
+    # A streamed run's report holds its sample's suite and, last, the suite
+    # over every batch.
+    checks = [c for s in report["validation"] for c in s["checks"]
+              if c["name"] == "label_variants"]  # fmt: skip
+    assert len(checks) == 1 + streamed
+    assert checks[-1]["details"]["groups"] == [[["b", 141], ["B ", 9]]]
+    assert checks[-1]["examples"] == ["B "] and checks[-1]["unexpected_count"] == 9
+    page = (out / "report.html").read_text()  # first in the cautions' box
+    box = page.split('<div class="cautions" role="note">', 1)[1].split("</div>")[0]
+    assert (
+        "<li>Labels that differ only in case, spacing or Unicode form were read "
+        "as separate classes: &#39;b&#39; (141 rows) and &#39;B &#39; (9 rows); "
+        "if they name one class, write it one way and run again.</li>" in box
+    )
+    audit = pd.read_parquet(out / "audit.parquet")
+    assert len(audit) == 300 and (audit["observed_label"] == "B ").sum() == 9

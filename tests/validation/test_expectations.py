@@ -285,3 +285,40 @@ def test_a_constant_feature_counts_missing_as_a_value(frame):
     result = validate_input(frame, label="label", id_column="id")
     warned = {c.column for c in result.warnings if c.name == "feature_not_constant"}
     assert warned == {"gaps", "word"}
+
+
+def test_labels_written_several_ways_warn_with_their_counts(frame):
+    labels = ["cat", "Cat ", "dog", "ｄｏｇ", "cat", "dog", "cat  fish", "Cat Fish"]
+    result = validate_input(frame.assign(label=labels), label="label")
+    check = result.check("label_variants")
+    assert check.severity == "warning" and not check.success
+    assert result.success  # a warning only: nothing is merged
+    # case, spaces and full-width letters; most rows first, then by label
+    assert check.details["groups"] == [
+        [["cat", 2], ["Cat ", 1]],
+        [["dog", 2], ["ｄｏｇ", 1]],
+        [["Cat Fish", 1], ["cat  fish", 1]],
+    ]
+    assert check.examples == ["Cat ", "ｄｏｇ", "cat  fish"]
+    assert check.unexpected_count == 3
+    assert "'cat' (2 rows) and 'Cat ' (1 row); 'dog' (2 rows) and" in check.message
+    _json(result)
+
+
+@pytest.mark.parametrize(
+    "labels",
+    [
+        ["cat", "dog"] * 4,  # different words
+        ["cat", "cats"] * 4,  # one letter is a different label, not a spelling
+        [1, 2] * 4,  # numbers are not text
+    ],
+)
+def test_labels_written_one_way_do_not_warn(frame, labels):
+    result = validate_input(frame.assign(label=labels), label="label")
+    assert "label_variants" not in [c.name for c in result.checks]
+
+
+def test_an_unused_category_is_no_spelling_of_a_label(frame):
+    label = pd.Categorical(["cat", "dog"] * 4, categories=["cat", "dog", "Dog "])
+    result = validate_input(frame.assign(label=label), label="label")
+    assert "label_variants" not in [c.name for c in result.checks]
