@@ -8,7 +8,12 @@ plain words (``docs/decisions.md`` says where each number comes from).
 from collections.abc import Mapping
 from typing import Any
 
-from labelclean.utils._labels import label_variants, variants_text
+from labelclean.utils._labels import (
+    label_placeholders,
+    label_variants,
+    labels_text,
+    variants_text,
+)
 
 __all__ = ["calibration_story", "cautions", "count", "pct"]
 
@@ -400,6 +405,8 @@ def cautions(run: Mapping[str, Any], classes: Any = ()) -> list[dict[str, str]]:
 
     - ``guardrails_failed``: output guardrails failed (``run.withholding``),
       and whether the cleaned rows were withheld or published all the same;
+    - ``label_placeholders``: labels of the report's ``classes`` that read
+      as a missing value (``''``, ``'N/A'``, ``'?'``), read as classes;
     - ``label_variants``: labels of the report's ``classes`` that differ
       only in case, spacing or Unicode form, read as separate classes;
     - ``poor_predictability``: the features predict the label poorly, so
@@ -412,10 +419,10 @@ def cautions(run: Mapping[str, Any], classes: Any = ()) -> list[dict[str, str]]:
       the others, whose labels were kept unchecked.
 
     The report's first paragraph says the same at length
-    (:func:`calibration_story`). With fixed thresholds only the first three
-    are read; without a calibration (``apply``'s report) only the first two.
+    (:func:`calibration_story`). With fixed thresholds only the first four
+    are read; without a calibration (``apply``'s report) only the first three.
     """
-    out = _guardrail_cautions(run.get("withholding")) + _variant_cautions(classes)
+    out = _guardrail_cautions(run.get("withholding")) + _label_cautions(classes)
     cal = run.get("calibration")
     if not isinstance(cal, Mapping) or cal.get("noise_rate") is None:
         return out
@@ -456,23 +463,37 @@ def cautions(run: Mapping[str, Any], classes: Any = ()) -> list[dict[str, str]]:
     return out
 
 
-def _variant_cautions(classes: Any) -> list[dict[str, str]]:
-    """``label_variants`` when observed labels differ only in how they are
-    written (:mod:`labelclean.utils._labels`)."""
+def _label_cautions(classes: Any) -> list[dict[str, str]]:
+    """``label_placeholders`` and ``label_variants`` when observed labels read
+    as a missing value or differ only in how they are written
+    (:mod:`labelclean.utils._labels`)."""
     counts = {
         c["label"]: c.get("n_observed") or 0
         for c in classes or ()
         if isinstance(c, Mapping) and "label" in c
     }
+    out = []
+    placeholders = label_placeholders(counts)
+    if placeholders:
+        out.append({
+            "code": "label_placeholders",
+            "message": (
+                "labels that read as a missing value were read as classes: "
+                f"{labels_text(placeholders)}; if those rows have no label, "
+                "write it as missing (null) and run again"
+            ),
+        })  # fmt: skip
     groups = label_variants(counts)
-    if not groups:
-        return []
-    message = (
-        f"labels that differ only in case, spacing or Unicode form were read as "
-        f"separate classes: {variants_text(groups)}; if they name one class, "
-        "write it one way and run again"
-    )
-    return [{"code": "label_variants", "message": message}]
+    if groups:
+        out.append({
+            "code": "label_variants",
+            "message": (
+                "labels that differ only in case, spacing or Unicode form were "
+                f"read as separate classes: {variants_text(groups)}; if they "
+                "name one class, write it one way and run again"
+            ),
+        })  # fmt: skip
+    return out
 
 
 def _guardrail_cautions(held: Any) -> list[dict[str, str]]:

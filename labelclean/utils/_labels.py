@@ -1,22 +1,39 @@
-"""Text labels that differ only in how they are written.
+"""Text labels whose writing, not the features, says something is wrong.
 
-``"Yes"``, ``"yes "`` and ``"ｙｅｓ"`` are three classes to a classifier, and
-one to the person who typed them. Spelling variants of one class are among
-the commonest wrong labels in exported tables, and no evidence from the
-features is needed to see them: the labels themselves say so. labelclean
-does not merge them (a label that reads like another may still name another
-class); the input suite warns (``label_variants``) and the report cautions,
-so that the user can write each class one way before the run.
+* **Variants.** ``"Yes"``, ``"yes "`` and ``"ｙｅｓ"`` are three classes to a
+  classifier, and one to the person who typed them. Two labels are variants
+  when they are equal after Unicode compatibility normalisation (NFKC:
+  full-width letters, ligatures), case folding, and with runs of white
+  space collapsed to one space and stripped at both ends.
+* **Placeholders.** ``""``, ``"   "``, ``"N/A"`` or ``"?"`` is how many
+  exports write a missing value; as a label it is read as a class of its
+  own, where a missing label would be discarded (``missing_label``) and not
+  fitted on. The words are :data:`PLACEHOLDERS`, compared as variants are;
+  ``"none"`` and ``"unknown"`` are left out, as tables use them for real
+  classes (no medication, an unknown cause).
 
-Two labels are variants when they are equal after Unicode compatibility
-normalisation (NFKC: full-width letters, ligatures), case folding, and with
-runs of white space collapsed to one space and stripped at both ends.
+Both are common in exported tables, and no evidence from the features is
+needed to see them: the labels themselves say so. labelclean changes
+neither (a label that reads like another may still name another class); the
+input suite warns (``label_variants``, ``label_placeholders``) and the
+report cautions, so that the user can fix the labels before the run.
 """
 
 import unicodedata
 from collections.abc import Hashable, Mapping
 
-__all__ = ["label_variants", "variants_text"]
+__all__ = [
+    "PLACEHOLDERS",
+    "label_placeholders",
+    "label_variants",
+    "labels_text",
+    "variants_text",
+]
+
+#: Labels, once normalised as variants are, that read as a missing value.
+PLACEHOLDERS = frozenset(
+    {"", "na", "n/a", "#n/a", "nan", "null", "nil", "?", "-", "--", "missing"}
+)
 
 
 def _key(label: str) -> str:
@@ -47,13 +64,27 @@ def label_variants(
     return sorted(found, key=lambda g: (-sum(n for _, n in g), g[0][0]))
 
 
+def label_placeholders(counts: Mapping[Hashable, int]) -> list[tuple[str, int]]:
+    """The text labels of ``counts`` (label → rows) that read as a missing
+    value (:data:`PLACEHOLDERS`), as ``(label, rows)``, most rows first."""
+    found = [
+        (label, int(n))
+        for label, n in counts.items()
+        if isinstance(label, str) and n > 0 and _key(label) in PLACEHOLDERS
+    ]
+    return sorted(found, key=lambda item: (-item[1], item[0]))
+
+
+def labels_text(labels: list[tuple[str, int]]) -> str:
+    """``"'yes' (40 rows), 'Yes' (2 rows) and 'Yes ' (1 row)"``."""
+    named = [f"{label!r} ({n} row{'s' if n != 1 else ''})" for label, n in labels]
+    return named[0] if len(named) == 1 else ", ".join(named[:-1]) + " and " + named[-1]
+
+
 def variants_text(groups: list[list[tuple[str, int]]], limit: int = 3) -> str:
     """``"'yes' (40 rows) and 'Yes ' (3 rows); 'no' (…) and …"``: the first
     ``limit`` groups, and how many more there are."""
-    parts = []
-    for group in groups[:limit]:
-        named = [f"{label!r} ({n} row{'s' if n != 1 else ''})" for label, n in group]
-        parts.append(", ".join(named[:-1]) + " and " + named[-1])
+    parts = [labels_text(group) for group in groups[:limit]]
     more = len(groups) - limit
     tail = f"; and {more} more group{'s' if more != 1 else ''}" if more > 0 else ""
     return "; ".join(parts) + tail

@@ -12,7 +12,7 @@ from typing import Any
 import pandas as pd
 
 from labelclean.exceptions import DataValidationError
-from labelclean.validation._columns import label_variant_checks
+from labelclean.validation._columns import label_text_checks
 from labelclean.validation._input import validate_input
 from labelclean.validation._results import CheckResult, ValidationResult, _plain
 
@@ -26,6 +26,7 @@ _TOTALLED = (
     "label_in_domain",
     "at_least_two_classes",
     "no_single_row_class",
+    "label_placeholders",
     "label_variants",
     "feature_not_constant",
     "features_vary",
@@ -205,5 +206,5 @@ class InputChecks:
                 ),
             ),
         ]
-        checks += label_variant_checks(self.class_counts, self.label, self.max_examples)
+        checks += label_text_checks(self.class_counts, self.label, self.max_examples)
         return ValidationResult("labelclean_input", checks)

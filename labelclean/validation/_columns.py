@@ -11,7 +11,8 @@ would silently enter the distance space. These checks name them:
   row), like free text (long strings, or mostly distinct values), a
   timestamp, or a categorical column whose rare levels will be pooled; a
   numeric label that looks like a measurement rather than classes; text
-  labels that differ only in case, spacing or Unicode form.
+  labels that differ only in case, spacing or Unicode form, or that read as
+  a missing value.
 
 Each warning names the flag that drops the column.
 """
@@ -23,14 +24,19 @@ import numpy as np
 import pandas as pd
 
 from labelclean.utils._features import DEFAULT_MAX_CATEGORIES
-from labelclean.utils._labels import label_variants, variants_text
+from labelclean.utils._labels import (
+    label_placeholders,
+    label_variants,
+    labels_text,
+    variants_text,
+)
 from labelclean.utils._suggest import close_match
 from labelclean.validation._results import CheckResult
 
 __all__ = [
     "choice_checks",
     "feature_warnings",
-    "label_variant_checks",
+    "label_text_checks",
     "label_warnings",
 ]
 
@@ -211,17 +217,35 @@ def _label_warning(
     )
 
 
-def label_variant_checks(
+def label_text_checks(
     counts: Mapping[Any, int], label: Any, max_examples: int = 10
 ) -> list[CheckResult]:
-    """``label_variants``: text labels, counted in ``counts`` (label → rows),
-    that differ only in case, spacing or Unicode form (one class written
-    several ways, read as several classes)."""
+    """``label_variants`` and ``label_placeholders``: text labels, counted in
+    ``counts`` (label → rows), that differ only in case, spacing or Unicode
+    form (one class written several ways, read as several classes), or that
+    read as a missing value (:mod:`labelclean.utils._labels`)."""
+    checks = []
+    placeholders = label_placeholders(counts)
+    if placeholders:
+        checks.append(
+            _label_warning(
+                "label_placeholders",
+                label,
+                "no label reads as a missing value",
+                f"label column {label!r} holds labels that read as a missing "
+                f"value: {labels_text(placeholders)}; each is read as a class "
+                "of its own. If those rows have no label, write it as missing "
+                "(null): they are then discarded (reason missing_label) and "
+                "not fitted on.",
+                unexpected_count=sum(n for _, n in placeholders),
+                examples=[name for name, _ in placeholders][:max_examples],
+            )
+        )
     groups = label_variants(counts)
     if not groups:
-        return []
+        return checks
     rarer = [name for group in groups for name, _ in group[1:]]
-    return [
+    checks.append(
         _label_warning(
             "label_variants",
             label,
@@ -234,20 +258,21 @@ def label_variant_checks(
             examples=rarer[:max_examples],
             details={"groups": [[list(item) for item in group] for group in groups]},
         )
-    ]
+    )
+    return checks
 
 
 def label_warnings(
     frame: pd.DataFrame, label: Any, max_examples: int = 10
 ) -> list[CheckResult]:
-    """``label_variants`` (text labels) and ``label_looks_continuous`` (a
-    numeric label with many distinct values)."""
+    """``label_variants`` and ``label_placeholders`` (text labels), and
+    ``label_looks_continuous`` (a numeric label with many distinct values)."""
     series = frame[label]
     if pd.api.types.is_bool_dtype(series.dtype) or not pd.api.types.is_numeric_dtype(
         series.dtype
     ):
         counts = series.value_counts(dropna=True, sort=False).to_dict()
-        return label_variant_checks(counts, label, max_examples)
+        return label_text_checks(counts, label, max_examples)
     values = series.dropna().to_numpy(dtype=np.float64)
     distinct = int(np.unique(values).size)
     fractional = bool(np.any(values != np.round(values)))

@@ -142,7 +142,8 @@ def validate_input(
         every feature is constant), ``label_not_null`` (warning: such rows
         are discarded), ``label_in_domain``,
         ``at_least_two_classes``, ``no_single_row_class`` (warning),
-        ``label_variants`` (warning: text labels that differ only in case,
+        ``label_placeholders`` and ``label_variants`` (warnings: text
+        labels that read as a missing value, or that differ only in case,
         spacing or Unicode form), ``label_looks_continuous`` (warning).
     """
 

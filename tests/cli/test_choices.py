@@ -271,3 +271,30 @@ def test_labels_written_two_ways_warn_and_are_a_caution(table, tmp_path, streame
     )
     audit = pd.read_parquet(out / "audit.parquet")
     assert len(audit) == 300 and (audit["observed_label"] == "B ").sum() == 9
+
+
+def test_labels_that_read_as_missing_warn_and_are_a_caution(table, tmp_path):
+    # An export wrote 12 missing labels as 'N/A': they are a class of their
+    # own to the run, and both the input check and the report say so.
+    frame = pd.read_parquet(table["input"], columns=["f1", "f2", "label"])
+    frame.loc[frame.index[:12], "label"] = "N/A"
+    source = tmp_path / "placeholders.parquet"
+    frame.to_parquet(source, index=False)
+    checked = runner.invoke(app, ["validate", str(source), "--label", "label"])
+    assert checked.exit_code == 0, checked.output  # a warning, not a failure
+    assert (
+        "WARN label_placeholders: label column 'label' holds labels that "
+        "read as a missing value: 'N/A' (12 rows)" in checked.stdout
+    )
+    out = tmp_path / "out"
+    result = _run(table, out, source=source)
+    assert result.exit_code == 0, result.output
+    message = (
+        "labels that read as a missing value were read as classes: 'N/A' (12 "
+        "rows); if those rows have no label, write it as missing (null) and run "
+        "again"
+    )
+    assert f"WARNING: [label_placeholders] {message}" in result.stderr
+    report = json.loads((out / "report.json").read_text())
+    assert {"code": "label_placeholders", "message": message} in report["cautions"]
+    assert "label_variants" not in {c["code"] for c in report["cautions"]}

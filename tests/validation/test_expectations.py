@@ -322,3 +322,17 @@ def test_an_unused_category_is_no_spelling_of_a_label(frame):
     label = pd.Categorical(["cat", "dog"] * 4, categories=["cat", "dog", "Dog "])
     result = validate_input(frame.assign(label=label), label="label")
     assert "label_variants" not in [c.name for c in result.checks]
+
+
+def test_labels_that_read_as_missing_values_warn(frame):
+    labels = ["cat", "N/A", "dog", "", "  ", "?", "none", "unknown"]
+    result = validate_input(frame.assign(label=labels), label="label")
+    check = result.check("label_placeholders")
+    assert check.severity == "warning" and result.success
+    # 'none' and 'unknown' name real classes in many tables: not placeholders
+    assert check.examples == ["", "  ", "?", "N/A"]
+    assert check.unexpected_count == 4
+    assert "'' (1 row), '  ' (1 row), '?' (1 row) and 'N/A' (1 row)" in check.message
+    assert "write it as missing (null)" in check.message
+    # '' and '  ' are also one label written two ways
+    assert result.check("label_variants").details["groups"] == [[["", 1], ["  ", 1]]]
