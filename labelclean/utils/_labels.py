@@ -20,13 +20,14 @@ report cautions, so that the user can fix the labels before the run.
 """
 
 import unicodedata
-from collections.abc import Hashable, Mapping
+from collections.abc import Hashable, Iterable, Mapping
 
 __all__ = [
     "PLACEHOLDERS",
     "label_placeholders",
     "label_variants",
     "labels_text",
+    "spelling_hint",
     "variants_text",
 ]
 
@@ -88,3 +89,24 @@ def variants_text(groups: list[list[tuple[str, int]]], limit: int = 3) -> str:
     more = len(groups) - limit
     tail = f"; and {more} more group{'s' if more != 1 else ''}" if more > 0 else ""
     return "; ".join(parts) + tail
+
+
+def spelling_hint(labels: Iterable[Hashable], classes: Iterable[Hashable]) -> str:
+    """Why ``labels``, outside the fitted ``classes``, may not be new classes:
+    ``" ('Yes ' is written like the fitted class 'yes'; 'N/A' reads as a
+    missing value)"``, or ``""`` where none is a variant or a placeholder."""
+    known: dict[str, str] = {}
+    for name in classes:
+        if isinstance(name, str):
+            known.setdefault(_key(name), name)
+    parts = []
+    for label in labels:
+        if not isinstance(label, str):
+            continue
+        if _key(label) in known:
+            parts.append(
+                f"{label!r} is written like the fitted class {known[_key(label)]!r}"
+            )
+        elif _key(label) in PLACEHOLDERS:
+            parts.append(f"{label!r} reads as a missing value")
+    return f" ({'; '.join(parts)})" if parts else ""

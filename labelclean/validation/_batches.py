@@ -12,6 +12,7 @@ from typing import Any
 import pandas as pd
 
 from labelclean.exceptions import DataValidationError
+from labelclean.utils._labels import spelling_hint
 from labelclean.validation._columns import label_text_checks
 from labelclean.validation._input import validate_input
 from labelclean.validation._results import CheckResult, ValidationResult, _plain
@@ -99,9 +100,10 @@ class InputChecks:
             bad = pd.unique(labels[outside])[:5].tolist()
             raise DataValidationError(
                 f"the input failed validation: {int(outside.sum())} row(s) have a "
-                f"label outside the fitted classes {self.classes!r}, e.g. {bad!r}; "
-                "relabel those rows, or fit a new model on data that has them "
-                "(labelclean run)."
+                f"label outside the fitted classes {self.classes!r}, e.g. {bad!r}"
+                f"{spelling_hint(bad, self.classes)}; relabel those rows (a "
+                "missing label is discarded as missing_label), or fit a new "
+                "model on data that has them (labelclean run)."
             )
         for value, n in labels.value_counts(sort=False).items():
             self.class_counts[value] = self.class_counts.get(value, 0) + int(n)

@@ -298,3 +298,27 @@ def test_labels_that_read_as_missing_warn_and_are_a_caution(table, tmp_path):
     report = json.loads((out / "report.json").read_text())
     assert {"code": "label_placeholders", "message": message} in report["cautions"]
     assert "label_variants" not in {c["code"] for c in report["cautions"]}
+
+
+def test_apply_names_a_new_label_that_is_a_fitted_class_written_otherwise(
+    table, tmp_path
+):
+    fit = tmp_path / "fit"
+    assert _run(table, fit).exit_code == 0
+    batch = pd.read_parquet(table["input"])
+    batch.loc[[3, 7], "label"] = ["A ", "N/A"]
+    source = tmp_path / "batch.parquet"
+    batch.to_parquet(source, index=False)
+    out = tmp_path / "applied"
+    result = runner.invoke(
+        app, ["apply", str(fit / "model.skops"), str(source), "-o", str(out)]
+    )
+    assert result.exit_code == 3, result.output
+    (line,) = [x for x in result.stderr.splitlines() if x.startswith("error")]
+    assert (
+        "2 row(s) have a label outside the fitted classes ['a', 'b'], e.g. "
+        "['A ', 'N/A'] ('A ' is written like the fitted class 'a'; 'N/A' reads "
+        "as a missing value); relabel those rows (a missing label is discarded "
+        "as missing_label)" in line
+    )
+    assert not out.exists()
