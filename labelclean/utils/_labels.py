@@ -91,22 +91,23 @@ def variants_text(groups: list[list[tuple[str, int]]], limit: int = 3) -> str:
     return "; ".join(parts) + tail
 
 
-def spelling_hint(labels: Iterable[Hashable], classes: Iterable[Hashable]) -> str:
-    """Why ``labels``, outside the fitted ``classes``, may not be new classes:
-    ``" ('Yes ' is written like the fitted class 'yes'; 'N/A' reads as a
-    missing value)"``, or ``""`` where none is a variant or a placeholder."""
+def spelling_hint(
+    labels: Iterable[Hashable], classes: Iterable[Hashable], name: str = "fitted class"
+) -> str:
+    """Why ``labels``, outside ``classes`` (the ``name``: fitted classes, a
+    label domain), may not be new classes: ``" ('Yes ' is written like the
+    fitted class 'yes'; 'N/A' reads as a missing value)"``, or ``""`` where
+    none is a variant or a placeholder."""
     known: dict[str, str] = {}
-    for name in classes:
-        if isinstance(name, str):
-            known.setdefault(_key(name), name)
+    for known_class in classes:
+        if isinstance(known_class, str):
+            known.setdefault(_key(known_class), known_class)
     parts = []
     for label in labels:
         if not isinstance(label, str):
             continue
         if _key(label) in known:
-            parts.append(
-                f"{label!r} is written like the fitted class {known[_key(label)]!r}"
-            )
+            parts.append(f"{label!r} is written like the {name} {known[_key(label)]!r}")
         elif _key(label) in PLACEHOLDERS:
             parts.append(f"{label!r} reads as a missing value")
     return f" ({'; '.join(parts)})" if parts else ""

@@ -28,6 +28,7 @@ import pandas as pd
 from labelclean.exceptions import DataValidationError
 from labelclean.utils._audit import renamed_user_columns
 from labelclean.utils._features import check_feature_frame, coerce_object_columns
+from labelclean.utils._labels import spelling_hint
 from labelclean.utils._suggest import close_match
 from labelclean.validation._columns import (
     choice_checks,
@@ -521,7 +522,8 @@ def _label_checks(
             for v in frame[label].dropna().unique()
             if _plain(v) not in allowed
         ][:5]
-        detail = f" ({outside!r}; expected one of {domain!r})".replace(
+        hint = spelling_hint(outside, domain, "expected label")
+        detail = f" ({outside!r}; expected one of {domain!r}){hint}".replace(
             "{", "{{"
         ).replace("}", "}}")
         checks.append(

@@ -336,3 +336,15 @@ def test_labels_that_read_as_missing_values_warn(frame):
     assert "write it as missing (null)" in check.message
     # '' and '  ' are also one label written two ways
     assert result.check("label_variants").details["groups"] == [[["", 1], ["  ", 1]]]
+
+
+def test_a_label_outside_the_domain_written_like_one_inside_is_named(frame):
+    frame.loc[2, "label"] = "Cat "
+    frame.loc[3, "label"] = "n/a"
+    result = validate_input(frame, label="label", label_domain=["cat", "dog"])
+    domain = result.check("label_in_domain")
+    assert not domain.success and domain.unexpected_count == 2
+    assert (
+        "(['Cat ', 'n/a']; expected one of ['cat', 'dog']) ('Cat ' is written "
+        "like the expected label 'cat'; 'n/a' reads as a missing value)"
+    ) in domain.message
