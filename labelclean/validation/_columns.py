@@ -12,7 +12,7 @@ would silently enter the distance space. These checks name them:
   timestamp, or a categorical column whose rare levels will be pooled; a
   numeric label that looks like a measurement rather than classes; text
   labels that differ only in case, spacing or Unicode form, or that read as
-  a missing value.
+  a missing value; categorical levels of a feature written several ways.
 
 Each warning names the flag that drops the column.
 """
@@ -184,6 +184,8 @@ def feature_warnings(
                 distinct=distinct,
             )
         ]
+    if categorical and not out:  # free text: its values are not levels
+        out += _level_variant_warnings(values, name, drop)
     levels = distinct + int(len(values) < n)  # a missing value is a level
     if categorical and levels > DEFAULT_MAX_CATEGORIES:
         pooled = levels - (DEFAULT_MAX_CATEGORIES - 1)
@@ -260,6 +262,28 @@ def label_text_checks(
         )
     )
     return checks
+
+
+def _level_variant_warnings(
+    values: pd.Series, name: Any, drop: str
+) -> list[CheckResult]:
+    """``feature_level_variants``: text levels of a feature that differ only in
+    case, spacing or Unicode form (one value written several ways, read as
+    several levels; :mod:`labelclean.utils._labels`)."""
+    groups = label_variants(values.value_counts(sort=False).to_dict())
+    if not groups:
+        return []
+    return [
+        _warning(
+            "feature_level_variants",
+            name,
+            f"feature column {name!r} has levels that differ only in case, "
+            f"spacing or Unicode form: {variants_text(groups)}; each is a level "
+            f"of its own. If they are one value, write it one way before the run, "
+            f"or {drop}.",
+            groups=[[list(item) for item in group] for group in groups],
+        )
+    ]
 
 
 def label_warnings(

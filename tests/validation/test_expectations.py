@@ -348,3 +348,21 @@ def test_a_label_outside_the_domain_written_like_one_inside_is_named(frame):
         "(['Cat ', 'n/a']; expected one of ['cat', 'dog']) ('Cat ' is written "
         "like the expected label 'cat'; 'n/a' reads as a missing value)"
     ) in domain.message
+
+
+def test_feature_levels_written_several_ways_warn(frame):
+    frame["shade"] = ["red", "Red ", "blue", "red", "RED", "blue", "blue", "red"]
+    result = validate_input(frame, label="label")
+    check = result.check("feature_level_variants", column="shade")
+    assert check.severity == "warning" and result.success
+    assert check.details["groups"] == [[["red", 3], ["RED", 1], ["Red ", 1]]]
+    assert "'red' (3 rows), 'RED' (1 row) and 'Red ' (1 row)" in check.message
+    assert "--exclude shade" in check.message
+    # 'color' (a categorical written one way) does not warn, nor free text
+    frame["note"] = [
+        f"Long comment number {i}, long enough to be text" for i in range(8)
+    ]
+    frame.loc[1, "note"] = "long comment number 0, long enough to be text"
+    result = validate_input(frame, label="label")
+    warned = [c.column for c in result.checks if c.name == "feature_level_variants"]
+    assert warned == ["shade"]
