@@ -24,8 +24,12 @@ picks other labels the quality benchmarks skip: ``many`` (a text or
 categorical column of 9 to 40 classes, each with at least 2 rows), ``rare``
 (2 to 8 classes, the smallest with 1 to 9 rows) or ``codes`` (an integer
 column of 2 to 6 values with at least 10 rows each: classes stored as
-numbers). Each run's share of rows flagged (discarded or corrected), the
-largest share a class lost and its cautions are recorded too.
+numbers), or ``written`` (a text or categorical column of 2 to 50 classes
+that the input suite warns of: a class written several ways,
+``label_variants``, or a missing value written as text,
+``label_placeholders``). Each run's share of rows flagged (discarded or
+corrected), the largest share a class lost and its cautions are recorded
+too.
 
 With ``--csv-days N`` each table arrives instead as a folder of N parquet
 files, one per consecutive slice of rows, each exported to CSV and read
@@ -65,9 +69,29 @@ from benchmarks.public_tables import _label_column
 REFUSED = {3: "bad data", 4: "bad input file"}
 
 
+def _written_label(frame: pd.DataFrame):
+    """The first text or categorical column of 2 to 50 classes whose labels
+    the input suite warns of (``label_variants``, ``label_placeholders``)."""
+    from labelclean.validation import validate_input
+
+    for column in frame.columns:
+        values = frame[column]
+        if pd.api.types.is_numeric_dtype(values) or pd.api.types.is_bool_dtype(values):
+            continue
+        if not 2 <= values.nunique() <= 50:
+            continue
+        probe = pd.DataFrame({"label": values, "x": 0.0})
+        checks = validate_input(probe, label="label").checks
+        if any(c.name in ("label_variants", "label_placeholders") for c in checks):
+            return column
+    return None
+
+
 def _other_label(frame: pd.DataFrame, kind: str):
     """The first column that is a label of ``kind`` (``many``, ``rare``,
-    ``codes``; the module docstring), or None."""
+    ``codes``, ``written``; the module docstring), or None."""
+    if kind == "written":
+        return _written_label(frame)
     for column in frame.columns:
         values = frame[column]
         counts = values.value_counts()
@@ -254,7 +278,9 @@ def main() -> None:
     parser.add_argument("--engine", choices=["local", "dask"], default="local")
     parser.add_argument("--csv-days", type=int, default=0)
     parser.add_argument(
-        "--labels", choices=["usual", "many", "rare", "codes"], default="usual"
+        "--labels",
+        choices=["usual", "many", "rare", "codes", "written"],
+        default="usual",
     )
     parser.add_argument("--section", default="cli-tables")
     args = parser.parse_args()
