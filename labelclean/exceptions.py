@@ -10,6 +10,7 @@ __all__ = [
     "DataValidationError",
     "GuardrailError",
     "InputFileError",
+    "LabelWritingWarning",
     "LabelcleanError",
     "OutputError",
     "PipelineDefinitionError",
@@ -59,3 +60,10 @@ class GuardrailError(LabelcleanError, RuntimeError):
     def __init__(self, *args: object, cautions=()) -> None:
         super().__init__(*args)
         self.cautions = list(cautions)
+
+
+class LabelWritingWarning(UserWarning):
+    """Labels whose writing says something is wrong: one class written
+    several ways (``'yes'`` and ``'Yes '``), or a missing value written as a
+    label (``'N/A'``). Each is read as a class of its own; nothing is merged
+    (docs/validation.md, *How the labels are written*)."""

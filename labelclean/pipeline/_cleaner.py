@@ -54,6 +54,7 @@ from labelclean.utils._features import (
     missing_value_counts,
     restore_missing,
 )
+from labelclean.utils._labels import warn_label_writing
 from labelclean.utils._sampling import draw_seed
 from labelclean.utils._sklearn import (
     HasMethods,
@@ -452,6 +453,7 @@ class LabelCleaner(DecisionsMixin, ModelSelectionMixin, ClassifierMixin, BaseFil
         }
         self.feature_handling_ = describe_features(self.feature_encoder_, raw)
         self.classes_, codes = check_labels(y, n_samples=Z.shape[0])
+        warn_label_writing(self.classes_, codes)
         self._fit_rows = Z.shape[0]  # the deep trees' depth (_make_model)
         weight = (
             None

@@ -13,6 +13,7 @@ Nothing here prints; every function returns what it did.
 
 import logging
 import os
+import warnings
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -20,7 +21,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from labelclean.exceptions import DataValidationError
+from labelclean.exceptions import DataValidationError, LabelWritingWarning
 from labelclean.io import (
     OutputFolder,
     inspect_parquet,
@@ -96,17 +97,20 @@ def _fit(cleaner, frame, columns, cols, reviewed, positions) -> tuple[Any, Any]:
     """Fit ``cleaner``; its audit columns (reviewed rows as a person decided
     them) and the report's ``run.reviewed`` (None without ``--reviewed``)."""
     labels, known = _with_verdicts(frame, cols, reviewed, positions)
-    if known is None:
-        cleaner.fit(frame[columns], labels)
-    else:
-        mask = np.zeros(len(frame), dtype=bool)
-        mask[known[0]] = True
-        cleaner.fit(
-            frame[columns],
-            labels,
-            reviewed=mask,
-            labels_before_review=frame[cols.label],
-        )
+    with warnings.catch_warnings():
+        # The input suite has said so already (label_variants, ...).
+        warnings.simplefilter("ignore", LabelWritingWarning)
+        if known is None:
+            cleaner.fit(frame[columns], labels)
+        else:
+            mask = np.zeros(len(frame), dtype=bool)
+            mask[known[0]] = True
+            cleaner.fit(
+                frame[columns],
+                labels,
+                reviewed=mask,
+                labels_before_review=frame[cols.label],
+            )
     fit_audit = cleaner.audit_[
         [c for c in cleaner.audit_.columns if c in AUDIT_COLUMNS]
     ]

@@ -20,7 +20,12 @@ report cautions, so that the user can fix the labels before the run.
 """
 
 import unicodedata
+import warnings
 from collections.abc import Hashable, Iterable, Mapping
+
+import numpy as np
+
+from labelclean.exceptions import LabelWritingWarning
 
 __all__ = [
     "PLACEHOLDERS",
@@ -29,6 +34,7 @@ __all__ = [
     "labels_text",
     "spelling_hint",
     "variants_text",
+    "warn_label_writing",
 ]
 
 #: Labels, once normalised as variants are, that read as a missing value.
@@ -111,3 +117,28 @@ def spelling_hint(
         elif _key(label) in PLACEHOLDERS:
             parts.append(f"{label!r} reads as a missing value")
     return f" ({'; '.join(parts)})" if parts else ""
+
+
+def warn_label_writing(classes: np.ndarray, codes: np.ndarray) -> None:
+    """Warn (:class:`~labelclean.exceptions.LabelWritingWarning`) where the
+    fitted ``classes`` (``codes``: each row's) hold labels written several
+    ways or missing values written as labels: the Python API's counterpart
+    of the input suite's ``label_variants`` and ``label_placeholders``."""
+    rows = np.bincount(codes, minlength=len(classes)).tolist()
+    counts = dict(zip(classes.tolist(), rows, strict=True))
+    parts = []
+    placeholders = label_placeholders(counts)
+    if placeholders:
+        parts.append(
+            f"labels that read as a missing value are read as classes: "
+            f"{labels_text(placeholders)} (write them as missing: such rows are "
+            "discarded as missing_label)"
+        )
+    groups = label_variants(counts)
+    if groups:
+        parts.append(
+            "labels that differ only in case, spacing or Unicode form are read "
+            f"as separate classes: {variants_text(groups)}"
+        )
+    if parts:
+        warnings.warn("; ".join(parts) + ".", LabelWritingWarning, stacklevel=4)

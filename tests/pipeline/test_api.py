@@ -1,6 +1,8 @@
 """The Python API a user touches: sample weights, the audit's columns (the
 same as the CLI's), index-preserving noise."""
 
+import warnings
+
 import numpy as np
 import pandas as pd
 import pytest
@@ -9,6 +11,7 @@ from typer.testing import CliRunner
 
 from labelclean.cli.main import app
 from labelclean.ensemble import SPLBoostClassifier
+from labelclean.exceptions import LabelWritingWarning
 from labelclean.linear_model import RoSRClassifier
 from labelclean.noise import flip_labels
 from labelclean.pipeline import LabelCleaner
@@ -175,3 +178,21 @@ def test_decimal_and_date_columns_are_numbers_and_dates(data):
     mixed = raw.assign(f1=["x", *raw["f1"].iloc[1:]])
     with pytest.raises(ValueError, match="cannot compare"):
         LabelCleaner(**FAST).fit(mixed, y)
+
+
+def test_fit_warns_of_labels_written_two_ways_or_as_a_missing_value(data):
+    X, y = data
+    y = y.copy()
+    y.iloc[:6] = ["B ", "B ", "b", "N/A", "N/A", "N/A"]
+    with pytest.warns(LabelWritingWarning) as caught:
+        cleaner = LabelCleaner(**FAST).fit(X, y)
+    (message,) = [str(w.message) for w in caught if w.category is LabelWritingWarning]
+    assert message.startswith(
+        "labels that read as a missing value are read as classes: 'N/A' (3 rows)"
+    )
+    assert "separate classes: 'b' (" in message and "and 'B ' (2 rows)." in message
+    # nothing is merged: each spelling stays a class of its own
+    assert {"B ", "N/A"} <= set(cleaner.classes_)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", LabelWritingWarning)
+        LabelCleaner(**FAST).fit(*data)  # labels written one way: no warning
