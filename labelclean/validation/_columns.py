@@ -12,7 +12,8 @@ would silently enter the distance space. These checks name them:
   timestamp, or a categorical column whose rare levels will be pooled; a
   numeric label that looks like a measurement rather than classes; text
   labels that differ only in case, spacing or Unicode form, or that read as
-  a missing value; categorical levels of a feature written several ways.
+  a missing value; categorical levels of a feature written several ways, or
+  numbers stored as text because a gap was written as ``'?'``.
 
 Each warning names the flag that drops the column.
 """
@@ -185,7 +186,9 @@ def feature_warnings(
             )
         ]
     if categorical and not out:  # free text: its values are not levels
-        out += _level_variant_warnings(values, name, drop)
+        counts = values.value_counts(sort=False).to_dict()
+        out += _level_variant_warnings(counts, name, drop)
+        out += _numbers_as_text_warnings(counts, name)
     levels = distinct + int(len(values) < n)  # a missing value is a level
     if categorical and levels > DEFAULT_MAX_CATEGORIES:
         pooled = levels - (DEFAULT_MAX_CATEGORIES - 1)
@@ -264,13 +267,39 @@ def label_text_checks(
     return checks
 
 
+def _numbers_as_text_warnings(counts: Mapping[Any, int], name: Any) -> list:
+    """``feature_numbers_as_text``: a text feature whose values are numbers
+    but for a few that read as a missing value (``'?'``, ``'NA'``): an
+    export wrote the gaps as text, so the column is read as categories."""
+    placeholders = label_placeholders(counts)
+    others = [v for v, n in counts.items() if n > 0 and (v, n) not in placeholders]
+    if not placeholders or not others:
+        return []
+    numbers = pd.to_numeric(pd.Series([str(v) for v in others]), errors="coerce")
+    if numbers.isna().any():
+        return []
+    return [
+        _warning(
+            "feature_numbers_as_text",
+            name,
+            f"feature column {name!r} holds numbers and {labels_text(placeholders)}, "
+            f"so it is read as text: each of its {len(others)} distinct numbers is a "
+            "category, and the rarer are pooled. If those values mark missing "
+            "numbers, convert the column to numbers with them missing (NaN) "
+            "before the run.",
+            placeholders=[label for label, _ in placeholders],
+            numbers=len(others),
+        )
+    ]
+
+
 def _level_variant_warnings(
-    values: pd.Series, name: Any, drop: str
+    counts: Mapping[Any, int], name: Any, drop: str
 ) -> list[CheckResult]:
     """``feature_level_variants``: text levels of a feature that differ only in
     case, spacing or Unicode form (one value written several ways, read as
     several levels; :mod:`labelclean.utils._labels`)."""
-    groups = label_variants(values.value_counts(sort=False).to_dict())
+    groups = label_variants(counts)
     if not groups:
         return []
     return [

@@ -366,3 +366,14 @@ def test_feature_levels_written_several_ways_warn(frame):
     result = validate_input(frame, label="label")
     warned = [c.column for c in result.checks if c.name == "feature_level_variants"]
     assert warned == ["shade"]
+
+
+def test_numbers_stored_as_text_because_of_a_gap_warn(frame):
+    frame["dose"] = ["1.5", "2", "?", "3.25", "2", "4", "1.5", "?"]
+    frame["code"] = ["1", "2"] * 4  # numbers as text, no gap: categories
+    frame["word"] = ["low", "?", "high", "low", "high", "low", "?", "high"]
+    result = validate_input(frame, label="label")
+    (check,) = [c for c in result.checks if c.name == "feature_numbers_as_text"]
+    assert check.column == "dose" and check.severity == "warning"
+    assert check.details == {"placeholders": ["?"], "numbers": 4}
+    assert "holds numbers and '?' (2 rows), so it is read as text" in check.message
