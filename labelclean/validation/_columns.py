@@ -272,7 +272,8 @@ def _numbers_as_text_warnings(counts: Mapping[Any, int], name: Any) -> list:
     but for a few that read as a missing value (``'?'``, ``'NA'``): an
     export wrote the gaps as text, so the column is read as categories."""
     placeholders = label_placeholders(counts)
-    others = [v for v, n in counts.items() if n > 0 and (v, n) not in placeholders]
+    missing = {label for label, _ in placeholders}
+    others = [v for v, n in counts.items() if n > 0 and v not in missing]
     if not placeholders or not others:
         return []
     numbers = pd.to_numeric(pd.Series([str(v) for v in others]), errors="coerce")
