@@ -8,12 +8,7 @@ plain words (``docs/decisions.md`` says where each number comes from).
 from collections.abc import Mapping
 from typing import Any
 
-from labelclean.utils._labels import (
-    label_placeholders,
-    label_variants,
-    labels_text,
-    variants_text,
-)
+from labelclean.utils._labels import LABEL_WRITING_FIXES, label_writing
 
 __all__ = ["calibration_story", "cautions", "count", "pct"]
 
@@ -466,34 +461,19 @@ def cautions(run: Mapping[str, Any], classes: Any = ()) -> list[dict[str, str]]:
 def _label_cautions(classes: Any) -> list[dict[str, str]]:
     """``label_placeholders`` and ``label_variants`` when observed labels read
     as a missing value or differ only in how they are written
-    (:mod:`labelclean.utils._labels`)."""
+    (:func:`~labelclean.utils._labels.label_writing`)."""
     counts = {
         c["label"]: c.get("n_observed") or 0
         for c in classes or ()
         if isinstance(c, Mapping) and "label" in c
     }
-    out = []
-    placeholders = label_placeholders(counts)
-    if placeholders:
-        out.append({
-            "code": "label_placeholders",
-            "message": (
-                "labels that read as a missing value were read as classes: "
-                f"{labels_text(placeholders)}; if those rows have no label, "
-                "write it as missing (null) and run again"
-            ),
-        })  # fmt: skip
-    groups = label_variants(counts)
-    if groups:
-        out.append({
-            "code": "label_variants",
-            "message": (
-                "labels that differ only in case, spacing or Unicode form were "
-                f"read as separate classes: {variants_text(groups)}; if they "
-                "name one class, write it one way and run again"
-            ),
-        })  # fmt: skip
-    return out
+    return [
+        {
+            "code": code,
+            "message": f"{sentence}; {LABEL_WRITING_FIXES[code]} and run again",
+        }
+        for code, sentence in label_writing(counts, "were")
+    ]
 
 
 def _guardrail_cautions(held: Any) -> list[dict[str, str]]:

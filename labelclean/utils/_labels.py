@@ -28,9 +28,11 @@ import numpy as np
 from labelclean.exceptions import LabelWritingWarning
 
 __all__ = [
+    "LABEL_WRITING_FIXES",
     "PLACEHOLDERS",
     "label_placeholders",
     "label_variants",
+    "label_writing",
     "labels_text",
     "spelling_hint",
     "variants_text",
@@ -119,26 +121,47 @@ def spelling_hint(
     return f" ({'; '.join(parts)})" if parts else ""
 
 
+#: What to do about each finding of :func:`label_writing`, by its code.
+LABEL_WRITING_FIXES = {
+    "label_placeholders": "if those rows have no label, write it as missing (null)",
+    "label_variants": "if they name one class, write it one way",
+}
+
+
+def label_writing(counts: Mapping[Hashable, int], verb: str = "are") -> list:
+    """``(code, sentence)`` per finding on the labels of ``counts`` (label →
+    rows): ``label_placeholders`` (labels that read as a missing value) and
+    ``label_variants`` (labels written several ways), each saying how the
+    labels ``verb`` (``'are'``, ``'were'``) read; :data:`LABEL_WRITING_FIXES`
+    says what to do. Shared by the report's cautions and the fit's warning."""
+    out = []
+    placeholders = label_placeholders(counts)
+    if placeholders:
+        out.append((
+            "label_placeholders",
+            f"labels that read as a missing value {verb} read as classes: "
+            f"{labels_text(placeholders)}",
+        ))  # fmt: skip
+    groups = label_variants(counts)
+    if groups:
+        out.append((
+            "label_variants",
+            "labels that differ only in case, spacing or Unicode form "
+            f"{verb} read as separate classes: {variants_text(groups)}",
+        ))  # fmt: skip
+    return out
+
+
 def warn_label_writing(classes: np.ndarray, codes: np.ndarray) -> None:
     """Warn (:class:`~labelclean.exceptions.LabelWritingWarning`) where the
     fitted ``classes`` (``codes``: each row's) hold labels written several
-    ways or missing values written as labels: the Python API's counterpart
-    of the input suite's ``label_variants`` and ``label_placeholders``."""
+    ways or missing values written as labels (:func:`label_writing`): the
+    Python API's counterpart of the input suite's ``label_variants`` and
+    ``label_placeholders``."""
     rows = np.bincount(codes, minlength=len(classes)).tolist()
-    counts = dict(zip(classes.tolist(), rows, strict=True))
-    parts = []
-    placeholders = label_placeholders(counts)
-    if placeholders:
-        parts.append(
-            f"labels that read as a missing value are read as classes: "
-            f"{labels_text(placeholders)} (write them as missing: such rows are "
-            "discarded as missing_label)"
+    findings = label_writing(dict(zip(classes.tolist(), rows, strict=True)))
+    if findings:
+        text = "; ".join(
+            f"{sentence} ({LABEL_WRITING_FIXES[code]})" for code, sentence in findings
         )
-    groups = label_variants(counts)
-    if groups:
-        parts.append(
-            "labels that differ only in case, spacing or Unicode form are read "
-            f"as separate classes: {variants_text(groups)}"
-        )
-    if parts:
-        warnings.warn("; ".join(parts) + ".", LabelWritingWarning, stacklevel=4)
+        warnings.warn(text + ".", LabelWritingWarning, stacklevel=4)

@@ -190,7 +190,11 @@ def test_fit_warns_of_labels_written_two_ways_or_as_a_missing_value(data):
     assert message.startswith(
         "labels that read as a missing value are read as classes: 'N/A' (3 rows)"
     )
-    assert "separate classes: 'b' (" in message and "and 'B ' (2 rows)." in message
+    assert "(if those rows have no label, write it as missing (null))" in message
+    assert "separate classes: 'b' (" in message
+    assert message.endswith(
+        "and 'B ' (2 rows) (if they name one class, write it one way)."
+    )
     # nothing is merged: each spelling stays a class of its own
     assert {"B ", "N/A"} <= set(cleaner.classes_)
     with warnings.catch_warnings():
