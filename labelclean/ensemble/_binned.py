@@ -28,7 +28,12 @@ from sklearn.utils import check_random_state
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, validate_data
 
-from labelclean.ensemble._splits import _histograms, best_splits, level_splits
+from labelclean.ensemble._splits import (
+    _histograms,
+    best_splits,
+    histogram_bins,
+    level_splits,
+)
 from labelclean.utils._sklearn import (
     Interval,
     OlderFilesMixin,
@@ -320,7 +325,7 @@ def _grow_tree(X_binned, y, weight, n_classes, n_bins, max_depth, criterion):
     values = [np.zeros(n_classes)]
     node_of_row = np.zeros(X_binned.shape[0], dtype=np.intp)
     level = [0]  # global ids of this level's nodes, in local order
-    n_bins_max = int(n_bins.max()) + 1  # and the missing bin
+    n_bins_max = int(histogram_bins(n_bins))  # with the missing bin
     for depth in range(max_depth):
         if depth == 0:
             hist = _histograms(

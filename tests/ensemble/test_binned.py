@@ -19,6 +19,7 @@ from labelclean.ensemble._splits import (
     _scan_node_gini2,
     _splits_out,
     best_splits,
+    histogram_bins,
     level_splits,
 )
 
@@ -380,6 +381,37 @@ def test_level_splits_are_the_splits_of_the_level_histograms_to_the_bit(
     by_node = level_splits(X, y, w, node, n_nodes, n_bins, n_classes, criterion)
     for a, b in zip(whole, by_node, strict=True):
         np.testing.assert_array_equal(a, b)  # bit for bit, not within a tolerance
+
+
+@settings(max_examples=40, deadline=None)
+@given(
+    n=st.integers(1, 300),
+    d=st.integers(1, 5),
+    n_classes=st.integers(1, 4),
+    n_nodes=st.integers(1, 4),
+    criterion=st.sampled_from([0, 1]),
+    missing=st.sampled_from([0.0, 0.1, 0.6]),
+    seed=st.integers(0, 2**31 - 1),
+)
+def test_the_histograms_empty_bin_changes_no_split_and_no_root_value(
+    n, d, n_classes, n_nodes, criterion, missing, seed
+):
+    # The trees' histograms carry one bin past the missing bin (cache sets,
+    # histogram_bins): nothing lands there, and nothing that reads them moves.
+    rng = np.random.RandomState(seed)
+    X, y, w, node, n_bins = random_level(rng, n, d, n_classes, n_nodes, missing)
+    tight = _histograms(X, y, w, node, n_nodes, int(n_bins.max()) + 1, n_classes)
+    padded = _histograms(X, y, w, node, n_nodes, histogram_bins(n_bins), n_classes)
+    assert padded.shape[2] == tight.shape[2] + 1
+    assert not padded[:, :, -1].any()
+    for a, b in zip(
+        best_splits(tight, n_bins, criterion),
+        best_splits(padded, n_bins, criterion),
+        strict=True,
+    ):
+        np.testing.assert_array_equal(a, b)  # bit for bit
+    # The root's class weights (_grow_tree: feature 0's bins summed).
+    np.testing.assert_array_equal(tight[0, 0].sum(axis=0), padded[0, 0].sum(axis=0))
 
 
 @pytest.mark.parametrize("n_classes", [2, 5])
