@@ -52,18 +52,19 @@ def _split_gain(parent, left, w_left, total, right, criterion):
 @njit(cache=True, nogil=True)
 def histogram_bins(n_bins_per_feature):
     """Bins per feature of the histogram arrays: the widest feature's value
-    bins, its missing bin, and one more that stays empty.
+    bins and its missing bin, plus one that stays empty where that count is
+    even.
 
-    The empty bin keeps a feature's histogram from being a multiple of 4 KiB
-    long: 256 bins × 2 classes × 8 bytes is 4 KiB exactly, and then bin b of
-    every feature falls in the same set of the L1 cache. A row of one-hot
-    columns (bin 0 or 1 in nearly every feature) writes that one set for
-    every feature, and each write evicts the last: on the 2,930 rows of
-    `modeldata-ames` (314 encoded columns, 279 of them one-hot, beside a
-    column of 255 bins) a stump took 12.4 ms, and 0.9 ms with the empty bin
-    (benchmarks/RESULTS.md, ``fit-cost-histogram-padding``). No split reads
-    the empty bin, so every split is the same to the bit."""
-    return n_bins_per_feature.max() + 2
+    An odd count keeps a feature's histogram (bins × classes × 8 bytes) off
+    the multiples of large powers of two. At 256 bins and two classes it is
+    4 KiB exactly, and then bin b of every feature falls in the same set of
+    the L1 cache: a row of one-hot columns (bin 0 or 1 in nearly every
+    feature) writes that one set for every feature, each write evicting an
+    earlier one. With an odd count the same bin of successive features steps
+    through the sets (docs/boosting.md, *One empty bin*). No split reads the
+    empty bin, so every split is the same to the bit."""
+    n_bins = n_bins_per_feature.max() + 1
+    return n_bins + 1 - n_bins % 2
 
 
 @njit(cache=True, nogil=True)
