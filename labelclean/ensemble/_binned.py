@@ -325,7 +325,7 @@ def _grow_tree(X_binned, y, weight, n_classes, n_bins, max_depth, criterion):
     values = [np.zeros(n_classes)]
     node_of_row = np.zeros(X_binned.shape[0], dtype=np.intp)
     level = [0]  # global ids of this level's nodes, in local order
-    n_bins_max = int(histogram_bins(n_bins))  # with the missing bin
+    n_bins_max = int(histogram_bins(n_bins))  # value bins, missing bin, (empty)
     for depth in range(max_depth):
         if depth == 0:
             hist = _histograms(
