@@ -51,7 +51,10 @@ def _table_split(name: str):
     from benchmarks.public_tables import _prepare, load_rdataset
 
     package, item = name.split("-", 1)
-    X, y = _prepare(load_rdataset(package, item))
+    prepared = _prepare(load_rdataset(package, item))
+    if prepared is None:
+        raise SystemExit(f"{name}: no column of 2 to 8 classes to use as the label")
+    X, y = prepared
     return train_test_split(X, y, test_size=0.5, stratify=y, random_state=0)
 
 

@@ -214,7 +214,9 @@ class LabelCleaner(DecisionsMixin, ModelSelectionMixin, ClassifierMixin, BaseFil
         the chosen (or closest) challenger's ``difference`` from RoSR-L and its
         ``standard_error``, ``sampled_rows`` for a stratified sample (above
         :data:`MODEL_SELECTION_MAX_SAMPLES` rows); with 'auto', ``final``:
-        the same on the cleaned rows, and the ``stack``; ``final_penalty``:
+        the same on the cleaned rows (``held_out_rows``: from
+        :data:`FINAL_HOLD_OUT_ROWS`, the one fold read), and the ``stack``;
+        ``final_penalty``:
         RoSR-L's penalty (``default``, ``compared``, ``chosen``; not searched
         for a RoSR-L the stack leaves out of over 10,000 cleaned rows).
     feature_encoder_ : object

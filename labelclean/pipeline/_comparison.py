@@ -16,8 +16,11 @@ from labelclean.pipeline._decisions import argmax_keep_observed
 
 __all__ = [
     "AUTO_RULE",
+    "FINAL_HOLD_OUT_ROWS",
     "FINAL_PENALTIES",
     "FINAL_RULE",
+    "MODEL_SELECTION_MAX_SAMPLES",
+    "PENALTY_MAX_SAMPLES",
     "PENALTY_RULE",
     "PLAIN_SUFFIX",
     "choose_model",
@@ -32,6 +35,26 @@ __all__ = [
 #: and the decisions are built) is compared first and kept unless another is
 #: clearly better.
 FINAL_PENALTIES = (1e-5, 3e-5, 1e-4, 3e-4, 1e-3, 3e-3, 1e-2, 3e-2, 0.1, 0.3, 1.0)
+
+#: Above this many rows, ``model='auto'`` compares its candidates on a
+#: stratified sample of this many rows (then evaluates only the chosen one on
+#: every row): the comparison's standard error is already below 0.3 points.
+MODEL_SELECTION_MAX_SAMPLES = 50_000
+
+#: Above this many cleaned rows, RoSR-L's penalties for the final fit are
+#: compared on a stratified sample of this many, and the one chosen there is
+#: scaled to the rows of the fit (``ModelSelectionMixin._final_penalty``).
+PENALTY_MAX_SAMPLES = 10_000
+
+#: From this many compared cleaned rows, the final model's choices (the
+#: candidates' comparison and the stack's temperatures and weights; RoSR-L's
+#: penalties where they share its rows) are read on one held-out fold of the
+#: ``cv`` folds instead of all of them: each candidate is fitted once, on the
+#: same share of the rows as each fold's fit, and judged on a fifth of them
+#: (2,000 rows and more by default), as histogram gradient boosting holds out
+#: rows for its early stopping from 10,000 on (docs/decisions.md, *The final
+#: comparisons on one held-out fold*).
+FINAL_HOLD_OUT_ROWS = 10_000
 
 #: The mark of a penalty compared without RoSR-L's self-paced weights
 #: (``weighting='none'``) in ``model_selection_['final_penalty']['candidates']``:
@@ -67,13 +90,15 @@ PENALTY_RULE = (
     "more than one standard error of the paired per-row difference (the "
     "lowest error rate among those that are); above 10,000 cleaned rows, on a "
     "stratified sample of 10,000, the penalty chosen there scaled by the "
-    "sample's share of the cleaned rows"
+    "sample's share of the cleaned rows; from 10,000 compared rows, over one "
+    "held-out fold"
 )
 
 #: The rule of :meth:`ModelSelectionMixin._choose_final`, in words
 #: (``model_selection_['final']['rule']``).
 FINAL_RULE = (
-    "out-of-fold error rate against the cleaned labels over the cleaned rows, "
+    "out-of-fold error rate against the cleaned labels over the cleaned rows "
+    f"(from {FINAL_HOLD_OUT_ROWS:,} of them, over one held-out fold), "
     "each row weighted as in the final fit; another candidate replaces RoSR-L "
     "only if its error rate is lower by more than one standard error of the "
     "paired per-row difference (the lowest error rate among those that are)"
@@ -85,7 +110,8 @@ STACK_RULE = (
     "a weighted average of the candidates' probabilities, each calibrated by a "
     "temperature; temperatures and weights (non-negative, summing to one) "
     "minimise the out-of-fold log-loss against the cleaned labels over the "
-    "cleaned rows, each row weighted as in the final fit; a candidate under 1 % "
+    f"cleaned rows (from {FINAL_HOLD_OUT_ROWS:,} of them, over one held-out "
+    "fold), each row weighted as in the final fit; a candidate under 1 % "
     "of the weight is left out"
 )
 

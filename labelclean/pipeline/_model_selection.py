@@ -21,7 +21,10 @@ from sklearn.utils.parallel import Parallel, delayed
 
 from labelclean.pipeline import _kinds as kinds
 from labelclean.pipeline._comparison import (
+    FINAL_HOLD_OUT_ROWS,
     FINAL_RULE,
+    MODEL_SELECTION_MAX_SAMPLES,
+    PENALTY_MAX_SAMPLES,
     PENALTY_RULE,
     STACK_RULE,
     choose_model,
@@ -38,16 +41,6 @@ from labelclean.utils._sampling import stratified_rows
 from labelclean.utils._threads import one_blas_thread
 
 __all__ = ["ModelSelectionMixin"]
-
-#: Above this many rows, ``model='auto'`` compares its candidates on a
-#: stratified sample of this many rows (then evaluates only the chosen one on
-#: every row): the comparison's standard error is already below 0.3 points.
-MODEL_SELECTION_MAX_SAMPLES = 50_000
-
-#: Above this many cleaned rows, RoSR-L's penalties for the final fit are
-#: compared on a stratified sample of this many, and the one chosen there is
-#: scaled to the rows of the fit (:meth:`ModelSelectionMixin._final_penalty`).
-PENALTY_MAX_SAMPLES = 10_000
 
 #: The least row weight of ``final_fit='weighted'``: a row the evidence holds
 #: surely mislabelled still keeps its class in the fit.
@@ -298,8 +291,9 @@ class ModelSelectionMixin:
         """The rows, folds and row weights on which the final model's choices
         are compared: the cleaned rows (a stratified, seeded sample of
         ``max_rows``, by default :data:`MODEL_SELECTION_MAX_SAMPLES`, above
-        that many), in at most ``cv`` stratified folds; None when a class has
-        a single cleaned row."""
+        that many), in at most ``cv`` stratified folds, of which only the
+        first from :data:`FINAL_HOLD_OUT_ROWS` rows; None when a class has a
+        single cleaned row."""
         codes = new_codes[kept]
         counts = np.bincount(codes)
         n_folds = int(min(self.cv, counts[counts > 0].min()))
@@ -314,6 +308,8 @@ class ModelSelectionMixin:
         rows = kept if rows is None else kept[rows]
         splitter = StratifiedKFold(n_folds, shuffle=True, random_state=seed)
         folds = list(splitter.split(rows, new_codes[rows]))
+        if rows.shape[0] >= FINAL_HOLD_OUT_ROWS:
+            folds = folds[:1]
         return rows, folds, None if weight is None else weight[rows]
 
     def _compare_on_cleaned(self, names, seed, Z, new_codes, split, build=None):
@@ -329,6 +325,8 @@ class ModelSelectionMixin:
         chosen, selection = choose_model(oofs, new_codes[rows], weight=w)
         if rows.shape[0] < self.sample_indices_.shape[0]:
             selection["sampled_rows"] = int(rows.shape[0])
+        if len(folds) == 1:
+            selection["held_out_rows"] = int(folds[0][1].shape[0])
         return chosen, selection, oofs
 
     def _choose_final(self, seed, Z, new_codes, split):

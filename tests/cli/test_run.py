@@ -526,7 +526,8 @@ def test_without_a_pipeline_the_shipped_one_for_the_label_runs(tmp_path):
 
 def test_a_large_multiclass_run_chooses_the_penalty_on_a_sample(tmp_path):
     # 10,600 rows: over the 10,000 cleaned rows above which RoSR-L's
-    # penalties are compared on a sample (docs/decisions.md)
+    # penalties are compared on a sample, and from which the final model's
+    # choices are read on one held-out fold of five (docs/decisions.md)
     X, y = make_blobs(10_600, centers=3, cluster_std=3.0, random_state=0)
     data = tmp_path / "large.parquet"
     frame = pd.DataFrame(X, columns=["a", "b"])
@@ -540,17 +541,22 @@ def test_a_large_multiclass_run_chooses_the_penalty_on_a_sample(tmp_path):
     penalty = report["run"]["final_model"]["selection"]["final_penalty"]
     n_cleaned = len(pd.read_parquet(out / "cleaned.parquet"))
     assert penalty["sampled_rows"] == 10_000 < n_cleaned
+    held = penalty["held_out_rows"]
+    assert abs(held - 2_000) <= 3  # one stratified fold of five
     for candidate in penalty["candidates"].values():
-        assert candidate["rows"] == 10_000
+        assert candidate["rows"] == held
     assert penalty["scale"] == pytest.approx(10_000 / n_cleaned)
     assert penalty["chosen"] == pytest.approx(penalty["compared"] * penalty["scale"])
     html = (out / "report.html").read_text()
     without = " without self-paced weights" if penalty["weighting"] == "none" else ""
     chosen = (
-        f"= {penalty['chosen']:.2g}{without} was chosen out of fold on a sample of "
+        f"= {penalty['chosen']:.2g}{without} was chosen out of fold on {held:,} rows "
+        "held out of a sample of 10,000 cleaned rows among 22 settings, with and "
+        "without self-paced"
     )
     assert chosen in html
-    assert "10,000 cleaned rows among 22 settings, with and without self-paced" in html
+    final = report["run"]["final_model"]["selection"]["final"]
+    assert final["held_out_rows"] == final["stack"]["rows"] > 2_000
     # Counts of rows read with thousands separators, on stdout and the page.
     assert res.stdout.strip().splitlines()[-1].startswith("10,600 rows: ")
     assert f"holds {n_cleaned:,} row(s)." in html

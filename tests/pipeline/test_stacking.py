@@ -8,6 +8,7 @@ stack of the candidates*).
 import copy
 
 import numpy as np
+import pandas as pd
 import pytest
 from scipy.special import softmax
 from sklearn.datasets import make_classification
@@ -15,6 +16,7 @@ from sklearn.datasets import make_classification
 from labelclean.noise import flip_labels
 from labelclean.pipeline import LabelCleaner, dumps_cleaner, loads_cleaner
 from labelclean.pipeline import _kinds as kinds
+from labelclean.pipeline import _model_selection as selection_module
 from labelclean.pipeline._stacking import (
     LEAST_MEMBER_WEIGHT,
     StackedModel,
@@ -22,6 +24,7 @@ from labelclean.pipeline._stacking import (
     fit_stack,
     fit_temperature,
 )
+from labelclean.report import render_html
 
 
 def _labels_from(logits, seed):
@@ -168,7 +171,9 @@ def test_no_penalty_search_for_a_rosr_the_stack_leaves_out():
     assert "rosr" not in members
     assert "rosr" in cleaner.model_selection_["final"]["candidates"]
     assert "final_penalty" not in cleaner.model_selection_
-    assert cleaner.model_name_ == "cb_adaboost_trees"
+    # the trees, alone or stacked with the deeper ones (read on a held-out
+    # fold above 10,000 rows)
+    assert set(members) <= {"cb_adaboost_trees", "cb_adaboost_deep"}
     assert (cleaner.predict(X) == y).mean() > 0.95
 
 
@@ -289,3 +294,33 @@ def test_final_model_stacks_on_an_explicit_evidence_without_changing_a_decision(
     deep.fit(X[:300], y_noisy[:300])
     assert deep.model_name_ == "cb_adaboost_deep"
     assert "final" not in deep.model_selection_
+
+
+def test_from_ten_thousand_rows_the_final_choices_read_one_held_out_fold(monkeypatch):
+    # From FINAL_HOLD_OUT_ROWS compared rows each candidate (and each RoSR-L
+    # penalty) is fitted once, on four folds of five, and the choice, the
+    # temperatures and the weights are read on the fifth; the decisions,
+    # made before, do not change.
+    X, y = make_classification(1200, n_features=6, n_informative=4, random_state=0)
+    y_noisy, _ = flip_labels(y[:600], 0.1, random_state=0)
+    every = LabelCleaner(random_state=0).fit(X[:600], y_noisy)
+    monkeypatch.setattr(selection_module, "FINAL_HOLD_OUT_ROWS", 400)
+    held = LabelCleaner(random_state=0).fit(X[:600], y_noisy)
+    n = held.sample_indices_.shape[0]
+    assert n >= 400
+    final = held.model_selection_["final"]
+    assert abs(final["held_out_rows"] - n / 5) < 2  # a stratified fold of five
+    assert final["stack"]["rows"] == final["held_out_rows"]
+    assert "held_out_rows" in held.model_selection_["final_penalty"]
+    assert "one held-out fold" in final["rule"]
+    assert "held_out_rows" not in every.model_selection_["final"]
+    assert every.model_selection_["final"]["stack"]["rows"] == n
+    np.testing.assert_array_equal(held.decisions_, every.decisions_)
+    pd.testing.assert_frame_equal(held.audit_, every.audit_)
+    accuracy = [np.mean(c.predict(X[600:]) == y[600:]) for c in (held, every)]
+    assert accuracy[0] > 0.85 and abs(accuracy[0] - accuracy[1]) < 0.03
+    # the report says on which rows the stack was weighed
+    assert held.model_name_ == "stacked"
+    rows = f"{final['held_out_rows']:,} rows held out of the cleaned rows"
+    assert f"against the cleaned labels of {rows}" in render_html(held.report())
+    assert "rows held out" not in render_html(every.report())
