@@ -88,10 +88,10 @@ PENALTY_RULE = (
     "another setting replaces the default (the default penalty, with the "
     "self-paced weights) only if its error rate is lower by "
     "more than one standard error of the paired per-row difference (the "
-    "lowest error rate among those that are); above 10,000 cleaned rows, on a "
-    "stratified sample of 10,000, the penalty chosen there scaled by the "
-    "sample's share of the cleaned rows; from 10,000 compared rows, over one "
-    "held-out fold"
+    f"lowest error rate among those that are); above {PENALTY_MAX_SAMPLES:,} "
+    f"cleaned rows, on a stratified sample of {PENALTY_MAX_SAMPLES:,}, the "
+    "penalty chosen there scaled by the sample's share of the cleaned rows; "
+    f"from {FINAL_HOLD_OUT_ROWS:,} compared rows, over one held-out fold"
 )
 
 #: The rule of :meth:`ModelSelectionMixin._choose_final`, in words

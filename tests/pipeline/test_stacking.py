@@ -312,7 +312,10 @@ def test_from_ten_thousand_rows_the_final_choices_read_one_held_out_fold(monkeyp
     assert abs(final["held_out_rows"] - n / 5) < 2  # a stratified fold of five
     assert final["stack"]["rows"] == final["held_out_rows"]
     assert "held_out_rows" in held.model_selection_["final_penalty"]
-    assert "one held-out fold" in final["rule"]
+    # every candidate's error rate was read on the held-out fold alone
+    assert {c["rows"] for c in final["candidates"].values()} == {final["held_out_rows"]}
+    compared = every.model_selection_["final"]["candidates"].values()
+    assert {c["rows"] for c in compared} == {n}
     assert "held_out_rows" not in every.model_selection_["final"]
     assert every.model_selection_["final"]["stack"]["rows"] == n
     np.testing.assert_array_equal(held.decisions_, every.decisions_)
