@@ -32,7 +32,7 @@ Three backends build the candidate graph (utils/_pools.py):
   :data:`HNSW_MIN_SAMPLES` points on, where it is faster than the exact
   search (1.4 times at 1e5 rows, 1.7 at 1.5e5) at a recall of about 0.98.
 * ``'approximate'``: :class:`pynndescent.NNDescent`; near-linear in the number
-  of points, but every new process pays about 25 s of numba compilation, so it
+  of points, but every new process pays 25-60 s of numba compilation, so it
   is chosen automatically only from :data:`APPROXIMATE_MIN_SAMPLES` points on,
   where building the HNSW graph on one thread takes longer.
 

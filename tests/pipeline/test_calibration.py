@@ -48,6 +48,14 @@ from labelclean.pipeline._predictability import (
 from labelclean.report import build_report, render_html
 from labelclean.validation import validate_output
 
+#: The decisions (``decisions_``, ``audit_``, ``calibration_``, the audit of
+#: new rows) do not depend on the final model: ``final_model`` changes
+#: ``model_`` alone, and ``decision_model_`` stays the evidence's. Tests of
+#: the decisions fit the cheapest final model (CB-AdaBoost with stumps) in
+#: place of the default stack, a half to two thirds of a fit; the stack and
+#: the final model have tests of their own (test_stacking.py, test_cleaner.py).
+DECIDE = {"final_model": "cb_adaboost"}
+
 runner = CliRunner()
 
 
@@ -55,7 +63,7 @@ runner = CliRunner()
 def noisy_cancer():
     X, y = load_breast_cancer(return_X_y=True)
     y_noisy, flipped = flip_labels(y, 0.2, random_state=3)
-    cleaner = LabelCleaner(random_state=0).fit(X, y_noisy)
+    cleaner = LabelCleaner(**DECIDE, random_state=0).fit(X, y_noisy)
     return X, y, y_noisy, flipped, cleaner
 
 
@@ -67,7 +75,7 @@ def noisy_separable():
     X, y = make_classification(600, 10, n_informative=5, n_redundant=0,
                                class_sep=2.0, random_state=0)  # fmt: skip
     y_noisy, flipped = flip_labels(y, 0.2, random_state=3)
-    cleaner = LabelCleaner(random_state=0).fit(X, y_noisy)
+    cleaner = LabelCleaner(**DECIDE, random_state=0).fit(X, y_noisy)
     return X, y, y_noisy, flipped, cleaner
 
 
@@ -123,7 +131,7 @@ def test_the_corrections_estimates_come_with_intervals_that_hold():
     # three classes with 20 % flips: every pair told apart almost perfectly.
     X, y = load_wine(return_X_y=True)
     y_noisy, flipped = flip_labels(y, 0.2, random_state=3)
-    cleaner = LabelCleaner(random_state=0).fit(X, y_noisy)
+    cleaner = LabelCleaner(**DECIDE, random_state=0).fit(X, y_noisy)
     cal = cleaner.calibration_
     assert cal["corrections_allowed"]
     assert all(p["corrected_between"] for p in cal["predictability"]["pairs"])
@@ -188,7 +196,7 @@ def test_the_precision_interval_allows_for_the_count_of_flags():
     # alone reached down to 0.386 only.
     X, y = load_breast_cancer(return_X_y=True)
     y_noisy, _ = flip_labels(y, 0.05, random_state=2)
-    cal = LabelCleaner(random_state=0).fit(X, y_noisy).calibration_
+    cal = LabelCleaner(**DECIDE, random_state=0).fit(X, y_noisy).calibration_
     p, m = cal["flag_precision"], cal["flagged"]
     assert 0 < m < 30 and 0.3 < p < 0.9
     q = (p * m + 0.5) / (m + 1)  # Jeffreys' half counts
@@ -233,7 +241,7 @@ def test_an_interval_reaches_the_count_its_rows_make_likely():
 
 def test_clean_data_is_left_alone():
     X, y = load_breast_cancer(return_X_y=True)
-    cleaner = LabelCleaner(random_state=0).fit(X, y)
+    cleaner = LabelCleaner(**DECIDE, random_state=0).fit(X, y)
     assert (cleaner.decisions_ != "kept").mean() <= 0.03
     assert cleaner.noise_rate_ < 0.03
 
@@ -248,7 +256,7 @@ def test_a_row_is_flagged_only_when_its_label_is_more_likely_wrong_than_right():
         n_samples=400, n_features=6, n_informative=4, n_classes=3,
         n_clusters_per_class=1, class_sep=0.5, random_state=0,
     )  # fmt: skip
-    cleaner = LabelCleaner(random_state=0).fit(X, y)
+    cleaner = LabelCleaner(**DECIDE, random_state=0).fit(X, y)
     r = cleaner.audit_["noise_probability"].to_numpy(float)
     flagged = cleaner.decisions_ != "kept"
     assert cleaner.flag_threshold_ >= 0.5
@@ -292,7 +300,7 @@ def test_every_row_more_likely_wrong_than_right_is_flagged_on_a_small_table(
         X, y, test_size=0.5, stratify=y, random_state=3
     )
     noisy, flipped = flip_labels(y_half, 0.1, random_state=3)
-    cleaner = LabelCleaner(random_state=3).fit(X_half, noisy)
+    cleaner = LabelCleaner(**DECIDE, random_state=3).fit(X_half, noisy)
     r = cleaner.audit_["noise_probability"].to_numpy(float)
     flagged = cleaner.decisions_ != "kept"
     assert (r >= 0.5).sum() >= 4
@@ -322,7 +330,7 @@ def _ordinal(n=1500, seed=0):
 
 def test_partly_predictable_labels_are_not_mistaken_for_noise():
     X, y = _ordinal()
-    cleaner = LabelCleaner(random_state=0).fit(X, y)
+    cleaner = LabelCleaner(**DECIDE, random_state=0).fit(X, y)
     pred = cleaner.calibration_["predictability"]
     assert pred["low"]
     assert not cleaner.calibration_["corrections_allowed"]
@@ -335,8 +343,10 @@ def test_partly_predictable_labels_are_not_mistaken_for_noise():
 
 def test_target_precision_trades_recall_for_precision(noisy_cancer):
     X, _, y_noisy, _, _ = noisy_cancer
-    strict = LabelCleaner(random_state=0, target_precision=0.99).fit(X, y_noisy)
-    loose = LabelCleaner(random_state=0, target_precision=0.6).fit(X, y_noisy)
+    strict = LabelCleaner(**DECIDE, random_state=0, target_precision=0.99).fit(
+        X, y_noisy
+    )
+    loose = LabelCleaner(**DECIDE, random_state=0, target_precision=0.6).fit(X, y_noisy)
     n_strict = (strict.decisions_ != "kept").sum()
     n_loose = (loose.decisions_ != "kept").sum()
     assert n_strict < n_loose
@@ -352,7 +362,9 @@ def test_explicit_thresholds_select_the_fixed_rule(noisy_cancer):
     from labelclean.pipeline._decisions import decide
 
     X, _, y_noisy, _, _ = noisy_cancer
-    fixed = LabelCleaner(random_state=0, suspect_confidence=0.3).fit(X, y_noisy)
+    fixed = LabelCleaner(**DECIDE, random_state=0, suspect_confidence=0.3).fit(
+        X, y_noisy
+    )
     assert fixed.decision_rule_ == "thresholds"
     decision, _, _ = decide(
         fixed.evidence_,
@@ -389,7 +401,7 @@ def test_missing_values_run_through_fit_and_audit():
     X, y = load_breast_cancer(return_X_y=True)
     frame = _with_missing(X)
     y_noisy, flipped = flip_labels(y, 0.15, random_state=0)
-    cleaner = LabelCleaner(random_state=0).fit(frame, y_noisy)
+    cleaner = LabelCleaner(**DECIDE, random_state=0).fit(frame, y_noisy)
     assert len(cleaner.audit_) == len(frame)
     assert set(cleaner.missing_values_["columns"]) == {"f0", "f3", "site"}
     precision, _ = _precision_recall(cleaner.decisions_ != "kept", flipped)
@@ -544,7 +556,7 @@ def _run_multiclass(data, out):
 def test_poorly_predicted_labels_are_discarded_not_corrected():
     X, y = _ordinal_six()
     y_noisy, flipped = flip_labels(y, 0.3, random_state=0)
-    cleaner = LabelCleaner(random_state=0).fit(X, y_noisy)
+    cleaner = LabelCleaner(**DECIDE, random_state=0).fit(X, y_noisy)
     calibration = cleaner.calibration_
     assert calibration["predictability"]["low"]
     # The noise is still measured, within what the data allow ...
@@ -562,7 +574,7 @@ def test_poorly_predicted_labels_are_discarded_not_corrected():
     if flagged.any():
         assert calibration["flag_precision"] >= 0.5
         assert _precision_recall(flagged, flipped)[0] >= 0.5
-    clean = LabelCleaner(random_state=0).fit(X, y)
+    clean = LabelCleaner(**DECIDE, random_state=0).fit(X, y)
     assert (clean.decisions_ != "kept").mean() <= 0.03
 
 
@@ -578,7 +590,7 @@ def test_heavy_noise_on_separable_classes_is_flagged_and_not_corrected():
     # now). None is corrected: κ is low before the noise correction.
     X, y = load_breast_cancer(return_X_y=True)
     y_noisy, flipped = flip_labels(y, 0.3, random_state=0)
-    cleaner = LabelCleaner(random_state=0).fit(X, y_noisy)
+    cleaner = LabelCleaner(**DECIDE, random_state=0).fit(X, y_noisy)
     calibration = cleaner.calibration_
     predictability, anchor = (
         calibration["predictability"],
@@ -612,7 +624,7 @@ def test_corrections_need_moderate_agreement_before_the_noise_correction():
     )
     y_noisy, flipped = flip_labels(y_tr, 0.3, random_state=0)
     new_noisy, new_flipped = flip_labels(y_new, 0.3, random_state=1)
-    cleaner = LabelCleaner(random_state=0).fit(X_tr, y_noisy)
+    cleaner = LabelCleaner(**DECIDE, random_state=0).fit(X_tr, y_noisy)
     calibration = cleaner.calibration_
     predictability = calibration["predictability"]
     assert predictability["kappa"] < 0.4 <= predictability["kappa_noise_corrected"]
@@ -646,7 +658,7 @@ def test_corrections_need_substantial_agreement_with_the_noise_taken_out():
         random_state=0,
     )  # fmt: skip
     noisy, flipped = flip_labels(y, 0.1, random_state=0)
-    cleaner = LabelCleaner(random_state=0).fit(X, noisy)
+    cleaner = LabelCleaner(**DECIDE, random_state=0).fit(X, noisy)
     calibration = cleaner.calibration_
     predictability = calibration["predictability"]
     assert predictability["moderate"] and not predictability["substantial"]
@@ -936,7 +948,7 @@ def test_the_cleaner_reads_the_surest_rows_on_the_unfiltered_neighbours():
     # reading measures more (0.216), and the fit's cap is raised to it.
     X, y = make_classification(12_000, n_features=20, n_informative=10, random_state=0)
     y_noisy, _ = flip_labels(y, 0.2, random_state=0)
-    cleaner = LabelCleaner(random_state=0).fit(X, y_noisy)
+    cleaner = LabelCleaner(**DECIDE, random_state=0).fit(X, y_noisy)
     confidence = cleaner.confidence_estimator_
     assert not confidence.in_reduced_set_.all()  # the filter removed rows
     evidence = cleaner.evidence_
@@ -970,7 +982,7 @@ def test_overlap_the_surest_rows_contradict_is_not_flagged():
         500, n_features=6, n_informative=4, n_redundant=0, n_classes=3,
         class_sep=0.7, flip_y=0, random_state=2,
     )  # fmt: skip
-    cleaner = LabelCleaner(random_state=0).fit(X, y)
+    cleaner = LabelCleaner(**DECIDE, random_state=0).fit(X, y)
     cal = cleaner.calibration_
     assert not cal["predictability"]["low"]
     cap = cal["anchor_disagreement"][cal["noise_cap_reading"]]
@@ -1167,7 +1179,7 @@ def test_corrections_on_large_noise_cells_are_unchanged(noisy_separable, monkeyp
         assert pair["estimated_precision_at_least_noise"] >= cal["correction_target"]
     monkeypatch.setattr(calibration_module, "strength_at_least_noise",
                         lambda *args: None)  # fmt: skip
-    without = LabelCleaner(random_state=0).fit(X, y_noisy)
+    without = LabelCleaner(**DECIDE, random_state=0).fit(X, y_noisy)
     assert (without.decisions_ == cleaner.decisions_).all()
 
 
@@ -1220,7 +1232,7 @@ def test_evidence_hardly_better_than_chance_flags_nothing():
     X = pd.DataFrame(rng.normal(size=(1500, 4)), columns=list("abcd"))
     y = np.where(rng.random(1500) < 0.15, "rare", "common")
     y = np.where((X["a"] > 1.5) & (rng.random(1500) < 0.3), "rare", y)
-    cleaner = LabelCleaner(random_state=0).fit(X, y)
+    cleaner = LabelCleaner(**DECIDE, random_state=0).fit(X, y)
     predictability = cleaner.calibration_["predictability"]
     assert predictability["slight"] and predictability["low"]
     assert (cleaner.decisions_ == "kept").all()
@@ -1327,7 +1339,7 @@ def test_fair_agreement_flags_nothing_either(monkeypatch):
     # and with 20 % flips such flags were less than half right:
     # docs/decisions.md).
     X, treated = _treated_rats(3)
-    cleaner = LabelCleaner(random_state=0).fit(X, treated)
+    cleaner = LabelCleaner(**DECIDE, random_state=0).fit(X, treated)
     predictability = cleaner.calibration_["predictability"]
     assert predictability["low"] and predictability["fair"]
     assert not predictability["slight"]
@@ -1404,7 +1416,7 @@ def test_an_unrecognised_class_is_assumed_clean_in_the_joint():
 
 def test_a_class_the_features_do_not_describe_is_not_discarded():
     X, y = _with_hidden_class()
-    cleaner = LabelCleaner(random_state=0).fit(X, y)
+    cleaner = LabelCleaner(**DECIDE, random_state=0).fit(X, y)
     per_class = cleaner.calibration_["predictability"]["per_class"]
     # Class 0 shares its region with class 3, so it may go unrecognised too.
     assert [c["recognised"] for c in per_class][1:] == [True, True, False]
@@ -1421,7 +1433,7 @@ def _fit_wine_half_with_heavy_flips():
         X, y, test_size=0.5, stratify=y, random_state=3
     )
     noisy, flipped = flip_labels(y_half, 0.3, random_state=3)
-    return LabelCleaner(random_state=3).fit(X_half, noisy), flipped
+    return LabelCleaner(**DECIDE, random_state=3).fit(X_half, noisy), flipped
 
 
 def test_heavy_flips_on_a_small_table_do_not_hide_a_class_from_the_gate(
@@ -1547,7 +1559,7 @@ def test_mixture_bound_is_not_fooled_by_the_sources_own_wrong_labels():
         pick = rng.choice(rows, round(0.3 * rows.size), replace=False)
         flipped[pick] = True
         y_noisy[pick] = (d + 1) % 10
-    cleaner = LabelCleaner(random_state=0).fit(X, y_noisy)
+    cleaner = LabelCleaner(**DECIDE, random_state=0).fit(X, y_noisy)
     precision, recall = _precision_recall(cleaner.decisions_ != "kept", flipped)
     assert precision >= 0.95 and recall >= 0.6
 
@@ -1562,8 +1574,8 @@ def test_reviewed_rows_are_kept_and_never_flagged(noisy_cancer):
     labels[rows] = y[rows]
     known = np.zeros(y.shape[0], dtype=bool)
     known[rows] = True
-    plain = LabelCleaner(random_state=0).fit(X, labels)
-    cleaner = LabelCleaner(random_state=0).fit(X, labels, reviewed=known)
+    plain = LabelCleaner(**DECIDE, random_state=0).fit(X, labels)
+    cleaner = LabelCleaner(**DECIDE, random_state=0).fit(X, labels, reviewed=known)
     audit = cleaner.audit_
     assert (audit["decision"].to_numpy()[known] == "kept").all()
     assert (audit["reason"].to_numpy()[known] == "reviewed").all()
@@ -1578,7 +1590,7 @@ def test_reviewed_rows_are_kept_and_never_flagged(noisy_cancer):
     assert cal["flag_threshold"] == plain.calibration_["flag_threshold"]
     assert cal["flagged"] <= plain.calibration_["flagged"]
     with pytest.raises(ValueError, match="boolean array of shape"):
-        LabelCleaner(random_state=0).fit(X, labels, reviewed=known[:10])
+        LabelCleaner(**DECIDE, random_state=0).fit(X, labels, reviewed=known[:10])
 
 
 def _first_and_refit(loader, seed):
@@ -1587,14 +1599,14 @@ def _first_and_refit(loader, seed):
     nearest one half."""
     X, y = loader(return_X_y=True)
     y_noisy, flipped = flip_labels(y, 0.2, random_state=seed)
-    first = LabelCleaner(random_state=seed).fit(X, y_noisy)
+    first = LabelCleaner(**DECIDE, random_state=seed).fit(X, y_noisy)
     noise = first.audit_["noise_probability"].to_numpy()
     rows = np.argsort(np.abs(noise - 0.5), kind="stable")[:40]
     labels = y_noisy.copy()
     labels[rows] = y[rows]
     known = np.zeros(y.shape[0], dtype=bool)
     known[rows] = True
-    refit = LabelCleaner(random_state=seed).fit(
+    refit = LabelCleaner(**DECIDE, random_state=seed).fit(
         X, labels, reviewed=known, labels_before_review=y_noisy
     )
     assert refit.calibration_["reviewed_rows"] == 40
@@ -1630,13 +1642,13 @@ def test_labels_before_review_are_checked():
     known = np.zeros(y.shape[0], dtype=bool)
     known[:5] = True
     with pytest.raises(ValueError, match="labels y does not"):
-        LabelCleaner(random_state=0).fit(
+        LabelCleaner(**DECIDE, random_state=0).fit(
             X, y, reviewed=known, labels_before_review=np.full(y.shape, 7)
         )
     with pytest.raises(ValueError, match="needs reviewed"):
-        LabelCleaner(random_state=0).fit(X, y, labels_before_review=y)
+        LabelCleaner(**DECIDE, random_state=0).fit(X, y, labels_before_review=y)
     with pytest.raises(ValueError, match="one label per row"):
-        LabelCleaner(random_state=0).fit(
+        LabelCleaner(**DECIDE, random_state=0).fit(
             X, y, reviewed=known, labels_before_review=y[:10]
         )
 
@@ -1758,7 +1770,7 @@ def test_the_fit_corrects_the_rows_its_calibration_reports():
     X, y = load_wine(return_X_y=True)
     X_tr, _, y_tr, _ = train_test_split(X, y, test_size=0.5, stratify=y, random_state=0)
     noisy, _ = flip_labels(y_tr, 0.1, random_state=0)
-    cleaner = LabelCleaner(random_state=0).fit(X_tr, noisy)
+    cleaner = LabelCleaner(**DECIDE, random_state=0).fit(X_tr, noisy)
     cal = cleaner.calibration_
     corrected = cleaner.decisions_ == "corrected"
     assert cal["corrections"] > 0

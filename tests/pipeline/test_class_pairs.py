@@ -22,6 +22,9 @@ from labelclean.pipeline._noise_estimate import (
 )
 from labelclean.report import render_html
 
+#: Fits of the decisions alone, without the default stack (test_calibration.py).
+DECIDE = {"final_model": "cb_adaboost"}
+
 
 def _sure_but_confused(n=400, agree=0.65, seed=0):
     """Three classes; the evidence is sure of every row, and right about class
@@ -91,7 +94,7 @@ def test_a_small_table_with_heavy_flips_keeps_its_pairs_told_apart():
         X, y, test_size=0.5, stratify=y, random_state=4
     )
     noisy, flipped = flip_labels(y_half, 0.3, random_state=4)
-    cleaner = LabelCleaner(random_state=4).fit(X_half, noisy)
+    cleaner = LabelCleaner(**DECIDE, random_state=4).fit(X_half, noisy)
     pairs = cleaner.calibration_["predictability"]["pairs"]
     assert all(pair["told_apart"] for pair in pairs)
     flagged = cleaner.decisions_ != "kept"
@@ -198,7 +201,7 @@ def _two_close_classes(n=1200, seed=0):
 
 def test_the_report_names_the_pairs_the_evidence_does_not_tell_apart():
     X, y = _two_close_classes()
-    cleaner = LabelCleaner(random_state=0).fit(X, y)
+    cleaner = LabelCleaner(**DECIDE, random_state=0).fit(X, y)
     pred = cleaner.calibration_["predictability"]
     assert all(c["recognised"] for c in pred["per_class"])
     confused = [p["classes"] for p in pred["pairs"] if not p["told_apart"]]

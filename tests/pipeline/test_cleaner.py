@@ -35,6 +35,9 @@ from labelclean.pipeline._noise_estimate import (
 )
 from labelclean.report import AUDIT_COLUMNS, render_html
 
+#: Fits of the decisions alone, without the default stack (test_calibration.py).
+DECIDE = {"final_model": "cb_adaboost"}
+
 FAST = {
     "suspects": SPLBoostClassifier(n_estimators=30, age=2.0),
     "model": CBAdaBoostClassifier(n_estimators=30),
@@ -677,7 +680,7 @@ def test_new_rows_are_judged_like_the_training_rows(monkeypatch):
     )
     y_tr, flip_tr = flip_labels(y_tr, 0.1, random_state=0)
     y_new, flip_new = flip_labels(y_new, 0.1, random_state=1)
-    cleaner = LabelCleaner(random_state=0).fit(X_tr, y_tr)
+    cleaner = LabelCleaner(**DECIDE, random_state=0).fit(X_tr, y_tr)
     counts = cleaner.noise_joint_ * y_tr.shape[0]
     assert (counts[~np.eye(10, dtype=bool)] < 0.5).sum() >= 20
     run = f1_score(flip_tr, cleaner.decisions_ != "kept")
@@ -699,8 +702,8 @@ def test_the_audits_neighbour_evidence_does_not_depend_on_row_order():
     X = pd.DataFrame(np.repeat(points, 6, axis=0), columns=["q1", "q2", "q3"])
     y = np.where(rng.rand(X.shape[0]) < 0.3 + 0.1 * X["q1"], "yes", "no")
     perm = rng.permutation(X.shape[0])
-    first = LabelCleaner(random_state=0).fit(X, y).audit_
-    again = LabelCleaner(random_state=0).fit(X.iloc[perm], y[perm]).audit_
+    first = LabelCleaner(**DECIDE, random_state=0).fit(X, y).audit_
+    again = LabelCleaner(**DECIDE, random_state=0).fit(X.iloc[perm], y[perm]).audit_
     again = again.set_axis(perm).sort_index()
     np.testing.assert_allclose(first["confidence"], again["confidence"], atol=1e-12)
     assert first["neighbor_label_counts"].tolist() == (

@@ -23,6 +23,9 @@ from labelclean.noise import flip_labels
 from labelclean.pipeline import LabelCleaner
 from labelclean.report import render_html
 
+#: Fits of the decisions alone, without the default stack (test_calibration.py).
+DECIDE = {"final_model": "cb_adaboost"}
+
 runner = CliRunner()
 
 
@@ -98,10 +101,10 @@ def test_withheld_corrections_stay_withheld_on_new_rows(monkeypatch):
 
     with monkeypatch.context() as patch:
         patch.setattr(corrections_module, "DOUBTFUL_CORRECTION_PRECISION", 0.0)
-        unruled = LabelCleaner(random_state=0).fit(X, y).audit(X_new, y_new)
+        unruled = LabelCleaner(**DECIDE, random_state=0).fit(X, y).audit(X_new, y_new)
     assert (unruled["decision"].to_numpy()[deep] == "corrected").sum() >= 3
 
-    cleaner = LabelCleaner(random_state=0).fit(X, y)
+    cleaner = LabelCleaner(**DECIDE, random_state=0).fit(X, y)
     assert cleaner.calibration_["doubtful_correction_precision_interval"] is not None
     audit = cleaner.audit(X_new, y_new)
     assert len(audit) == len(X_new)
@@ -114,7 +117,7 @@ def test_withheld_corrections_stay_withheld_on_new_rows(monkeypatch):
 def test_corrections_of_flipped_labels_stand():
     X, y = load_wine(return_X_y=True, as_frame=True)
     noisy, flipped = flip_labels(y.to_numpy(), 0.2, random_state=0)
-    cleaner = LabelCleaner(random_state=0).fit(X, noisy)
+    cleaner = LabelCleaner(**DECIDE, random_state=0).fit(X, noisy)
     cal = cleaner.calibration_
     assert cal["doubtful_correction_precision_interval"] is None
     assert cal["corrections_allowed"] and cal["corrections"] > 0

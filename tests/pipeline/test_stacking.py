@@ -296,6 +296,23 @@ def test_final_model_stacks_on_an_explicit_evidence_without_changing_a_decision(
     assert "final" not in deep.model_selection_
 
 
+def test_the_default_decisions_do_not_depend_on_the_final_model(partly_linear):
+    # The tests of the decisions fit final_model='cb_adaboost' in place of
+    # the default stack, to save time: that is sound only if every decision,
+    # the training rows' audit, the calibration and the audit of new rows are
+    # the same, byte for byte, whichever final model is fitted.
+    stacked, X, y, X_new, y_new = partly_linear
+    cheap = LabelCleaner(random_state=2, final_model="cb_adaboost").fit(X, y)
+    assert stacked.model_name_ == "stacked" != cheap.model_name_
+    assert cheap.audit_.to_parquet() == stacked.audit_.to_parquet()
+    assert cheap.calibration_ == stacked.calibration_
+    assert cheap.audit(X_new, y_new).to_parquet() == (
+        stacked.audit(X_new, y_new).to_parquet()
+    )
+    # ... while the final models differ
+    assert not np.array_equal(cheap.predict_proba(X_new), stacked.predict_proba(X_new))
+
+
 def test_from_ten_thousand_rows_the_final_choices_read_one_held_out_fold(monkeypatch):
     # From FINAL_HOLD_OUT_ROWS compared rows each candidate (and each RoSR-L
     # penalty) is fitted once, on four folds of five, and the choice, the

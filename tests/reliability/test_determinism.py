@@ -89,6 +89,7 @@ def test_global_random_state_is_not_touched():
 
 
 @pytest.mark.slow
+@pytest.mark.xdist_group("pynndescent")
 def test_approximate_neighbour_search_follows_random_state(monkeypatch):
     """The approximate (NN-descent) index gets its seed from random_state."""
     import pynndescent

@@ -162,21 +162,25 @@ def _write_days(folder) -> int:
 
 
 @pytest.mark.parametrize("engine", ["local", "dask"])
-def test_a_folder_of_files_with_promotable_types_runs_and_applies(tmp_path, engine):
+def test_a_folder_of_files_with_promotable_types_runs_and_applies(
+    tmp_path, engine, request
+):
+    engine_args = ["--engine", engine]
     if engine == "dask":
-        pytest.importorskip("distributed")
+        scheduler = request.getfixturevalue("dask_scheduler")
+        engine_args += ["--scheduler", scheduler]
     n_rows = _write_days(tmp_path / "days")
     run = CliRunner().invoke(
         app,
         ["run", str(tmp_path / "days"), "-p", "binary-cbadaboost", "--label",
-         "label", "--out", str(tmp_path / "run"), "--engine", engine],
+         "label", "--out", str(tmp_path / "run"), *engine_args],
     )  # fmt: skip
     assert run.exit_code == 0, (run.stderr, run.exception)
     assert "read 'count' (double, int64) as double" in run.stderr
     applied = CliRunner().invoke(
         app,
         ["apply", str(tmp_path / "run" / "model.skops"), str(tmp_path / "days"),
-         "--out", str(tmp_path / "apply"), "--engine", engine],
+         "--out", str(tmp_path / "apply"), *engine_args],
     )  # fmt: skip
     assert applied.exit_code == 0, (applied.stderr, applied.exception)
 

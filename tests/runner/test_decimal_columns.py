@@ -91,13 +91,12 @@ def test_run_apply_and_score_keep_the_input_types(table, tmp_path):
     assert table.read_bytes() == before
 
 
-def test_apply_on_dask_keeps_the_input_types(table, tmp_path):
-    pytest.importorskip("distributed")
+def test_apply_on_dask_keeps_the_input_types(table, tmp_path, dask_scheduler):
     run = tmp_path / "run"
     _cli("run", table, "-p", "binary-cbadaboost", "--label", "label", "--out", run)
     out = tmp_path / "dask"
     _cli("apply", run / "model.skops", table, "--out", out, "--engine", "dask",
-         "--jobs", "1")  # fmt: skip
+         "--scheduler", dask_scheduler, "--jobs", "1")  # fmt: skip
     for part in sorted((out / "audit").glob("*.parquet")):
         assert _types(part) == (PRICE, pa.date32())
 

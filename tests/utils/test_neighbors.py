@@ -27,7 +27,7 @@ def test_auto_chooses_by_size():
 
 
 def test_small_data_never_imports_pynndescent():
-    # pynndescent costs ~25 s of compilation per process: small data must not
+    # pynndescent costs 25-60 s of compilation per process: small data must not
     # pay it. Run in a subprocess so other tests' imports do not interfere.
     import subprocess
     import sys
@@ -94,6 +94,7 @@ def test_repeated_rows_are_one_point():
 
 
 @pytest.mark.slow
+@pytest.mark.xdist_group("pynndescent")
 def test_approximate_backend_agrees_with_exact_and_is_deterministic():
     # Compiles pynndescent (tens of seconds, once per process).
     X, y = make_blobs(6000, centers=5, n_features=8, cluster_std=2.0, random_state=0)
@@ -153,6 +154,7 @@ def test_exact_pool_survives_pickling():
 
 
 @pytest.mark.slow
+@pytest.mark.xdist_group("pynndescent")
 def test_approximate_backend_new_rows_do_not_depend_on_their_batch():
     # New rows walk the pool's HNSW graph, one walk per row from the same
     # entry point: a row's neighbours depend on the row alone (and on no size
@@ -204,6 +206,7 @@ def test_graph_pool_is_reproducible_and_close_to_exact():
 
 
 @pytest.mark.slow
+@pytest.mark.xdist_group("pynndescent")
 def test_a_loaded_approximate_index_scores_new_rows_without_pynndescent():
     # pynndescent prepared its search graph again in every process that
     # loaded a model (half a minute at 2e5 rows); new rows now walk a graph
