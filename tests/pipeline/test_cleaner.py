@@ -551,7 +551,7 @@ def test_model_choice_compares_candidates_that_never_saw_the_fold_labels():
         X, y = rng.normal(size=(600, 3)), rng.integers(0, 2, 600)
         cleaner = LabelCleaner(
             confidence=KNNConfidence(noise_filter=None), suspects=None,
-            random_state=seed,
+            random_state=seed, **DECIDE,
         ).fit(X, y)  # fmt: skip
         for name, candidate in cleaner.model_selection_["candidates"].items():
             errors[name].append(candidate["error_rate"])
