@@ -102,7 +102,10 @@ def test_approximate_neighbour_search_follows_random_state(monkeypatch):
         original(self, *args, **kwargs)
 
     monkeypatch.setattr(pynndescent.NNDescent, "__init__", spy)
-    frame = make_frame(n=150, seed=5, noise=0.2)
+    # 3,000 rows: pynndescent compiles the code paths of larger data on a
+    # first call this large, so the other tests of its xdist group, which
+    # run after this one in the same worker, compile nothing more.
+    frame = make_frame(n=3000, seed=5, noise=0.2)
     X, y = frame.drop(columns="label"), frame["label"]
 
     def fit(seed):

@@ -13,6 +13,8 @@ def dask_scheduler():
     address share one worker process, so their tasks still cross a process
     boundary (pickled, as on a real cluster). One test keeps the cluster a
     run starts itself: ``test_cli_with_dask_keeps_dask_logging_off_stderr``.
+    The tests that use it are in the xdist group ``"dask"``, so that one
+    worker of the suite starts it.
     """
     pytest.importorskip("distributed")
     # lazy: optional extra (labelclean[dask]); skipped above without it

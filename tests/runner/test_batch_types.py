@@ -161,7 +161,9 @@ def _write_days(folder) -> int:
     return sum(len(d) for d in days)
 
 
-@pytest.mark.parametrize("engine", ["local", "dask"])
+@pytest.mark.parametrize(
+    "engine", ["local", pytest.param("dask", marks=pytest.mark.xdist_group("dask"))]
+)
 def test_a_folder_of_files_with_promotable_types_runs_and_applies(
     tmp_path, engine, request
 ):

@@ -91,6 +91,7 @@ def test_run_apply_and_score_keep_the_input_types(table, tmp_path):
     assert table.read_bytes() == before
 
 
+@pytest.mark.xdist_group("dask")
 def test_apply_on_dask_keeps_the_input_types(table, tmp_path, dask_scheduler):
     run = tmp_path / "run"
     _cli("run", table, "-p", "binary-cbadaboost", "--label", "label", "--out", run)
