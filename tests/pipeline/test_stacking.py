@@ -313,6 +313,33 @@ def test_the_default_decisions_do_not_depend_on_the_final_model(partly_linear):
     assert not np.array_equal(cheap.predict_proba(X_new), stacked.predict_proba(X_new))
 
 
+def test_nor_do_they_with_more_classes_and_missing_values():
+    # The same on three classes with flips and missing values, as many of
+    # the tests of the decisions fit (RoSR-L in the evidence, imputation).
+    X, y = make_classification(
+        900,
+        n_features=6,
+        n_informative=4,
+        n_classes=3,
+        class_sep=2.0,
+        n_clusters_per_class=1,
+        random_state=5,
+    )
+    X[np.random.RandomState(5).rand(*X.shape) < 0.05] = np.nan
+    y_noisy, _ = flip_labels(y[:450], 0.2, random_state=5)
+    stacked = LabelCleaner(random_state=5).fit(X[:450], y_noisy)
+    cheap = LabelCleaner(random_state=5, final_model="cb_adaboost").fit(
+        X[:450], y_noisy
+    )
+    assert stacked.model_name_ != cheap.model_name_
+    assert {"corrected", "discarded"} <= set(stacked.decisions_)
+    assert cheap.audit_.to_parquet() == stacked.audit_.to_parquet()
+    assert cheap.calibration_ == stacked.calibration_
+    assert cheap.audit(X[450:], y[450:]).to_parquet() == (
+        stacked.audit(X[450:], y[450:]).to_parquet()
+    )
+
+
 def test_from_ten_thousand_rows_the_final_choices_read_one_held_out_fold(monkeypatch):
     # From FINAL_HOLD_OUT_ROWS compared rows each candidate (and each RoSR-L
     # penalty) is fitted once, on four folds of five, and the choice, the
