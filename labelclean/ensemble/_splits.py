@@ -9,12 +9,14 @@ rows. :func:`level_splits` finds the same splits, to the bit, from the rows:
 on a deep level of many small nodes it builds one node's histogram at a time
 in a buffer that stays in cache and scans only the bins the node's rows
 occupy, so the level costs in proportion to its rows, not to nodes × bins.
+:func:`grow_nodes` grows a whole tree from them, level by level, sending each
+row to its child (:func:`_route`) between levels.
 """
 
 import numpy as np
 from numba import njit
 
-__all__ = ["best_splits", "histogram_bins", "level_splits"]
+__all__ = ["best_splits", "grow_nodes", "histogram_bins", "level_splits"]
 
 
 @njit(cache=True, nogil=True, inline="always")
@@ -378,3 +380,100 @@ def _scan_node_gini2(h, occ, n_occ, n_bins_per_feature, node, out):
                     missing_left[node] = side == 1 or (
                         w_missing == 0.0 and w_left >= weight - w_left
                     )
+
+
+@njit(cache=True, nogil=True)
+def _goes_left(code, f, node, split_bin, missing_left, missing_bin):
+    """Whether a row with bin ``code`` of feature ``f`` goes left at ``node``."""
+    if code == missing_bin[f]:
+        return missing_left[node]
+    return code <= split_bin[node]
+
+
+@njit(cache=True, nogil=True)
+def _route(
+    X_binned, node_of_row, feature, split_bin, missing_left, missing_bin, child_of
+):
+    """Send each row of a split node to its child's index on the next level."""
+    for i in range(X_binned.shape[0]):
+        node = node_of_row[i]
+        if node < 0:
+            continue
+        f = feature[node]
+        if f < 0:
+            node_of_row[i] = -1
+        elif _goes_left(X_binned[i, f], f, node, split_bin, missing_left, missing_bin):
+            node_of_row[i] = child_of[node, 0]
+        else:
+            node_of_row[i] = child_of[node, 1]
+
+
+@njit(cache=True, nogil=True)
+def grow_nodes(X_binned, y, weight, n_classes, n_bins, max_depth, criterion):
+    """Grow a tree level by level: its node arrays, node values unnormalised.
+
+    Nodes are numbered as they are made: the root 0, then each split node's
+    left and right child in the order of the level's nodes.
+    """
+    most = 2 ** (max_depth + 1) - 1
+    feature = np.full(most, -1, dtype=np.intp)
+    split_bin = np.zeros(most, dtype=np.intp)
+    to_left = np.zeros(most, dtype=np.bool_)
+    left = np.full(most, -1, dtype=np.intp)
+    right = np.full(most, -1, dtype=np.intp)
+    value = np.zeros((most, n_classes))
+    n_nodes = 1
+    node_of_row = np.zeros(X_binned.shape[0], dtype=np.intp)
+    level = np.zeros(1, dtype=np.intp)  # this level's node ids, in local order
+    n_bins_max = histogram_bins(n_bins)  # value bins, missing bin, (empty)
+    for depth in range(max_depth):
+        if depth == 0:
+            hist = _histograms(
+                X_binned, y, weight, node_of_row, 1, n_bins_max, n_classes
+            )
+            for b in range(n_bins_max):  # feature 0's bins, in order
+                for k in range(n_classes):
+                    value[0, k] += hist[0, 0, b, k]
+            splits = best_splits(hist, n_bins, criterion)
+        else:
+            splits = level_splits(
+                X_binned,
+                y,
+                weight,
+                node_of_row,
+                level.shape[0],
+                n_bins,
+                n_classes,
+                criterion,
+            )
+        feat, bins, miss_left, _, left_value, right_value = splits
+        child_of = np.full((level.shape[0], 2), -1, dtype=np.intp)
+        next_level = np.empty(2 * level.shape[0], dtype=np.intp)
+        n_next = 0
+        for local in range(level.shape[0]):
+            if feat[local] < 0:
+                continue
+            node = level[local]
+            feature[node] = feat[local]
+            split_bin[node] = bins[local]
+            to_left[node] = miss_left[local]
+            left[node], right[node] = n_nodes, n_nodes + 1
+            value[n_nodes] = left_value[local]
+            value[n_nodes + 1] = right_value[local]
+            child_of[local, 0], child_of[local, 1] = n_next, n_next + 1
+            next_level[n_next], next_level[n_next + 1] = n_nodes, n_nodes + 1
+            n_next += 2
+            n_nodes += 2
+        if n_next == 0:
+            break
+        if depth + 1 < max_depth:
+            _route(X_binned, node_of_row, feat, bins, miss_left, n_bins, child_of)
+        level = next_level[:n_next]
+    return (
+        feature[:n_nodes].copy(),
+        split_bin[:n_nodes].copy(),
+        to_left[:n_nodes].copy(),
+        left[:n_nodes].copy(),
+        right[:n_nodes].copy(),
+        value[:n_nodes].copy(),
+    )

@@ -10,15 +10,16 @@ from sklearn.tree import DecisionTreeClassifier
 from labelclean.ensemble import BinnedTreeClassifier
 from labelclean.ensemble._binned import (
     _BinMapper,
-    _histograms,
     histograms_numpy,
     midpoint_percentiles,
 )
 from labelclean.ensemble._splits import (
+    _histograms,
     _scan_node_any,
     _scan_node_gini2,
     _splits_out,
     best_splits,
+    grow_nodes,
     histogram_bins,
     level_splits,
 )
@@ -433,3 +434,67 @@ def test_level_splits_node_by_node_and_all_at_once_agree(n_classes, n_nodes):
     assert (whole[0] >= 0).sum() >= min(n_nodes, 200)  # not vacuous
     for a, b in zip(whole, by_node, strict=True):
         np.testing.assert_array_equal(a, b)
+
+
+def grown_in_python(X, y, w, n_classes, n_bins, max_depth, criterion):
+    """A tree grown level by level in plain Python from the same split search:
+    the reference of the compiled level loop (``grow_nodes``)."""
+    hist = _histograms(X, y, w, np.zeros(len(y), np.intp), 1, 256, n_classes)
+    root = np.zeros(n_classes)
+    for b in range(hist.shape[2]):  # feature 0's bins, in order
+        root += hist[0, 0, b]
+    nodes = [[-1, 0, False, -1, -1, root]]  # feature, bin, to_left, left, right
+    node_of_row, level = np.zeros(len(y), np.intp), [0]
+    for _ in range(max_depth):
+        feat, bins, to_left, _, lval, rval = level_splits(
+            X, y, w, node_of_row, len(level), n_bins, n_classes, criterion
+        )
+        next_level, child_of = [], {}
+        for local, node in enumerate(level):
+            if feat[local] >= 0:
+                children = [len(nodes), len(nodes) + 1]
+                nodes[node][:5] = [feat[local], bins[local], to_left[local], *children]
+                for side, value in enumerate((lval[local], rval[local])):
+                    child_of[local, side] = len(next_level)
+                    next_level.append(len(nodes))
+                    nodes.append([-1, 0, False, -1, -1, value.copy()])
+        for i in range(len(y)):
+            local = node_of_row[i]
+            if local < 0:
+                continue
+            if feat[local] < 0:
+                node_of_row[i] = -1
+                continue
+            j = feat[local]
+            left = to_left[local] if X[i, j] == n_bins[j] else X[i, j] <= bins[local]
+            node_of_row[i] = child_of[local, 0 if left else 1]
+        if not next_level:
+            break
+        level = next_level
+    columns = list(zip(*nodes, strict=True))
+    return [np.array(c) for c in columns[:5]] + [np.array(columns[5])]
+
+
+@pytest.mark.parametrize("n_classes", [2, 3, 7])
+@pytest.mark.parametrize("missing", [False, True])
+@pytest.mark.parametrize("max_depth", [1, 3, 6])
+def test_the_compiled_level_loop_grows_the_python_reference_tree(
+    n_classes, missing, max_depth
+):
+    rng = np.random.RandomState(n_classes * 10 + max_depth + missing)
+    n = 400
+    X = rng.randint(0, 21, size=(n, 5)).astype(np.uint8)  # 20 value bins
+    if missing:
+        X[rng.rand(n, 5) < 0.15] = 20  # each feature's missing bin
+    else:
+        X[X == 20] = 19
+    n_bins = np.full(5, 20, dtype=np.intp)
+    y = ((X[:, 0] + X[:, 1] // 4 + rng.randint(0, 3, n)) % n_classes).astype(np.intp)
+    w = rng.exponential(size=n) * (rng.rand(n) > 0.2)
+    w /= w.sum()
+    criterion = max_depth % 2  # gini and entropy
+    grown = grow_nodes(X, y, w, n_classes, n_bins, max_depth, criterion)
+    reference = grown_in_python(X, y, w, n_classes, n_bins, max_depth, criterion)
+    assert (grown[0] >= 0).sum() >= min(3, 2**max_depth - 1)  # not vacuous
+    for a, b in zip(grown, reference, strict=True):
+        np.testing.assert_array_equal(a, b.astype(a.dtype))  # bit for bit
