@@ -134,6 +134,10 @@ class LearnerFactory:
             and all(isinstance(v, _IMMUTABLE) for v in params.values())
             and all("__" not in key for key in self.seed_keys)
         )
+        # clone checks that the constructor keeps every parameter as given;
+        # a learner built from them must, once, to be built that way.
+        if plain and type(estimator)(**params).get_params(deep=False) != params:
+            plain = False
         self._params = params if plain else None
 
     def __call__(self, rng: np.random.RandomState):

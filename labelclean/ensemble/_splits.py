@@ -413,9 +413,11 @@ def grow_nodes(X_binned, y, weight, n_classes, n_bins, max_depth, criterion):
     """Grow a tree level by level: its node arrays, node values unnormalised.
 
     Nodes are numbered as they are made: the root 0, then each split node's
-    left and right child in the order of the level's nodes.
+    left and right child in the order of the level's nodes. A split leaves
+    weight on both sides, so a tree has at most one leaf per row: the node
+    arrays hold the fewer of a full tree's nodes and twice the rows'.
     """
-    most = 2 ** (max_depth + 1) - 1
+    most = min(2 ** (max_depth + 1) - 1, 2 * X_binned.shape[0] + 1)
     feature = np.full(most, -1, dtype=np.intp)
     split_bin = np.zeros(most, dtype=np.intp)
     to_left = np.zeros(most, dtype=np.bool_)

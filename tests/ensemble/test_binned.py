@@ -477,7 +477,7 @@ def grown_in_python(X, y, w, n_classes, n_bins, max_depth, criterion):
 
 @pytest.mark.parametrize("n_classes", [2, 3, 7])
 @pytest.mark.parametrize("missing", [False, True])
-@pytest.mark.parametrize("max_depth", [1, 3, 6])
+@pytest.mark.parametrize("max_depth", [1, 3, 6, 32])
 def test_the_compiled_level_loop_grows_the_python_reference_tree(
     n_classes, missing, max_depth
 ):
@@ -496,5 +496,6 @@ def test_the_compiled_level_loop_grows_the_python_reference_tree(
     grown = grow_nodes(X, y, w, n_classes, n_bins, max_depth, criterion)
     reference = grown_in_python(X, y, w, n_classes, n_bins, max_depth, criterion)
     assert (grown[0] >= 0).sum() >= min(3, 2**max_depth - 1)  # not vacuous
+    assert grown[0].shape[0] <= 2 * n - 1  # a leaf per row at most
     for a, b in zip(grown, reference, strict=True):
         np.testing.assert_array_equal(a, b.astype(a.dtype))  # bit for bit

@@ -76,3 +76,18 @@ def test_a_learner_is_fresh_each_round():
     assert all(tree is not model.estimator_ for tree in trees)
     assert len({tree.random_state for tree in trees}) == len(trees)
     assert not hasattr(model.estimator_, "tree_feature_")
+
+
+class DeepensItself(DecisionTreeClassifier):
+    """Breaks scikit-learn's rule: the constructor changes a parameter."""
+
+    def __init__(self, max_depth=2, random_state=None):
+        super().__init__(max_depth=max_depth + 1, random_state=random_state)
+
+
+def test_a_constructor_that_changes_a_parameter_is_left_to_clone():
+    learner = DeepensItself()
+    factory = LearnerFactory(learner)
+    assert factory._params is None  # not built from the parameters
+    with pytest.raises(RuntimeError, match="Cannot clone"):
+        factory(np.random.RandomState(0))  # clone's own check, as before
