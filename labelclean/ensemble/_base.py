@@ -115,7 +115,7 @@ class LearnerFactory:
     once per fit, not once per round; and where the learner is a plain
     scikit-learn estimator whose parameters are all scalars (the binned trees),
     a copy is built from them directly: what ``clone`` would build, without
-    its per-call introspection (about 150 µs a round, where a depth-3 tree
+    its per-call introspection (about 150 µs a round, ad hoc, where a depth-3 tree
     on 1,200 rows takes 0.4-0.5 ms to grow; docs/boosting.md, *A learner per
     round*). Any other learner is cloned.
     """

@@ -293,8 +293,8 @@ def _grow_tree(X_binned, y, weight, n_classes, n_bins, max_depth, criterion):
     node's value its class shares.
 
     The level loop runs compiled (:func:`grow_nodes`): in Python, its glue
-    took about an eighth of the time of a depth-3 tree on 1,200 rows
-    (docs/boosting.md, *A learner per round*)."""
+    took about an eighth of the time of a depth-3 tree on 1,200 rows (ad
+    hoc; docs/boosting.md, *A learner per round*)."""
     feature, split_bin, to_left, left, right, value = grow_nodes(
         X_binned, y, weight, n_classes, n_bins, max_depth, criterion
     )
