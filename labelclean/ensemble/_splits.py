@@ -65,7 +65,10 @@ def histogram_bins(n_bins_per_feature):
     earlier one. With an odd count the same bin of successive features steps
     through the sets (docs/boosting.md, *One empty bin*). No split reads the
     empty bin, so every split is the same to the bit."""
-    n_bins = n_bins_per_feature.max() + 1
+    widest = 0
+    for b in n_bins_per_feature:  # a loop: np.max compiles for a second
+        widest = max(widest, b)
+    n_bins = widest + 1
     return n_bins + 1 - n_bins % 2
 
 
@@ -194,8 +197,23 @@ def _in_order(occ, n_occ, seen, n_value_bins):
             if seen[b]:
                 occ[t] = b
                 t += 1
-    else:
-        occ[:n_occ] = np.sort(occ[:n_occ])
+    else:  # fewer than 16 bins: insertion (np.sort compiles for seconds)
+        for t in range(1, n_occ):
+            b = occ[t]
+            u = t
+            while u > 0 and occ[u - 1] > b:
+                occ[u] = occ[u - 1]
+                u -= 1
+            occ[u] = b
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _copy_row(dest, row, values):
+    """``dest[row] = values``, element by element: an array assigned to a
+    slice compiles numba's shape-mismatch message, seconds of a cold start
+    (docs/boosting.md, *Compiled once*)."""
+    for k in range(values.shape[0]):
+        dest[row, k] = values[k]
 
 
 @njit(cache=True, nogil=True)
@@ -280,8 +298,8 @@ def _scan_node_any(h, occ, n_occ, n_bins_per_feature, criterion, node, out, scra
                     feature[node] = j
                     split_bin[node] = b
                     gain[node] = g
-                    left_value[node] = child
-                    right_value[node] = right
+                    _copy_row(left_value, node, child)
+                    _copy_row(right_value, node, right)
                     missing_left[node] = side == 1 or (
                         w_missing == 0.0 and w_left >= weight - w_left
                     )
@@ -430,8 +448,10 @@ def grow_nodes(X_binned, y, weight, n_classes, n_bins, max_depth, criterion):
     n_bins_max = histogram_bins(n_bins)  # value bins, missing bin, (empty)
     for depth in range(max_depth):
         if depth == 0:
+            # level.shape[0] (1), not a literal 1: a literal compiles a
+            # second _histograms
             hist = _histograms(
-                X_binned, y, weight, node_of_row, 1, n_bins_max, n_classes
+                X_binned, y, weight, node_of_row, level.shape[0], n_bins_max, n_classes
             )
             for b in range(n_bins_max):  # feature 0's bins, in order
                 for k in range(n_classes):
@@ -460,8 +480,8 @@ def grow_nodes(X_binned, y, weight, n_classes, n_bins, max_depth, criterion):
             split_bin[node] = bins[local]
             to_left[node] = miss_left[local]
             left[node], right[node] = n_nodes, n_nodes + 1
-            value[n_nodes] = left_value[local]
-            value[n_nodes + 1] = right_value[local]
+            _copy_row(value, n_nodes, left_value[local])
+            _copy_row(value, n_nodes + 1, right_value[local])
             child_of[local, 0], child_of[local, 1] = n_next, n_next + 1
             next_level[n_next], next_level[n_next + 1] = n_nodes, n_nodes + 1
             n_next += 2
