@@ -7,6 +7,7 @@ uses for it, so that a job runner can tell the classes of failure apart.
 """
 
 __all__ = [
+    "CompilationCacheWarning",
     "DataValidationError",
     "GuardrailError",
     "InputFileError",
@@ -67,3 +68,10 @@ class LabelWritingWarning(UserWarning):
     several ways (``'yes'`` and ``'Yes '``), or a missing value written as a
     label (``'N/A'``). Each is read as a class of its own; nothing is merged
     (docs/validation.md, *How the labels are written*)."""
+
+
+class CompilationCacheWarning(UserWarning):
+    """numba finds no folder it can write its compiled code to (no writable
+    ``NUMBA_CACHE_DIR``, package folder or user cache folder), so every
+    process compiles labelclean's trees and neighbour counts again
+    (docs/scale.md, *A first run on a fresh machine*)."""

@@ -190,3 +190,21 @@ def test_public_names_resolve_lazily():
     )
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
     assert done.stdout.strip() == "ok", done.stderr
+
+
+def test_compiled_functions_go_through_one_decorator():
+    # numba.njit(cache=True) raises where no cache folder is writable;
+    # utils/_compiled.py's `compiled` falls back (docs/scale.md).
+    problems = []
+    for path in _modules():
+        if path.name == "_compiled.py":
+            continue
+        for node in ast.walk(ast.parse(path.read_text())):
+            names = []
+            if isinstance(node, ast.ImportFrom) and node.module == "numba":
+                names = [alias.name for alias in node.names]
+            elif isinstance(node, ast.Attribute) and node.attr in {"njit", "jit"}:
+                names = [node.attr]
+            if {"njit", "jit", "vectorize", "guvectorize"} & set(names):
+                problems.append(f"{path.relative_to(ROOT)}:{node.lineno}")
+    assert not problems, problems

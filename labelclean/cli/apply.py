@@ -39,10 +39,10 @@ def apply(
     fail_on: FailOnOption = None,
 ) -> None:
     """Correct and discard labels of new batches the way a fitted pipeline does."""
-    # lazy: keeps `labelclean --help` fast
-    from labelclean.runner import apply_model
-
     with user_errors(), progress_note("applying"):
+        # lazy: keeps `labelclean --help` fast
+        from labelclean.runner import apply_model
+
         result = apply_model(
             model,
             input,

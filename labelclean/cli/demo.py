@@ -19,11 +19,11 @@ def demo(
     force: Force = False,
 ) -> None:
     """Clean the bundled wine data (15 % flipped labels) with the RoSR-L pipeline."""
-    # lazy: keeps `labelclean --help` fast
-    from labelclean.datasets import example_path
-    from labelclean.runner import run_pipeline
-
     with user_errors(), progress_note("cleaning the example data"):
+        # lazy: keeps `labelclean --help` fast
+        from labelclean.datasets import example_path
+        from labelclean.runner import run_pipeline
+
         result = run_pipeline(
             example_path("wine_noisy"),
             out,

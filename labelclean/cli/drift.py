@@ -41,11 +41,11 @@ def drift(
     force: Force = False,
 ) -> None:
     """Compare runs' label-noise profiles; exit 7 when a class drifted."""
-    # lazy: keeps `labelclean --help` fast
-    from labelclean.drift import drift_report
-    from labelclean.exceptions import GuardrailError
-
     with user_errors():
+        # lazy: keeps `labelclean --help` fast
+        from labelclean.drift import drift_report
+        from labelclean.exceptions import GuardrailError
+
         result = drift_report(
             runs,
             out,

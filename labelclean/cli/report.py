@@ -14,9 +14,9 @@ def report(
     ],
 ) -> None:
     """Render the HTML report again from the run's report.json."""
-    # lazy: keeps `labelclean --help` fast
-    from labelclean.runner import render_report
-
     with user_errors():
+        # lazy: keeps `labelclean --help` fast
+        from labelclean.runner import render_report
+
         path = render_report(folder)
     typer.echo(f"wrote {path}")

@@ -36,10 +36,10 @@ def export(
     overwrite: Overwrite = False,
 ) -> None:
     """Write the rows whose verdict would change the outcome most."""
-    # lazy: keeps `labelclean --help` fast
-    from labelclean.review import export_review
-
     with user_errors():
+        # lazy: keeps `labelclean --help` fast
+        from labelclean.review import export_review
+
         rows = export_review(run_dir, out, max_rows=max_rows, overwrite=overwrite)
     typer.echo(f"{len(rows):,} row(s) to review in {out}")
 
@@ -57,10 +57,10 @@ def apply(
     force: Force = False,
 ) -> None:
     """Apply reviewers' verdicts; write a new output folder."""
-    # lazy: keeps `labelclean --help` fast
-    from labelclean.review import apply_review
-
     with user_errors():
+        # lazy: keeps `labelclean --help` fast
+        from labelclean.review import apply_review
+
         summary = apply_review(
             run_dir, verdicts, out, overwrite=overwrite_mode(overwrite, force)
         )

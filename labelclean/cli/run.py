@@ -128,9 +128,6 @@ def run(
     ] = None,
 ) -> None:
     """Find, correct and discard wrong labels; write cleaned data, audit and report."""
-    # lazy: keeps `labelclean --help` fast
-    from labelclean.runner import run_pipeline
-
     overrides = {
         k: v
         for k, v in {
@@ -142,6 +139,9 @@ def run(
         if v is not None
     }
     with user_errors(), progress_note("cleaning"):
+        # lazy: keeps `labelclean --help` fast
+        from labelclean.runner import run_pipeline
+
         result = run_pipeline(
             input,
             out,

@@ -61,10 +61,10 @@ def score(
     ] = False,
 ) -> None:
     """Estimate each row's label confidence and write it next to the row."""
-    # lazy: keeps `labelclean --help` fast
-    from labelclean.runner import score_file
-
     with user_errors():
+        # lazy: keeps `labelclean --help` fast
+        from labelclean.runner import score_file
+
         summary = score_file(
             input,
             out,

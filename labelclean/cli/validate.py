@@ -25,10 +25,10 @@ def validate(
     ] = False,
 ) -> None:
     """Check the input's schema and values; exit 3 if a check fails."""
-    # lazy: keeps `labelclean --help` fast
-    from labelclean.runner import validate_file
-
     with user_errors():
+        # lazy: keeps `labelclean --help` fast
+        from labelclean.runner import validate_file
+
         result = validate_file(
             input,
             pipeline=pipeline,

@@ -22,13 +22,13 @@ from numbers import Integral
 from typing import ClassVar
 
 import numpy as np
-from numba import njit
 from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.utils import check_random_state
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from labelclean.ensemble._splits import _goes_left, grow_nodes
+from labelclean.utils._compiled import compiled
 from labelclean.utils._sklearn import (
     Interval,
     OlderFilesMixin,
@@ -132,7 +132,7 @@ class _BinMapper:
 _EDGE_SLOTS = 255
 
 
-@njit(cache=True, nogil=True)
+@compiled(nogil=True)
 def _transform(X, edges, n_edges):
     """Number of edges of feature j below ``X[i, j]`` (``edges`` holds
     ``_EDGE_SLOTS`` sorted values per feature, padded with +inf);
@@ -177,7 +177,7 @@ def histograms_numpy(X_binned, y, weight, node_of_row, n_nodes, n_bins, n_classe
     return hist.reshape(n_nodes, n_features, n_bins, n_classes)
 
 
-@njit(cache=True, nogil=True)
+@compiled(nogil=True)
 def _predict_codes(
     X_binned,
     feature,
@@ -203,7 +203,7 @@ def _predict_codes(
     return out
 
 
-@njit(cache=True, nogil=True)
+@compiled(nogil=True)
 def _ensemble_scores(
     X_binned,
     feature,
@@ -269,7 +269,7 @@ def ensemble_scores(trees, weights, X_binned, n_classes, mapper):
     return out
 
 
-@njit(cache=True, nogil=True)
+@compiled(nogil=True)
 def _apply_raw(X, feature, threshold, missing_left, children_left, children_right):
     out = np.empty(X.shape[0], dtype=np.intp)
     for i in range(X.shape[0]):

@@ -14,12 +14,13 @@ row to its child (:func:`_route`) between levels.
 """
 
 import numpy as np
-from numba import njit
+
+from labelclean.utils._compiled import compiled
 
 __all__ = ["best_splits", "grow_nodes", "histogram_bins", "level_splits"]
 
 
-@njit(cache=True, nogil=True, inline="always")
+@compiled(nogil=True, inline="always")
 def _weighted_impurity(counts, total, criterion):
     """``total * impurity`` of a node with class weights ``counts`` summing to
     ``total``."""
@@ -37,7 +38,7 @@ def _weighted_impurity(counts, total, criterion):
     return ent
 
 
-@njit(cache=True, nogil=True, inline="always")
+@compiled(nogil=True, inline="always")
 def _split_gain(parent, left, w_left, total, right, criterion):
     """Impurity decrease of a split whose left child holds ``left``."""
     w_right = 0.0
@@ -51,7 +52,7 @@ def _split_gain(parent, left, w_left, total, right, criterion):
     return g - _weighted_impurity(right, w_right, criterion)
 
 
-@njit(cache=True, nogil=True)
+@compiled(nogil=True)
 def histogram_bins(n_bins_per_feature):
     """Bins per feature of the histogram arrays: the widest feature's value
     bins and its missing bin, plus one that stays empty where that count is
@@ -72,7 +73,7 @@ def histogram_bins(n_bins_per_feature):
     return n_bins + 1 - n_bins % 2
 
 
-@njit(cache=True, nogil=True)
+@compiled(nogil=True)
 def _histograms(X_binned, y, weight, node_of_row, n_nodes, n_bins, n_classes):
     """Weighted class histograms ``hist[node, feature, bin, class]``.
 
@@ -92,7 +93,7 @@ def _histograms(X_binned, y, weight, node_of_row, n_nodes, n_bins, n_classes):
     return hist
 
 
-@njit(cache=True, nogil=True)
+@compiled(nogil=True)
 def best_splits(hist, n_bins_per_feature, criterion):
     """Best split of every node: feature, bin, gain, the child class weights,
     and the side missing values go to.
@@ -121,7 +122,7 @@ def best_splits(hist, n_bins_per_feature, criterion):
     return out
 
 
-@njit(cache=True, nogil=True)
+@compiled(nogil=True)
 def level_splits(
     X_binned, y, weight, node_of_row, n_nodes, n_bins_per_feature, n_classes, criterion
 ):
@@ -185,7 +186,7 @@ def level_splits(
     return out
 
 
-@njit(cache=True, nogil=True)
+@compiled(nogil=True)
 def _in_order(occ, n_occ, seen, n_value_bins):
     """Sort the first ``n_occ`` occupied bins: read off the marks when they
     are many, sort them when they are few."""
@@ -207,7 +208,7 @@ def _in_order(occ, n_occ, seen, n_value_bins):
             occ[u] = b
 
 
-@njit(cache=True, nogil=True, inline="always")
+@compiled(nogil=True, inline="always")
 def _copy_row(dest, row, values):
     """``dest[row] = values``, element by element: an array assigned to a
     slice compiles numba's shape-mismatch message, seconds of a cold start
@@ -216,7 +217,7 @@ def _copy_row(dest, row, values):
         dest[row, k] = values[k]
 
 
-@njit(cache=True, nogil=True)
+@compiled(nogil=True)
 def _splits_out(n_nodes, n_classes):
     """feature, bin, missing-left, gain, left and right class weights per node."""
     return (
@@ -229,7 +230,7 @@ def _splits_out(n_nodes, n_classes):
     )
 
 
-@njit(cache=True, nogil=True)
+@compiled(nogil=True)
 def _scan_node(h, occ, n_occ, n_bins_per_feature, criterion, node, out, scratch):
     """Write the best split of ``node``, histogram ``h[feature, bin, class]``
     with its value bins ``occ[j, :n_occ[j]]`` in order, into ``out``."""
@@ -239,7 +240,7 @@ def _scan_node(h, occ, n_occ, n_bins_per_feature, criterion, node, out, scratch)
         _scan_node_any(h, occ, n_occ, n_bins_per_feature, criterion, node, out, scratch)
 
 
-@njit(cache=True, nogil=True)
+@compiled(nogil=True)
 def _scan_node_any(h, occ, n_occ, n_bins_per_feature, criterion, node, out, scratch):
     """:func:`_scan_node` for any number of classes and either criterion."""
     feature, split_bin, missing_left, gain, left_value, right_value = out
@@ -305,7 +306,7 @@ def _scan_node_any(h, occ, n_occ, n_bins_per_feature, criterion, node, out, scra
                     )
 
 
-@njit(cache=True, nogil=True)
+@compiled(nogil=True)
 def _gini2(c0, c1, w):
     """``_weighted_impurity`` for two classes and Gini, on scalars (the same
     operations in the same order)."""
@@ -317,7 +318,7 @@ def _gini2(c0, c1, w):
     return w - sq / w
 
 
-@njit(cache=True, nogil=True)
+@compiled(nogil=True)
 def _scan_node_gini2(h, occ, n_occ, n_bins_per_feature, node, out):
     """:func:`_scan_node_any` for two classes and Gini: the same candidates
     in the same order and the same operations, on scalars instead of small
@@ -400,7 +401,7 @@ def _scan_node_gini2(h, occ, n_occ, n_bins_per_feature, node, out):
                     )
 
 
-@njit(cache=True, nogil=True)
+@compiled(nogil=True)
 def _goes_left(code, f, node, split_bin, missing_left, missing_bin):
     """Whether a row with bin ``code`` of feature ``f`` goes left at ``node``."""
     if code == missing_bin[f]:
@@ -408,7 +409,7 @@ def _goes_left(code, f, node, split_bin, missing_left, missing_bin):
     return code <= split_bin[node]
 
 
-@njit(cache=True, nogil=True)
+@compiled(nogil=True)
 def _route(
     X_binned, node_of_row, feature, split_bin, missing_left, missing_bin, child_of
 ):
@@ -426,7 +427,7 @@ def _route(
             node_of_row[i] = child_of[node, 1]
 
 
-@njit(cache=True, nogil=True)
+@compiled(nogil=True)
 def grow_nodes(X_binned, y, weight, n_classes, n_bins, max_depth, criterion):
     """Grow a tree level by level: its node arrays, node values unnormalised.
 

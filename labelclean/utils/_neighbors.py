@@ -51,6 +51,7 @@ import warnings
 
 import numpy as np
 
+from labelclean.utils._compiled import import_with_cache
 from labelclean.utils._pools import _SELF_GRAPH, ExactPool, GraphPool
 from labelclean.utils._ties import distinct_points, ranked_candidates, tier_counts
 
@@ -167,9 +168,8 @@ class NeighborIndex:
         self._lock = threading.Lock()
 
     def _approximate_index(self, n_build: int, init_graph: np.ndarray | None = None):
-        # lazy: compiles with numba; only for the approximate search
-        from pynndescent import NNDescent
-
+        # pynndescent compiles with numba on import: only for this search
+        NNDescent = import_with_cache("pynndescent").NNDescent
         self._index = NNDescent(
             self._X,
             n_neighbors=n_build,

@@ -7,9 +7,9 @@ builds its candidate graph with them and searches pools of points with them.
 """
 
 import numpy as np
-from numba import njit
 from sklearn.neighbors import NearestNeighbors
 
+from labelclean.utils._compiled import compiled
 from labelclean.utils._threads import one_openmp_thread
 
 __all__ = ["ExactPool", "GraphPool"]
@@ -196,7 +196,7 @@ class GraphPool(ExactPool):
         return self._index.search(Xq32, n_screen, params=params)[1]
 
 
-@njit(cache=True, nogil=True)
+@compiled(nogil=True)
 def _rank_candidates(Xq, Xp, cand, k):  # pragma: no cover - compiled
     """Per row, the ``k`` candidates nearest in float64, ties by position."""
     n, m = cand.shape

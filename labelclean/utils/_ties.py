@@ -20,7 +20,8 @@ at random, and it depends on the rows, not on their order.
 
 import numpy as np
 import pandas as pd
-from numba import njit
+
+from labelclean.utils._compiled import compiled
 
 __all__ = [
     "TIE_TOLERANCE",
@@ -76,7 +77,7 @@ def distinct_points(X: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return point_of.astype(np.intp), first.astype(np.intp)
 
 
-@njit(cache=True, nogil=True)
+@compiled(nogil=True)
 def _distances(Xq, Xp, cand):  # pragma: no cover - compiled
     """Squared float64 distances from each query row to its candidates
     (features summed in order; +inf where a candidate is -1)."""
@@ -117,7 +118,7 @@ def ranked_candidates(
     )
 
 
-@njit(cache=True, nogil=True)
+@compiled(nogil=True)
 def tier_counts(
     cand, dist, norm, point_counts, self_point, self_code, k, exhaustive
 ):  # pragma: no cover - compiled
