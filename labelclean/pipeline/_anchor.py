@@ -19,6 +19,11 @@ _ANCHOR_MIN_ROWS = 20
 #: One-sided level of the anchor cap's upper confidence limit (Bonferroni
 #: over the shares).
 _ANCHOR_ALPHA = 0.05
+#: A share of disagreeing labels that, once the surest rows' lower limit is
+#: above it, makes them show no noise: wrong labels that leave most of each
+#: class's labels right cannot make most of the surest rows' labels disagree
+#: (docs/decisions.md, *Most of the surest rows disagreeing*).
+_MOST = 0.5
 
 
 def anchor_disagreement(
@@ -54,7 +59,12 @@ def anchor_disagreement(
         ``beyond_evidence``: the smallest excess of the share over the
         disagreement the evidence itself expects there (the mean of one minus
         the highest probability), at least 0. A share the evidence expects is
-        overlap; only the excess points to wrong labels.
+        overlap; only the excess points to wrong labels. None (0) where even
+        the lower limit is above one half: most of the surest rows' labels
+        then surely disagree, which wrong labels cannot do while most of each
+        class's labels are right (the premise of every estimate here), so the
+        evidence is wrong where it is surest, as out-of-fold evidence is for
+        identical rows of two labels, each seeing only the other.
         ``blind_beyond_evidence``: ``blind``'s excess (with ``blind`` only).
     """
     if blind is not None:
@@ -82,6 +92,8 @@ def anchor_disagreement(
         lower = min(lower, float(betaincinv(k, m - k + 1, alpha)) if k else 0.0)
         if k < m:
             upper = min(upper, float(betaincinv(k + 1, m - k, 1.0 - alpha)))
+    if min(lower, point) > _MOST:  # surely wrong where it is surest: no noise shown
+        excess = 0.0
     return {
         "lower_limit": min(lower, point),
         "share": point,
