@@ -59,7 +59,7 @@ def anchor_disagreement(
         ``beyond_evidence``: the smallest excess of the share over the
         disagreement the evidence itself expects there (the mean of one minus
         the highest probability), at least 0. A share the evidence expects is
-        overlap; only the excess points to wrong labels. None (0) where even
+        overlap; only the excess points to wrong labels. It is 0 where even
         the lower limit is above one half: most of the surest rows' labels
         then surely disagree, which wrong labels cannot do while most of each
         class's labels are right (the premise of every estimate here), so the
