@@ -65,6 +65,10 @@ def anchor_disagreement(
         class's labels are right (the premise of every estimate here), so the
         evidence is wrong where it is surest, as out-of-fold evidence is for
         identical rows of two labels, each seeing only the other.
+        ``evidence_wrong_where_surest``: whether that is so; confident
+        learning's count then measures the evidence's errors as much as the
+        labels', and the data admit that no label is wrong (the noise
+        interval reaches 0: :func:`~labelclean.pipeline._calibration.calibrate`).
         ``blind_beyond_evidence``: ``blind``'s excess (with ``blind`` only).
     """
     if blind is not None:
@@ -92,9 +96,11 @@ def anchor_disagreement(
         lower = min(lower, float(betaincinv(k, m - k + 1, alpha)) if k else 0.0)
         if k < m:
             upper = min(upper, float(betaincinv(k + 1, m - k, 1.0 - alpha)))
-    if min(lower, point) > _MOST:  # surely wrong where it is surest: no noise shown
+    wrong_where_surest = min(lower, point) > _MOST
+    if wrong_where_surest:  # no noise shown
         excess = 0.0
     return {
+        "evidence_wrong_where_surest": bool(wrong_where_surest),
         "lower_limit": min(lower, point),
         "share": point,
         "upper_limit": upper,

@@ -424,8 +424,10 @@ def _other_noise_levels(P, tempered, codes, Q, r, threshold, reading):
     the cautious reading applies, the surest rows' disagreement, the review
     (:func:`~labelclean.pipeline._noise_estimate.reviewed_joint`) and whether the
     agreement with the noise taken out is substantial (which reading capped
-    the joint, :func:`~labelclean.pipeline._noise_estimate.cap_level`).
-    Returns the (precision, recall, ...) tuples and the two noise rates."""
+    the joint, :func:`~labelclean.pipeline._noise_estimate.cap_level`), and
+    no noise at all where the evidence is wrong where it is surest
+    (``anchor["evidence_wrong_where_surest"]``).
+    Returns the (precision, recall, ...) tuples and the noise rates."""
     low, anchor, review, substantial = reading
     others = [estimates_at(threshold, tempered, codes, Q, r, weighted=False)]
     noise_ends = []
@@ -435,6 +437,8 @@ def _other_noise_levels(P, tempered, codes, Q, r, threshold, reading):
         Pc, rc, _ = tempered_posterior(P, codes, Qc)
         others.append(estimates_at(threshold, Pc, codes, Qc, rc))
         noise_ends.append(1.0 - float(np.trace(Qc)))
+    if anchor.get("evidence_wrong_where_surest"):
+        noise_ends.append(0.0)  # its count may be the evidence's errors alone
     return others, noise_ends
 
 

@@ -168,6 +168,18 @@ def _share_reading_text(cal: Mapping[str, Any], pred: Mapping[str, Any]) -> str:
     )
 
 
+def _wrong_where_surest_text(anchor: Mapping[str, Any]) -> str:
+    """Why the noise interval reaches 0 where most of the surest rows surely
+    disagree (docs/decisions.md, *Most of the surest rows disagreeing*)."""
+    return (
+        f" (at least {pct(anchor.get('lower_limit', 0.5))}), which wrong labels "
+        "cannot do while most of each class's labels are right: the evidence "
+        "is wrong where it is surest (as it is out of fold for identical rows "
+        "of different labels, each seeing the other), so its count of wrong "
+        "labels may be its own errors, and the data admit that no label is wrong"
+    )
+
+
 def _admits_no_noise(cal: Mapping[str, Any]) -> bool:
     """Whether the noise rate's interval reaches 0 (as printed, 0.0 %)."""
     return ((cal.get("noise_rate_interval") or [None])[0] or 0.0) < 5e-4
@@ -308,6 +320,8 @@ def calibration_story(run: Mapping[str, Any]) -> list[str]:
                 f"; among the rows the evidence is surest of, {pct(anchor['share'])}"
                 " of the labels disagree with it"
             )
+            if anchor.get("evidence_wrong_where_surest"):
+                text += _wrong_where_surest_text(anchor)
         text += _share_reading_text(cal, pred) + "."
         if cal.get("decision_rule") == "thresholds":
             text += " The decisions used the fixed thresholds given."
