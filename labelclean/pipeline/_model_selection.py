@@ -417,15 +417,17 @@ class ModelSelectionMixin:
     def _final_weights(self, new_codes, kept, weight):
         """The final model's row weights: with ``final_fit='weighted'``, each
         cleaned row's probability that its label is right
-        (:func:`right_label_probability`; a reviewed row's is 1), times the
-        caller's ``sample_weight``; ``final_fit_`` says how it went."""
+        (:func:`right_label_probability`, at no noise where the evidence is
+        wrong where it is surest; a reviewed row's is 1), times the caller's
+        ``sample_weight``; ``final_fit_`` says how it went."""
         self.final_fit_ = {"rows": "cleaned", "n_rows": int(kept.shape[0])}
         self.final_fit_["weighted"] = self.final_fit == "weighted"
         if self.final_fit != "weighted":
             return weight
         ev = self.evidence_
         P = combine_evidence(ev.confidence_proba, ev.model_proba)
-        share = self.calibration_["anchor_disagreement"]["share"]
+        anchor = self.calibration_["anchor_disagreement"]
+        share = 0.0 if anchor.get("evidence_wrong_where_surest") else anchor["share"]
         right = right_label_probability(P, ev.codes, new_codes, share)
         if ev.known is not None:
             right[ev.known] = 1.0

@@ -8,7 +8,8 @@ each label (and so does each row with ``magn`` above ``m0``, where ``use`` is
 the other label, and the evidence is sure of the wrong label (MASS's ``shuttle``
 table, labelled by its stability, through ``labelclean run``: 93 of 256 right
 labels discarded, 37 % of a class, before the rule; then nothing discarded,
-but a noise rate of 43 % reported within 40–47 %).
+but a noise rate of 43 % reported within 40–47 %, and 47 rows weighted
+under one half in the final model).
 """
 
 import itertools
@@ -88,6 +89,10 @@ def test_a_factorial_table_keeps_its_own_labels(tmp_path):
     assert surest["evidence_wrong_where_surest"] is True
     assert calibration["noise_rate"] > 0.2
     assert calibration["noise_rate_interval"][0] == 0.0
+    # Nor do the final model's row weights take it for doubt about the labels.
+    fit = json.loads((out / "report.json").read_text())["run"]["final_model"]["fit"]
+    assert fit["weighted"] and fit["mean_weight"] == 1.0
+    assert fit["rows_under_half"] == 0
     page = unescape((out / "report.html").read_text())
     assert "the evidence is wrong where it is surest" in page
     assert "the data admit that no label is wrong" in page
