@@ -1523,6 +1523,22 @@ def test_the_report_opens_with_a_poorly_predicted_label(tmp_path):
         "poorly" in res.stderr  # fmt: skip
 
 
+def test_the_class_table_calls_its_estimates_rough_where_the_reading_is_cautious(
+    noisy_cancer,
+):
+    # Each class's estimate has no interval; where the features predict the
+    # label poorly it can miss by most of a small class's labels (measured:
+    # benchmarks/noise_interval.py), and the table under it says so.
+    cleaner = noisy_cancer[4]
+    rough = "The features predict the label poorly here, so these are rough"
+    for low in (True, False):
+        predictability = {**cleaner.calibration_["predictability"], "low": low}
+        cal = {**cleaner.calibration_, "predictability": predictability}
+        html = unescape(render_html(cleaner.report(run={"calibration": cal})))
+        below = html[html.index('id="class-health"') :]
+        assert (rough in below[: below.index("</p>")]) is low
+
+
 @pytest.mark.parametrize(
     ("band", "says"),
     [
