@@ -49,10 +49,13 @@ def measure(name: str, cell: str, rep: int, X, y) -> dict:
     cleaner = LabelCleaner(random_state=rep, final_model="cb_adaboost", n_jobs=-1)
     calibration = cleaner.fit(X_tr, y_noisy).calibration_
     low, high = calibration["noise_rate_interval"]
-    per_class = [  # the flipped share of each observed class, and its estimate
-        (float(np.mean(flipped[y_noisy == label])), float(estimate))
-        for label, estimate in zip(
-            calibration["classes"], calibration["noise_rate_per_class"], strict=True
+    per_class = [  # the flipped share of each observed class, its estimate
+        (float(np.mean(flipped[y_noisy == label])), float(estimate), *interval)
+        for label, estimate, interval in zip(
+            calibration["classes"],
+            calibration["noise_rate_per_class"],
+            calibration["noise_rate_per_class_interval"],
+            strict=True,
         )
     ]
     pred = calibration["predictability"]
@@ -63,7 +66,8 @@ def measure(name: str, cell: str, rep: int, X, y) -> dict:
         "low": float(low),
         "high": float(high),
         "reading": reading,
-        "class_error": float(np.mean([abs(a - b) for a, b in per_class])),
+        "class_error": float(np.mean([abs(c[0] - c[1]) for c in per_class])),
+        "classes": per_class,
     }
 
 
@@ -80,10 +84,22 @@ def summarise(name: str, cell: str, fits: list[dict]) -> tuple[str, list[bool]]:
         held = list((low - 1e-9 <= flipped) & (flipped <= high + 1e-9))
         below = int(np.sum(high < flipped - 1e-9))
         verdict = f"{sum(held)} of {len(fits)} (below: {below})"
+    classes = np.array([c for f in fits for c in f["classes"]])
+    if parse_cell(cell)[1] == 0:
+        by_class = f"{int(np.sum(classes[:, 2] < 5e-4))} of {len(classes)} reach 0"
+    else:
+        inside = (classes[:, 2] - 1e-9 <= classes[:, 0]) & (
+            classes[:, 0] <= classes[:, 3] + 1e-9
+        )
+        by_class = (
+            f"{int(inside.sum())} of {len(classes)} "
+            f"(below: {int(np.sum(classes[:, 3] < classes[:, 0] - 1e-9))})"
+        )
     row = (
         f"| {name} | {cell} | {flipped.mean():.3f} | {mean_std(estimate)} | "
         f"{mean_std(high - low)} | {verdict} | "
-        f"{mean_std([f['class_error'] for f in fits])} | {cautious} of {len(fits)} |"
+        f"{mean_std([f['class_error'] for f in fits])} | {by_class} | "
+        f"{mean_std(classes[:, 3] - classes[:, 2])} | {cautious} of {len(fits)} |"
     )
     return row, held
 
@@ -105,14 +121,18 @@ def main() -> None:
         "whose interval holds the flipped share (below: the interval's top under "
         "it); at 0 %, the intervals that reach 0 instead; class error: mean "
         "over the observed classes of |estimated − flipped share of the class's "
-        "labels| (`noise_rate_per_class`, no interval); cautious: fits read "
+        "labels| (`noise_rate_per_class`); class held: observed classes (of "
+        "every fit) whose interval (`noise_rate_per_class_interval`) holds the "
+        "class's flipped share, or reaches 0 at 0 %; class width: of those "
+        "intervals; cautious: fits read "
         "in the cautious reading (the features predict the label poorly). "
         "Mean ± sd.",
         "",
-        "| data | cell | flipped | estimate | width | held | class error | cautious |",
-        "|---|---|---|---|---|---|---|---|",
+        "| data | cell | flipped | estimate | width | held | class error | "
+        "class held | class width | cautious |",
+        "|---|---|---|---|---|---|---|---|---|---|",
     ]
-    by_reading = defaultdict(list)
+    by_reading, by_class = defaultdict(list), defaultdict(list)
     for name in args.data:
         X, y = DATASETS[name]()
         y = np.asarray(y)
@@ -123,11 +143,20 @@ def main() -> None:
             print(row, flush=True)
             for fit, ok in zip(fits, held, strict=False):
                 by_reading[fit["reading"]].append(ok)
+                by_class[fit["reading"]] += [
+                    low - 1e-9 <= flipped <= high + 1e-9
+                    for flipped, _, low, high in fit["classes"]
+                ]
     lines.append("")
     for reading, held in sorted(by_reading.items()):
         lines.append(
             f"- {reading} reading, fits with flips: the interval holds the flipped "
             f"share in {sum(held)} of {len(held)}."
+        )
+    for reading, held in sorted(by_class.items()):
+        lines.append(
+            f"- {reading} reading, classes of fits with flips: the class's interval "
+            f"holds its flipped share in {sum(held)} of {len(held)}."
         )
     everything = [ok for held in by_reading.values() for ok in held]
     lines.append(

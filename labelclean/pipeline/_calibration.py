@@ -322,24 +322,29 @@ def calibrate(
     other = ~np.eye(n_classes, dtype=bool)
     allowed = moderate and substantial and bool(between[other].any())  # step 5
     precision, recall, _ = estimates_at(threshold, tempered, codes, Q, r)
-    others, noise_ends = _other_noise_levels(
+    others, noise_ends, class_ends = _other_noise_levels(
         P, tempered, codes, Q, r, threshold, (low, anchor, evidence.review, substantial)
     )
     boot = _bootstrap(evidence, threshold, random_state, not low, gate, substantial)
     noise = 1.0 - float(np.trace(Q))
     noise_interval = estimate_interval(noise, boot["noise_rate"], noise_ends)
+    per_class = class_noise(Q)
+    per_class_sd = boot["noise_rate_per_class"] or [None] * n_classes
     others += estimates_at_noise_ends(P, codes, Q, r, threshold, noise_interval)
     corr_thresholds, pairs, corrected, estimated, doubt = _settle_corrections(
         evidence, P, (tempered, Q, noise_interval, reading), flagged,
         correction_target, ((alternative, strength, shrinkage), require_agreement,
                             allowed, between))  # fmt: skip
-    per_class = 1.0 - np.diag(Q) / np.maximum(Q.sum(axis=1), 1e-300)
     summary = {
         "method": _METHOD,
         "anchor_disagreement": anchor,
         "noise_rate": noise,
         "noise_rate_interval": noise_interval,
         "noise_rate_per_class": [float(v) for v in per_class],
+        "noise_rate_per_class_interval": [
+            estimate_interval(v, sd, [end[k] for end in class_ends])
+            for k, (v, sd) in enumerate(zip(per_class, per_class_sd, strict=True))
+        ],
         "noise_cap_reading": cap_level(not low, substantial),
         "rows_per_class": np.bincount(codes, minlength=n_classes).tolist(),
         "flag_threshold": threshold,
@@ -427,19 +432,22 @@ def _other_noise_levels(P, tempered, codes, Q, r, threshold, reading):
     the joint, :func:`~labelclean.pipeline._noise_estimate.cap_level`), and
     no noise at all where the evidence is wrong where it is surest
     (``anchor["evidence_wrong_where_surest"]``).
-    Returns the (precision, recall, ...) tuples and the noise rates."""
+    Returns the (precision, recall, ...) tuples, the noise rates, and each
+    class's noise rate at each of them (:func:`class_noise`)."""
     low, anchor, review, substantial = reading
     others = [estimates_at(threshold, tempered, codes, Q, r, weighted=False)]
-    noise_ends = []
+    noise_ends, class_ends = [], []
     lower = "lower_limit" if cap_level(not low, substantial) == "share" else "share"
     for cap in (1.0, anchor[lower]):
         Qc = reviewed_joint(P, codes, review, predictable=not low, noise_cap=cap)
         Pc, rc, _ = tempered_posterior(P, codes, Qc)
         others.append(estimates_at(threshold, Pc, codes, Qc, rc))
         noise_ends.append(1.0 - float(np.trace(Qc)))
+        class_ends.append(class_noise(Qc))
     if anchor.get("evidence_wrong_where_surest"):
         noise_ends.append(0.0)  # its count may be the evidence's errors alone
-    return others, noise_ends
+        class_ends.append(np.zeros(Q.shape[0]))
+    return others, noise_ends, class_ends
 
 
 def _bootstrap(
@@ -458,6 +466,7 @@ def _bootstrap(
     size = min(n, _BOOTSTRAP_ROWS)
     review = evidence.review
     values: dict[str, list[float]] = {"noise_rate": [], "precision": [], "recall": []}
+    per_class = []
     for _ in range(_BOOTSTRAP_REPS):
         rows = rng.randint(n, size=size)
         Pb, cb = P[rows], codes[rows]
@@ -478,11 +487,22 @@ def _bootstrap(
         values["noise_rate"].append(rate)
         values["precision"].append(precision)
         values["recall"].append(recall)
+        per_class.append(class_noise(Qb))
     out = {}
     for key, vals in values.items():
         finite = np.asarray([v for v in vals if np.isfinite(v)])
         out[key] = float(finite.std(ddof=1)) if finite.size > 1 else None
+    out["noise_rate_per_class"] = (
+        [float(v) for v in np.std(per_class, axis=0, ddof=1)]
+        if len(per_class) > 1
+        else None
+    )
     return out
+
+
+def class_noise(Q) -> np.ndarray:
+    """Each observed class's share of wrong labels in the joint ``Q``."""
+    return 1.0 - np.diag(Q) / np.maximum(Q.sum(axis=1), 1e-300)
 
 
 def decide_calibrated(evidence, calibration: Calibration, *, require_agreement=True):
