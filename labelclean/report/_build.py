@@ -148,9 +148,13 @@ def _add_class_health(classes: list[dict[str, Any]], run: Any) -> None:
     """Per class: flagged share, net change, and the estimated noise if known."""
     cal = (run or {}).get("calibration") if isinstance(run, dict) else None
     noise: dict[Any, Any] = {}
+    intervals: dict[Any, Any] = {}
     if isinstance(cal, dict) and cal.get("noise_rate_per_class") is not None:
         names = [to_jsonable(c) for c in cal.get("classes") or []]
         noise = dict(zip(names, cal["noise_rate_per_class"], strict=False))
+        # Runs written before the per-class intervals have none.
+        per_class = cal.get("noise_rate_per_class_interval") or []
+        intervals = dict(zip(names, per_class, strict=False))
     for c in classes:
         n = c["n_observed"]
         flagged = c["corrected_away"] + c["discarded"]
@@ -159,6 +163,7 @@ def _add_class_health(classes: list[dict[str, Any]], run: Any) -> None:
         # Rows the class ends with, against the rows it came in with.
         c["net_change"] = float((c["n_cleaned"] - n) / n) if n else None
         c["estimated_noise"] = to_jsonable(noise.get(c["label"]))
+        c["estimated_noise_interval"] = to_jsonable(intervals.get(c["label"]))
 
 
 def _label_matrix(summary: Any, classes: list[dict[str, Any]]) -> dict[str, Any]:

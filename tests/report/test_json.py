@@ -40,6 +40,7 @@ def test_counts_per_decision_and_class(audit):
         "share_flagged": pytest.approx(1 / 3),
         "net_change": pytest.approx(1 / 3),  # 3 rows in, 4 in the cleaned output
         "estimated_noise": None,  # no calibration in this run
+        "estimated_noise_interval": None,
     }
     assert classes["b"]["corrected_away"] == 1 and classes["b"]["discarded"] == 1
     assert classes["c"]["n_cleaned"] == 2
@@ -158,10 +159,16 @@ def test_class_health_takes_the_estimated_noise_from_the_run(audit):
         "calibration": {
             "classes": ["a", "b", "c"],
             "noise_rate_per_class": [0.1, 0.2, 0.3],
+            "noise_rate_per_class_interval": [[0.0, 0.2], [0.1, 0.4], [0.2, 0.5]],
         }
     }
     classes = build_report(audit, run=run)["classes"]
     assert [c["estimated_noise"] for c in classes] == [0.1, 0.2, 0.3]
+    assert classes[1]["estimated_noise_interval"] == [0.1, 0.4]
+    # A run written before the per-class intervals: the estimate alone.
+    del run["calibration"]["noise_rate_per_class_interval"]
+    classes = build_report(audit, run=run)["classes"]
+    assert [c["estimated_noise_interval"] for c in classes] == [None] * 3
     assert [c["net_change"] for c in classes] == pytest.approx([1 / 3, -0.5, -1 / 3])
 
 
