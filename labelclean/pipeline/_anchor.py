@@ -10,7 +10,7 @@ label that disagrees with the most probable class is wrong.
 import numpy as np
 from scipy.special import betaincinv
 
-__all__ = ["anchor_disagreement"]
+__all__ = ["anchor_disagreement", "class_disagreement"]
 
 #: Shares of the rows, most confident first, whose labels measure the noise
 #: where the classes are pure (the smallest group has ``_ANCHOR_MIN_ROWS``).
@@ -70,14 +70,19 @@ def anchor_disagreement(
         labels', and the data admit that no label is wrong (the noise
         interval reaches 0: :func:`~labelclean.pipeline._calibration.calibrate`).
         ``blind_beyond_evidence``: ``blind``'s excess (with ``blind`` only).
+        ``blind_by_class``: ``blind`` read class by class
+        (:func:`class_disagreement`, with ``blind`` only); the upper limit
+        is raised to it too.
     """
     if blind is not None:
         out = anchor_disagreement(P, codes)
         second = anchor_disagreement(blind, codes)
+        by_class = class_disagreement(blind, codes)
         return {
             **out,
-            "upper_limit": max(out["upper_limit"], second["share"]),
+            "upper_limit": max(out["upper_limit"], second["share"], by_class),
             "blind_beyond_evidence": second["beyond_evidence"],
+            "blind_by_class": by_class,
         }
     n = codes.shape[0]
     top = P.max(axis=1)
@@ -122,3 +127,38 @@ def _disagreements_in_first(cumulative, top, m: int) -> float:
         return float(cumulative[m])
     tied = cumulative[end] - cumulative[start]
     return float(cumulative[start] + (m - start) * tied / (end - start))
+
+
+def class_disagreement(P: np.ndarray, codes: np.ndarray) -> float:
+    """The surest rows read class by class: the share of wrong labels they
+    show, as the anchor points of each class would.
+
+    The pooled reading ranks every row by its highest probability, so its
+    surest rows are the easiest class's; where the wrong labels flow one
+    way (positives recorded as negatives, one class read as another), that
+    class is clean and its rows vouch for the others. Here each class's
+    rows (those whose most probable class it is, at least
+    :data:`_ANCHOR_MIN_ROWS`) are ranked alone, the smallest share of
+    labels naming another class over the same nested groups is taken, and
+    the classes' shares are weighted by their rows: the share of wrong
+    labels the classes' own surest rows show, a measurement and not a
+    limit (docs/decisions.md, *Wrong labels that flow one way: each class's
+    surest rows*).
+    """
+    n = codes.shape[0]
+    top, best = P.max(axis=1), P.argmax(axis=1)
+    total = 0.0
+    for k in range(P.shape[1]):
+        rows = np.flatnonzero(best == k)
+        if rows.size < _ANCHOR_MIN_ROWS:
+            continue
+        order = rows[np.argsort(-top[rows], kind="stable")]
+        disagree = np.r_[0.0, np.cumsum(codes[order] != k)]
+        share = 1.0
+        for group in _ANCHOR_SHARES:
+            m = max(_ANCHOR_MIN_ROWS, int(np.ceil(group * rows.size)))
+            if m > rows.size:
+                break
+            share = min(share, _disagreements_in_first(disagree, top[order], m) / m)
+        total += rows.size / n * share
+    return float(total)

@@ -320,6 +320,12 @@ def calibration_story(run: Mapping[str, Any]) -> list[str]:
                 f"; among the rows the evidence is surest of, {pct(anchor['share'])}"
                 " of the labels disagree with it"
             )
+            by_class = anchor.get("blind_by_class")
+            if by_class is not None and pct(by_class) != pct(anchor["share"]):
+                text += (  # docs/decisions.md, Wrong labels that flow one way
+                    f", and {pct(by_class)} among each class's own surest rows "
+                    "(read class by class, blind to each row's own label)"
+                )
             if anchor.get("evidence_wrong_where_surest"):
                 text += _wrong_where_surest_text(anchor)
         text += _share_reading_text(cal, pred) + "."

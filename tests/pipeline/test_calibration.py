@@ -22,6 +22,7 @@ import labelclean.pipeline._predictability as predictability_module
 from labelclean.cli.main import app
 from labelclean.noise import flip_labels
 from labelclean.pipeline import LabelCleaner
+from labelclean.pipeline._anchor import class_disagreement
 from labelclean.pipeline._calibration import (
     Calibration,
     anchor_disagreement,
@@ -874,17 +875,24 @@ def test_the_surest_rows_read_blind_to_their_labels_show_the_noise_they_hide():
         combine_evidence(soft, model), codes, combine_evidence(blind, model)
     )
     # The rows the soft labels are surest of hide the flips; read blind, the
-    # share is measured above the sharp reading's upper limit.
+    # share is measured above the sharp reading's upper limit, and read blind
+    # class by class nearer still to the 20 % flipped.
     assert sharp["upper_limit"] < 0.05 < unbiased["share"]
-    assert both["upper_limit"] == unbiased["share"]
+    by_class = class_disagreement(combine_evidence(blind, model), codes)
+    assert unbiased["share"] < by_class < 0.2
+    assert both["upper_limit"] == by_class == both["blind_by_class"]
     for key in ("lower_limit", "share", "beyond_evidence"):
         assert both[key] == sharp[key]
-    # The other way round (a second reading under the first's upper limit),
+    # The other way round (second readings under the first's upper limit),
     # the first reading stands.
     reverse = anchor_disagreement(
         combine_evidence(blind, model), codes, combine_evidence(soft, model)
     )
-    assert reverse == {**unbiased, "blind_beyond_evidence": sharp["beyond_evidence"]}
+    assert reverse == {
+        **unbiased,
+        "blind_beyond_evidence": sharp["beyond_evidence"],
+        "blind_by_class": class_disagreement(combine_evidence(soft, model), codes),
+    }
     # Through the calibration. Without the blind reading the sharp excess (0)
     # leaves the agreement below substantial, and the noise is read at the
     # sharp share. The blind reading's excess takes the noise out of κ: the
@@ -900,7 +908,7 @@ def test_the_surest_rows_read_blind_to_their_labels_show_the_noise_they_hide():
     assert read["noise_taken_out"] == unbiased["beyond_evidence"] > 0.05
     assert with_blind["predictability"]["substantial"]
     assert with_blind["noise_cap_reading"] == "upper_limit"
-    assert with_blind["noise_rate"] == pytest.approx(unbiased["share"])
+    assert with_blind["noise_rate"] == pytest.approx(by_class)
 
 
 def test_in_the_cautious_reading_the_smaller_excess_is_taken_out_of_kappa():
@@ -962,13 +970,15 @@ def test_the_cleaner_reads_the_surest_rows_on_the_unfiltered_neighbours():
     assert measured > sharp["upper_limit"]
     reading = cleaner.calibration_["anchor_disagreement"]
     excess = anchor_disagreement(blind, evidence.codes)["beyond_evidence"]
+    by_class = class_disagreement(blind, evidence.codes)
     assert reading == {
         **sharp,
-        "upper_limit": measured,
+        "upper_limit": max(measured, by_class),
         "blind_beyond_evidence": excess,
+        "blind_by_class": by_class,
         "noise_taken_out": max(excess, sharp["beyond_evidence"]),
     }
-    assert cleaner.calibration_["noise_rate"] == pytest.approx(measured)
+    assert cleaner.calibration_["noise_rate"] == pytest.approx(max(measured, by_class))
 
 
 def test_overlap_the_surest_rows_contradict_is_not_flagged():
