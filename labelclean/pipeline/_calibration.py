@@ -328,8 +328,6 @@ def calibrate(
     boot = _bootstrap(evidence, threshold, random_state, not low, gate, substantial)
     noise = 1.0 - float(np.trace(Q))
     noise_interval = estimate_interval(noise, boot["noise_rate"], noise_ends)
-    per_class = class_noise(Q)
-    per_class_sd = boot["noise_rate_per_class"] or [None] * n_classes
     others += estimates_at_noise_ends(P, codes, Q, r, threshold, noise_interval)
     corr_thresholds, pairs, corrected, estimated, doubt = _settle_corrections(
         evidence, P, (tempered, Q, noise_interval, reading), flagged,
@@ -340,11 +338,8 @@ def calibrate(
         "anchor_disagreement": anchor,
         "noise_rate": noise,
         "noise_rate_interval": noise_interval,
-        "noise_rate_per_class": [float(v) for v in per_class],
-        "noise_rate_per_class_interval": [
-            estimate_interval(v, sd, [end[k] for end in class_ends])
-            for k, (v, sd) in enumerate(zip(per_class, per_class_sd, strict=True))
-        ],
+        "noise_rate_per_class": [float(v) for v in class_noise(Q)],
+        "noise_rate_per_class_interval": _class_intervals(Q, boot, class_ends),
         "noise_cap_reading": cap_level(not low, substantial),
         "rows_per_class": np.bincount(codes, minlength=n_classes).tolist(),
         "flag_threshold": threshold,
@@ -498,6 +493,17 @@ def _bootstrap(
         else None
     )
     return out
+
+
+def _class_intervals(Q, boot, class_ends) -> list:
+    """Each class's noise interval, built as the overall one: the class's
+    rate ± 1.645 bootstrap standard deviations, widened to its rate at the
+    other noise levels (:func:`_other_noise_levels`)."""
+    sds = boot["noise_rate_per_class"] or [None] * Q.shape[0]
+    return [
+        estimate_interval(rate, sd, [end[k] for end in class_ends])
+        for k, (rate, sd) in enumerate(zip(class_noise(Q), sds, strict=True))
+    ]
 
 
 def class_noise(Q) -> np.ndarray:
