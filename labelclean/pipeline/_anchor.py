@@ -84,18 +84,13 @@ def anchor_disagreement(
             "blind_beyond_evidence": second["beyond_evidence"],
             "blind_by_class": by_class,
         }
-    n = codes.shape[0]
     top = P.max(axis=1)
     order = np.argsort(-top, kind="stable")
     top = top[order]
     disagree = np.r_[0.0, np.cumsum(codes[order] != np.argmax(P[order], axis=1))]
     lower, point, upper, excess = 1.0, 1.0, 1.0, 1.0
     alpha = _ANCHOR_ALPHA / len(_ANCHOR_SHARES)
-    for share in _ANCHOR_SHARES:
-        m = max(_ANCHOR_MIN_ROWS, int(np.ceil(share * n)))
-        if m > n:
-            break
-        k = _disagreements_in_first(disagree, top, m)
+    for m, k in _nested_groups(disagree, top):
         point = min(point, k / m)
         excess = min(excess, k / m - float(np.mean(1.0 - top[:m])))
         lower = min(lower, float(betaincinv(k, m - k + 1, alpha)) if k else 0.0)
@@ -111,6 +106,19 @@ def anchor_disagreement(
         "upper_limit": upper,
         "beyond_evidence": max(0.0, min(excess, point)),
     }
+
+
+def _nested_groups(cumulative, top):
+    """``(m, disagreements)`` for each group of :data:`_ANCHOR_SHARES` of the
+    rows (at least :data:`_ANCHOR_MIN_ROWS`, none beyond the rows there are);
+    ``top`` sorted descending, ``cumulative`` as :func:`_disagreements_in_first`
+    reads it."""
+    n = top.shape[0]
+    for share in _ANCHOR_SHARES:
+        m = max(_ANCHOR_MIN_ROWS, int(np.ceil(share * n)))
+        if m > n:
+            return
+        yield m, _disagreements_in_first(cumulative, top, m)
 
 
 def _disagreements_in_first(cumulative, top, m: int) -> float:
@@ -154,11 +162,6 @@ def class_disagreement(P: np.ndarray, codes: np.ndarray) -> float:
             continue
         order = rows[np.argsort(-top[rows], kind="stable")]
         disagree = np.r_[0.0, np.cumsum(codes[order] != k)]
-        share = 1.0
-        for group in _ANCHOR_SHARES:
-            m = max(_ANCHOR_MIN_ROWS, int(np.ceil(group * rows.size)))
-            if m > rows.size:
-                break
-            share = min(share, _disagreements_in_first(disagree, top[order], m) / m)
-        total += rows.size / n * share
+        groups = _nested_groups(disagree, top[order])
+        total += rows.size / n * min((wrong / m for m, wrong in groups), default=1.0)
     return float(total)
