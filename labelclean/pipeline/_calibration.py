@@ -117,6 +117,7 @@ from labelclean.pipeline._noise_estimate import (
     noise_posterior,
     predictability_summary,
     reviewed_joint,
+    scale_noise,
     temper,
 )
 from labelclean.pipeline._predictability import (
@@ -420,7 +421,12 @@ def _other_noise_levels(P, tempered, codes, Q, r, threshold, reading):
     other noise levels the data allow: the cap not applied, and the cap one
     level lower (the surest rows' share, or where the noise was read at that
     share its lower limit; classes the evidence does not recognise not
-    assumed clean: their noise is unknown, not absent). ``reading``: whether
+    assumed clean: their noise is unknown, not absent), and, in the
+    predictable reading, the uncapped joint scaled up to the classes' own
+    surest rows' share (``anchor["blind_by_class"]``) where they show more
+    noise than confident learning counts: wrong labels that flow one way
+    (docs/decisions.md, *The noise interval reaches each class's surest
+    rows*). ``reading``: whether
     the cautious reading applies, the surest rows' disagreement, the review
     (:func:`~labelclean.pipeline._noise_estimate.reviewed_joint`) and whether the
     agreement with the noise taken out is substantial (which reading capped
@@ -433,8 +439,13 @@ def _other_noise_levels(P, tempered, codes, Q, r, threshold, reading):
     others = [estimates_at(threshold, tempered, codes, Q, r, weighted=False)]
     noise_ends, class_ends = [], []
     lower = "lower_limit" if cap_level(not low, substantial) == "share" else "share"
-    for cap in (1.0, anchor[lower]):
-        Qc = reviewed_joint(P, codes, review, predictable=not low, noise_cap=cap)
+    uncapped = reviewed_joint(P, codes, review, predictable=not low, noise_cap=1.0)
+    joints = [uncapped, reviewed_joint(P, codes, review, predictable=not low,
+                                       noise_cap=anchor[lower])]  # fmt: skip
+    by_class = 0.0 if low else anchor.get("blind_by_class", 0.0)
+    if by_class > 1.0 - float(np.trace(uncapped)):  # one-way noise read higher
+        joints.append(scale_noise(uncapped, by_class))
+    for Qc in joints:
         Pc, rc, _ = tempered_posterior(P, codes, Qc)
         others.append(estimates_at(threshold, Pc, codes, Qc, rc))
         noise_ends.append(1.0 - float(np.trace(Qc)))
