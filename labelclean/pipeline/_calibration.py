@@ -87,6 +87,7 @@ recall with the noise at either end of its interval
 
 import numpy as np
 
+from labelclean.pipeline._anchor import class_disagreement
 from labelclean.pipeline._corrections import (
     agreement,
     correction_estimates,
@@ -323,10 +324,11 @@ def calibrate(
     other = ~np.eye(n_classes, dtype=bool)
     allowed = moderate and substantial and bool(between[other].any())  # step 5
     precision, recall, _ = estimates_at(threshold, tempered, codes, Q, r)
-    others, noise_ends, class_ends = _other_noise_levels(
-        P, tempered, codes, Q, r, threshold, (low, anchor, evidence.review, substantial)
-    )
     boot = _bootstrap(evidence, threshold, random_state, not low, gate, substantial)
+    others, noise_ends, class_ends = _other_noise_levels(
+        P, tempered, codes, Q, r, threshold,
+        (low, anchor, evidence.review, substantial, boot["blind_by_class"]),
+    )  # fmt: skip
     noise = 1.0 - float(np.trace(Q))
     noise_interval = estimate_interval(noise, boot["noise_rate"], noise_ends)
     others += estimates_at_noise_ends(P, codes, Q, r, threshold, noise_interval)
@@ -423,19 +425,22 @@ def _other_noise_levels(P, tempered, codes, Q, r, threshold, reading):
     share its lower limit; classes the evidence does not recognise not
     assumed clean: their noise is unknown, not absent), and, in the
     predictable reading, the uncapped joint scaled up to the classes' own
-    surest rows' share (``anchor["blind_by_class"]``) where they show more
-    noise than confident learning counts: wrong labels that flow one way
+    surest rows' share (``anchor["blind_by_class"]``) plus 1.645 of its
+    bootstrap standard deviations, where they show more noise than
+    confident learning counts: wrong labels that flow one way
     (docs/decisions.md, *The noise interval reaches each class's surest
     rows*). ``reading``: whether
     the cautious reading applies, the surest rows' disagreement, the review
     (:func:`~labelclean.pipeline._noise_estimate.reviewed_joint`) and whether the
     agreement with the noise taken out is substantial (which reading capped
-    the joint, :func:`~labelclean.pipeline._noise_estimate.cap_level`), and
-    no noise at all where the evidence is wrong where it is surest
+    the joint, :func:`~labelclean.pipeline._noise_estimate.cap_level`) and
+    the bootstrap standard deviation of the class-by-class reading (None
+    without one, :func:`_bootstrap`); and no noise at all where the
+    evidence is wrong where it is surest
     (``anchor["evidence_wrong_where_surest"]``).
     Returns the (precision, recall, ...) tuples, the noise rates, and each
     class's noise rate at each of them (:func:`class_noise`)."""
-    low, anchor, review, substantial = reading
+    low, anchor, review, substantial, by_class_sd = reading
     others = [estimates_at(threshold, tempered, codes, Q, r, weighted=False)]
     noise_ends, class_ends = [], []
     lower = "lower_limit" if cap_level(not low, substantial) == "share" else "share"
@@ -444,7 +449,7 @@ def _other_noise_levels(P, tempered, codes, Q, r, threshold, reading):
                                        noise_cap=anchor[lower])]  # fmt: skip
     by_class = 0.0 if low else anchor.get("blind_by_class", 0.0)
     if by_class > 1.0 - float(np.trace(uncapped)):  # one-way noise read higher
-        joints.append(scale_noise(uncapped, by_class))
+        joints.append(scale_noise(uncapped, by_class + 1.645 * (by_class_sd or 0.0)))
     for Qc in joints:
         Pc, rc, _ = tempered_posterior(P, codes, Qc)
         others.append(estimates_at(threshold, Pc, codes, Qc, rc))
@@ -461,9 +466,11 @@ def _bootstrap(
 ):
     """Point estimates ± 1.645 bootstrap standard deviations (about 5–95 %).
 
-    The noise estimate and the known-flip measurement are redone on each
-    resample of the rows; the interval is centred on the full-data estimate
-    (resamples repeat rows, which biases the bootstrap mean of the estimate).
+    The noise estimate, the known-flip measurement and the class-by-class
+    reading of the surest rows (:func:`class_disagreement`, where there is
+    label-blind evidence) are redone on each resample of the rows; the
+    interval is centred on the full-data estimate (resamples repeat rows,
+    which biases the bootstrap mean of the estimate).
     """
     P = combine_evidence(evidence.confidence_proba, evidence.model_proba)
     blind, codes = label_blind_evidence(evidence), evidence.codes
@@ -471,7 +478,9 @@ def _bootstrap(
     n, n_classes = P.shape
     size = min(n, _BOOTSTRAP_ROWS)
     review = evidence.review
-    values: dict[str, list[float]] = {"noise_rate": [], "precision": [], "recall": []}
+    values: dict[str, list[float]] = {
+        "noise_rate": [], "precision": [], "recall": [], "blind_by_class": []
+    }  # fmt: skip
     per_class = []
     for _ in range(_BOOTSTRAP_REPS):
         rows = rng.randint(n, size=size)
@@ -494,6 +503,8 @@ def _bootstrap(
         values["precision"].append(precision)
         values["recall"].append(recall)
         per_class.append(class_noise(Qb))
+        if blind is not None:
+            values["blind_by_class"].append(class_disagreement(blind[rows], cb))
     out = {}
     for key, vals in values.items():
         finite = np.asarray([v for v in vals if np.isfinite(v)])
