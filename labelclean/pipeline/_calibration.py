@@ -79,9 +79,11 @@ fit's own evidence (``docs/decisions.md``, "Calibrated decisions"):
    least noise the surest rows admit (their lower limit); a pair corrects
    its surest rows as far as they do.
 
-The uncertainty comes from a bootstrap over rows (the noise estimate and the
-known-flip measurement are redone on each resample), widened to the other
-readings of the noise and, for the flags, to their known-flip precision and
+The uncertainty comes from a bootstrap over rows (the noise estimate, the
+known-flip measurement and the classes' own surest rows are redone on each
+resample), widened to the other readings of the noise (among them, in the
+predictable reading, those surest rows' share and its spread where it is
+above confident learning's count) and, for the flags, to their known-flip precision and
 recall with the noise at either end of its interval
 (:mod:`labelclean.pipeline._known_flips`)."""
 
