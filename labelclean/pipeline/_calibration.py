@@ -470,7 +470,8 @@ def _bootstrap(
 
     The noise estimate, the known-flip measurement and the class-by-class
     reading of the surest rows (:func:`class_disagreement`, where there is
-    label-blind evidence) are redone on each resample of the rows; the
+    label-blind evidence and the reading is the predictable one, the only
+    one that reads it) are redone on each resample of the rows; the
     interval is centred on the full-data estimate (resamples repeat rows,
     which biases the bootstrap mean of the estimate).
     """
@@ -505,7 +506,7 @@ def _bootstrap(
         values["precision"].append(precision)
         values["recall"].append(recall)
         per_class.append(class_noise(Qb))
-        if blind is not None:
+        if blind is not None and predictable:  # read in the predictable reading only
             values["blind_by_class"].append(class_disagreement(blind[rows], cb))
     out = {}
     for key, vals in values.items():
