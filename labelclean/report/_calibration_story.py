@@ -8,6 +8,7 @@ plain words (``docs/decisions.md`` says where each number comes from).
 from collections.abc import Mapping
 from typing import Any
 
+from labelclean.report._why import unchecked_labels
 from labelclean.utils._labels import LABEL_WRITING_FIXES, label_writing
 
 __all__ = ["calibration_story", "cautions", "count", "pct"]
@@ -364,15 +365,9 @@ def calibration_story(run: Mapping[str, Any]) -> list[str]:
     return story + _review_and_missing_story(run)
 
 
-def _unseen_classes(cal: Mapping[str, Any], pred: Mapping[str, Any]) -> list[str]:
+def _unseen_classes(cal: Mapping[str, Any]) -> list[str]:
     """The classes the evidence does not tell apart from the others."""
-    return [
-        str(name)
-        for name, c in zip(
-            cal.get("classes") or [], pred.get("per_class") or [], strict=False
-        )
-        if isinstance(c, Mapping) and not c.get("recognised", True)
-    ]
+    return [str(name) for name in unchecked_labels(cal)]
 
 
 def _quoted(names: list[str], shown: int = 8) -> str:
@@ -466,7 +461,7 @@ def cautions(run: Mapping[str, Any], classes: Any = ()) -> list[dict[str, str]]:
                 "export') before relying on their discards or corrections"
             ),
         })  # fmt: skip
-    unseen = _unseen_classes(cal, pred) if calibrated else []
+    unseen = _unseen_classes(cal) if calibrated else []
     if unseen:
         out.append({
             "code": "classes_not_checked",
@@ -518,7 +513,7 @@ def _unseen_story(cal: Mapping[str, Any], pred: Mapping[str, Any]) -> list[str]:
     if cal.get("decision_rule") == "thresholds":
         return []
     story = []
-    unseen = _unseen_classes(cal, pred)
+    unseen = _unseen_classes(cal)
     if unseen:
         story.append(
             f"The evidence does not tell class(es) {_quoted(unseen)} apart from the "

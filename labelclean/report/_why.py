@@ -1,15 +1,18 @@
-"""One line in words saying why a flagged row got its decision.
+"""One line in words saying why a row got its decision.
 
-:func:`why` reads a suspect's record of ``report.json`` (its decision, labels
-and evidence) and says what the evidence showed, in the order a reviewer
-checks it: how likely the label is wrong, what the row's neighbours (or the
-density stage) and the final model said, and what labelclean did.
+:func:`why` reads a row's record (a suspect of ``report.json``, or an audit
+row that ``labelclean review export`` writes) and says what the evidence
+showed, in the order a reviewer checks it: how likely the label is wrong,
+what the row's neighbours (or the density stage) and the final model said,
+and what labelclean did. :func:`unchecked_labels` and :func:`flags_nothing`
+read, from a run's calibration, where that likelihood is an assumption of
+the run rather than an estimate.
 """
 
-from collections.abc import Mapping
+from collections.abc import Collection, Mapping
 from typing import Any
 
-__all__ = ["why"]
+__all__ = ["flags_nothing", "unchecked_labels", "why"]
 
 #: What the decision was, per reason code.
 _OUTCOME = {
@@ -23,6 +26,41 @@ _OUTCOME = {
     "spl_zero_weight": "discarded: no other label is trusted enough",
     "low_confidence_and_spl_zero": "discarded: no other label is trusted enough",
 }
+
+
+def unchecked_labels(calibration: Any) -> list[Any]:
+    """The classes (as ``report.json`` holds them) whose labels a calibrated
+    run kept unchecked: the evidence does not tell them apart from the other
+    classes, so the run took their labels as right and gave their rows a
+    noise probability of 0 by assumption, not by estimate."""
+    if not isinstance(calibration, Mapping):
+        return []
+    if calibration.get("decision_rule") == "thresholds":
+        return []
+    per_class = (calibration.get("predictability") or {}).get("per_class") or []
+    return [
+        name
+        for name, c in zip(calibration.get("classes") or [], per_class, strict=False)
+        if isinstance(c, Mapping) and not c.get("recognised", True)
+    ]
+
+
+def flags_nothing(calibration: Any) -> bool:
+    """Whether a calibrated run flags no row whatever the evidence: its
+    features predict the label hardly better than chance, or only fairly
+    (``predictability['slight']`` or ``['fair']``)."""
+    if not isinstance(calibration, Mapping):
+        return False
+    if calibration.get("decision_rule") == "thresholds":
+        return False
+    predictability = calibration.get("predictability") or {}
+    return bool(predictability.get("slight") or predictability.get("fair"))
+
+
+#: A kept row's outcome where its class was not checked, or where the run
+#: flags no row (:func:`why`'s ``unchecked`` and ``silent``).
+_UNCHECKED = "kept as labelled, unchecked"
+_SILENT = "kept: the features predict the label too poorly for the run to flag any row"
 
 
 def _label(value: Any) -> str:
@@ -44,13 +82,28 @@ def _number(record: Mapping[str, Any], key: str) -> float | None:
     )
 
 
-def why(record: Mapping[str, Any]) -> str:
-    """One sentence on the evidence behind a suspect's decision.
+def why(
+    record: Mapping[str, Any],
+    *,
+    unchecked: Collection[Any] = (),
+    silent: bool = False,
+) -> str:
+    """One sentence on the evidence behind a row's decision.
 
     Parameters
     ----------
     record : dict
-        A row of ``report.json``'s ``suspects.rows`` (JSON values).
+        A row of ``report.json``'s ``suspects.rows``, or of the audit (JSON
+        values).
+    unchecked : collection, default=()
+        Observed labels whose class the run kept unchecked
+        (:func:`unchecked_labels`): such a row's noise probability of 0 is
+        the run's assumption, and the sentence says so instead of "0%
+        likely mislabelled".
+    silent : bool, default=False
+        The run flags no row whatever the evidence (:func:`flags_nothing`):
+        a kept row's sentence says that, not that the evidence does not
+        justify a change.
 
     Returns
     -------
@@ -66,11 +119,30 @@ def why(record: Mapping[str, Any]) -> str:
     ...      "neighbor_label_counts": {"a": 1, "b": 9}})
     "80% likely mislabelled; neighbours give 'a' 0.10 and favour 'b' (0.70); \
 the model gives 'a' 0.20; discarded: no other label is trusted by both stages."
+
+    A kept row of a run that flags nothing, and of a class it did not check:
+
+    >>> kept = {"decision": "kept", "reason": "ok", "observed_label": "a",
+    ...         "noise_probability": 0.6, "model_probability": 0.3,
+    ...         "model_label": "b"}
+    >>> why(kept, silent=True)
+    "60% likely mislabelled; the model gives 'a' 0.30 and predicts 'b'; kept: \
+the features predict the label too poorly for the run to flag any row."
+    >>> why({**kept, "noise_probability": 0.0}, unchecked=["a"])
+    "not checked: the evidence does not tell 'a' apart from the other classes, \
+so the run took this label as right; the model gives 'a' 0.30 and predicts \
+'b'; kept as labelled, unchecked."
     """
     observed = _label(record.get("observed_label"))
     parts = []
     noise = _number(record, "noise_probability")
-    if noise is not None:
+    assumed = record.get("observed_label") in list(unchecked)
+    if assumed:
+        parts.append(
+            f"not checked: the evidence does not tell {observed} apart from the "
+            "other classes, so the run took this label as right"
+        )
+    elif noise is not None:
         parts.append(f"{100 * noise:.0f}% likely mislabelled")
     confidence = _number(record, "confidence")
     if confidence is not None:
@@ -102,5 +174,7 @@ the model gives 'a' 0.20; discarded: no other label is trusted by both stages."
         )
     reason = str(record.get("reason") or "")
     outcome = _OUTCOME.get(reason, f"{record.get('decision')} ({reason})")
+    if reason == "ok" and (assumed or silent):
+        outcome = _UNCHECKED if assumed else _SILENT
     parts.append(outcome.format(cleaned=_label(record.get("cleaned_label"))))
     return "; ".join(parts) + "."

@@ -31,7 +31,7 @@ from labelclean.io import (
     write_parquet,
 )
 from labelclean.report import to_jsonable
-from labelclean.report._why import why
+from labelclean.report._why import flags_nothing, unchecked_labels, why
 
 __all__ = [
     "export_review",
@@ -143,7 +143,13 @@ def review_rows(
     out["proposal"] = proposal
     out["noise_probability"] = p[order]
     out["priority"] = priority[order]
-    out["why"] = [why({k: to_jsonable(v) for k, v in r.items()}) for r in records]
+    calibration = run.get("calibration")
+    unchecked, silent = unchecked_labels(calibration), flags_nothing(calibration)
+    out["why"] = [
+        why({k: to_jsonable(v) for k, v in r.items()}, unchecked=unchecked,
+            silent=silent)
+        for r in records
+    ]  # fmt: skip
     out["verdict"] = pd.Series([None] * len(out), dtype=object)
     return out
 

@@ -106,6 +106,49 @@ def test_export_ranks_by_the_evidence_where_every_probability_ties(run, tmp_path
     assert wrong >= 0.8  # the base rate is 0.15
 
 
+def test_export_says_when_a_label_was_not_checked(tmp_path):
+    """Where the evidence does not tell the classes apart, the run takes their
+    labels as right and every noise probability is 0 by assumption. The rows
+    exported first are then mostly wrong labels, and their `why` must not tell
+    the reviewer that they are "0% likely mislabelled"."""
+    X, y = make_blobs(900, centers=[[0, 0], [1.2, 0], [0, 1.2]], random_state=0)
+    truth = np.array(["a", "b", "c"])[y]
+    noisy, _ = flip_labels(truth, 0.25, random_state=0)
+    frame = pd.DataFrame(X, columns=["f1", "f2"])
+    frame.insert(0, "key", [f"k{i:04d}" for i in range(900)])
+    frame["label"] = noisy
+    frame.to_parquet(tmp_path / "in.parquet", index=False)
+    (tmp_path / "fast.toml").write_text(PIPELINE)
+    result = runner.invoke(
+        app, ["run", str(tmp_path / "in.parquet"), "-p", str(tmp_path / "fast.toml"),
+              "-o", str(tmp_path / "run")],
+    )  # fmt: skip
+    assert result.exit_code == 0, result.output
+    report = json.loads((tmp_path / "run" / "report.json").read_text())
+    assert "classes_not_checked" in [c["code"] for c in report["cautions"]]
+    out = tmp_path / "review.json"
+    result = runner.invoke(
+        app, ["review", "export", str(tmp_path / "run"), "--out", str(out),
+              "--max-rows", "30"],
+    )  # fmt: skip
+    assert result.exit_code == 0, result.output
+    tasks = json.loads(out.read_text())
+    rows = pd.DataFrame([t["data"] for t in tasks])
+    true_label = dict(zip(frame["key"], truth, strict=True))
+    observed = zip(rows["row_id"], rows["observed_label"], strict=True)
+    wrong = np.mean([true_label[k] != label for k, label in observed])
+    assert wrong >= 0.6  # the base rate is 0.25
+    assert (rows["noise_probability"] == 0).all()
+    for why, label, text in zip(rows["why"], rows["observed_label"], rows["text"],
+                                strict=True):  # fmt: skip
+        assert why.startswith(
+            f"not checked: the evidence does not tell '{label}' apart from the "
+            "other classes, so the run took this label as right; "
+        )
+        assert why.endswith("kept as labelled, unchecked.")
+        assert "likely mislabelled" not in why and why in text
+
+
 def test_label_studio_tasks_follow_its_import_format(run):
     root, _ = run
     path = _export(root, "tasks.json", "--max-rows", "10", "--overwrite")
