@@ -15,7 +15,7 @@ from labelclean.report._json import (
     assemble_report,
     to_jsonable,
 )
-from labelclean.report._why import why
+from labelclean.report._why import unchecked_labels, why
 from labelclean.utils._audit import (
     AUDIT_COLUMNS,
     DECISION_REASONS,
@@ -155,6 +155,7 @@ def _add_class_health(classes: list[dict[str, Any]], run: Any) -> None:
         # Runs written before the per-class intervals have none.
         per_class = cal.get("noise_rate_per_class_interval") or []
         intervals = dict(zip(names, per_class, strict=False))
+    unchecked = [to_jsonable(c) for c in unchecked_labels(cal)]
     for c in classes:
         n = c["n_observed"]
         flagged = c["corrected_away"] + c["discarded"]
@@ -164,6 +165,8 @@ def _add_class_health(classes: list[dict[str, Any]], run: Any) -> None:
         c["net_change"] = float((c["n_cleaned"] - n) / n) if n else None
         c["estimated_noise"] = to_jsonable(noise.get(c["label"]))
         c["estimated_noise_interval"] = to_jsonable(intervals.get(c["label"]))
+        # An estimate of 0 on a class taken as right is an assumption.
+        c["noise_checked"] = None if not noise else c["label"] not in unchecked
 
 
 def _label_matrix(summary: Any, classes: list[dict[str, Any]]) -> dict[str, Any]:

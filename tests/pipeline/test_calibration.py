@@ -1493,8 +1493,11 @@ def test_the_report_names_the_classes_the_evidence_cannot_see(tmp_path):
         )
     )
     assert not seen["hidden"] and seen["east"] and seen["west"]
+    checked = {c["label"]: c["noise_checked"] for c in report["classes"]}
+    assert checked == seen  # the per-class table says which estimates are assumed
     html = unescape((out / "report.html").read_text())
     assert "does not tell class(es) 'hidden'" in html
+    assert html.count("not checked (up to ") == sum(not v for v in seen.values())
     codes = [c["code"] for c in report["cautions"]]
     assert "classes_not_checked" in codes
     assert (

@@ -41,6 +41,7 @@ def test_counts_per_decision_and_class(audit):
         "net_change": pytest.approx(1 / 3),  # 3 rows in, 4 in the cleaned output
         "estimated_noise": None,  # no calibration in this run
         "estimated_noise_interval": None,
+        "noise_checked": None,
     }
     assert classes["b"]["corrected_away"] == 1 and classes["b"]["discarded"] == 1
     assert classes["c"]["n_cleaned"] == 2
@@ -165,6 +166,12 @@ def test_class_health_takes_the_estimated_noise_from_the_run(audit):
     classes = build_report(audit, run=run)["classes"]
     assert [c["estimated_noise"] for c in classes] == [0.1, 0.2, 0.3]
     assert classes[1]["estimated_noise_interval"] == [0.1, 0.4]
+    assert [c["noise_checked"] for c in classes] == [True] * 3
+    # A class the evidence does not tell apart: its estimate is an assumption.
+    seen = [{"recognised": True}, {"recognised": False}, {"recognised": True}]
+    run["calibration"]["predictability"] = {"per_class": seen}
+    classes = build_report(audit, run=run)["classes"]
+    assert [c["noise_checked"] for c in classes] == [True, False, True]
     # A run written before the per-class intervals: the estimate alone.
     del run["calibration"]["noise_rate_per_class_interval"]
     classes = build_report(audit, run=run)["classes"]

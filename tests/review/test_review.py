@@ -126,6 +126,9 @@ def test_export_says_when_a_label_was_not_checked(tmp_path):
     assert result.exit_code == 0, result.output
     report = json.loads((tmp_path / "run" / "report.json").read_text())
     assert "classes_not_checked" in [c["code"] for c in report["cautions"]]
+    assert [c["noise_checked"] for c in report["classes"]] == [False] * 3
+    html = (tmp_path / "run" / "report.html").read_text()
+    assert html.count("not checked (up to ") == 3
     out = tmp_path / "review.json"
     result = runner.invoke(
         app, ["review", "export", str(tmp_path / "run"), "--out", str(out),
