@@ -536,10 +536,25 @@ def class_noise(Q) -> np.ndarray:
     return 1.0 - np.diag(Q) / np.maximum(Q.sum(axis=1), 1e-300)
 
 
+def unchecked_classes(calibration: Calibration) -> np.ndarray:
+    """Per class, whether the fit took its labels as right unchecked: the
+    evidence does not tell it apart from the other classes
+    (``predictability['per_class']``; none in files written before)."""
+    per_class = calibration.summary.get("predictability", {}).get("per_class") or []
+    n_classes = calibration.joint.shape[0]
+    out = np.zeros(n_classes, dtype=bool)
+    for k, c in enumerate(per_class[:n_classes]):
+        out[k] = not c.get("recognised", True)
+    return out
+
+
 def decide_calibrated(evidence, calibration: Calibration, *, require_agreement=True):
     """Decisions from a :class:`Calibration`: flagged rows corrected or discarded.
 
     Returns decision, reason, new codes and the per-row noise probability.
+    A kept row of a class the fit took as right (:func:`unchecked_classes`)
+    has reason ``not_checked``, not ``ok``: its noise probability of 0 is
+    that assumption, not an estimate.
     """
     ev = evidence
     n = ev.codes.shape[0]
@@ -567,6 +582,9 @@ def decide_calibrated(evidence, calibration: Calibration, *, require_agreement=T
     reason[flagged & agree & ~precise] = "correction_not_precise"
     decision[corrected] = "corrected"
     reason[corrected] = "trusted_alternative"
+    reason[(decision == "kept") & unchecked_classes(calibration)[ev.codes]] = (
+        "not_checked"
+    )
     new_codes = ev.codes.copy()
     new_codes[corrected] = alternative[corrected]
     new_codes[decision == "discarded"] = -1

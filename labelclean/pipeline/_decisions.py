@@ -383,13 +383,12 @@ class DecisionsMixin:
 
         # Flags are judged on the evidence tempered as the fit measured, the
         # corrections on the evidence shrunk as it measured and on its
-        # correction target (docs/decisions.md).
+        # correction target (docs/decisions.md); the classes it took as right
+        # are named in the reasons.
         fitted = getattr(self, "calibration_", {})
-        summary = {
-            key: fitted[key]
-            for key in ("temperature", "evidence_shrinkage", "correction_target")
-            if key in fitted
-        }
+        kept = ("temperature", "evidence_shrinkage", "correction_target",
+                "predictability")  # fmt: skip
+        summary = {key: fitted[key] for key in kept if key in fitted}
         joint = self.noise_joint_
         if new_rows and getattr(self, "noise_gate_", None) is not None:
             fitted_rows = sum(fitted.get("rows_per_class", [])) or 1

@@ -17,6 +17,7 @@ __all__ = ["flags_nothing", "unchecked_labels", "why"]
 #: What the decision was, per reason code.
 _OUTCOME = {
     "ok": "kept: the evidence does not justify a change",
+    "not_checked": "kept as labelled, unchecked",
     "trusted_alternative": "relabelled to {cleaned}: both stages trust it",
     "correction_not_precise": (
         "discarded: the other label is not probable enough to relabel it"
@@ -57,9 +58,7 @@ def flags_nothing(calibration: Any) -> bool:
     return bool(predictability.get("slight") or predictability.get("fair"))
 
 
-#: A kept row's outcome where its class was not checked, or where the run
-#: flags no row (:func:`why`'s ``unchecked`` and ``silent``).
-_UNCHECKED = "kept as labelled, unchecked"
+#: A kept row's outcome where the run flags no row (:func:`why`'s ``silent``).
 _SILENT = "kept: the features predict the label too poorly for the run to flag any row"
 
 
@@ -97,9 +96,10 @@ def why(
         values).
     unchecked : collection, default=()
         Observed labels whose class the run kept unchecked
-        (:func:`unchecked_labels`): such a row's noise probability of 0 is
-        the run's assumption, and the sentence says so instead of "0%
-        likely mislabelled".
+        (:func:`unchecked_labels`), for audits written before such rows got
+        reason ``not_checked``: a row of theirs, or one with that reason, has
+        a noise probability of 0 by the run's assumption, and the sentence
+        says so instead of "0% likely mislabelled".
     silent : bool, default=False
         The run flags no row whatever the evidence (:func:`flags_nothing`):
         a kept row's sentence says that, not that the evidence does not
@@ -128,7 +128,7 @@ the model gives 'a' 0.20; discarded: no other label is trusted by both stages."
     >>> why(kept, silent=True)
     "60% likely mislabelled; the model gives 'a' 0.30 and predicts 'b'; kept: \
 the features predict the label too poorly for the run to flag any row."
-    >>> why({**kept, "noise_probability": 0.0}, unchecked=["a"])
+    >>> why({**kept, "reason": "not_checked", "noise_probability": 0.0})
     "not checked: the evidence does not tell 'a' apart from the other classes, \
 so the run took this label as right; the model gives 'a' 0.30 and predicts \
 'b'; kept as labelled, unchecked."
@@ -136,7 +136,9 @@ so the run took this label as right; the model gives 'a' 0.30 and predicts \
     observed = _label(record.get("observed_label"))
     parts = []
     noise = _number(record, "noise_probability")
-    assumed = record.get("observed_label") in list(unchecked)
+    assumed = record.get("reason") == "not_checked" or (
+        record.get("observed_label") in list(unchecked)
+    )
     if assumed:
         parts.append(
             f"not checked: the evidence does not tell {observed} apart from the "
@@ -174,7 +176,7 @@ so the run took this label as right; the model gives 'a' 0.30 and predicts \
         )
     reason = str(record.get("reason") or "")
     outcome = _OUTCOME.get(reason, f"{record.get('decision')} ({reason})")
-    if reason == "ok" and (assumed or silent):
-        outcome = _UNCHECKED if assumed else _SILENT
+    if reason == "ok" and (assumed or silent):  # runs before `not_checked`
+        outcome = _OUTCOME["not_checked"] if assumed else _SILENT
     parts.append(outcome.format(cleaned=_label(record.get("cleaned_label"))))
     return "; ".join(parts) + "."

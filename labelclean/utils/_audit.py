@@ -31,6 +31,10 @@ DECISIONS: tuple[str, ...] = ("kept", "corrected", "discarded")
 #: Every reason code with one sentence for the report.
 DECISION_REASONS = {
     "ok": "no stage found the label doubtful enough",
+    "not_checked": (
+        "the evidence does not tell the row's class apart from the others, so "
+        "the run took its label as right without checking it"
+    ),
     "trusted_alternative": (
         "the confidence stage and the final model both trust another label "
         "above the correction threshold"

@@ -1507,6 +1507,11 @@ def test_the_report_names_the_classes_the_evidence_cannot_see(tmp_path):
     audit = pd.read_parquet(out / "audit.parquet")
     hidden = audit["label"] == "hidden"
     assert (audit.loc[hidden, "decision"] == "kept").mean() >= 0.98
+    # Their labels were taken as right, not checked: the audit says which.
+    unseen = audit["label"].isin([c for c, ok in seen.items() if not ok])
+    kept = audit["decision"] == "kept"
+    assert (audit.loc[unseen & kept, "reason"] == "not_checked").all()
+    assert (audit.loc[~unseen, "reason"] != "not_checked").all()
     assert not (audit["cleaned_label"][~hidden] == "hidden").any()
 
 

@@ -142,6 +142,7 @@ def test_export_says_when_a_label_was_not_checked(tmp_path):
     wrong = np.mean([true_label[k] != label for k, label in observed])
     assert wrong >= 0.6  # the base rate is 0.25
     assert (rows["noise_probability"] == 0).all()
+    assert (rows["reason"] == "not_checked").all()
     for why, label, text in zip(rows["why"], rows["observed_label"], rows["text"],
                                 strict=True):  # fmt: skip
         assert why.startswith(
