@@ -111,6 +111,7 @@ from labelclean.pipeline._noise_estimate import (
     anchor_disagreement,
     cap_level,
     class_gate,
+    closed_classes,
     combine_evidence,
     confident_joint,
     estimate_interval,
@@ -372,6 +373,7 @@ def calibrate(
         "predictability": predictability_summary(
             kappas, low, weak, class_kappas, recognised, told
         ),
+        "not_checked": closed_classes(gate, n_classes).tolist(),
     }
     return Calibration(Q, threshold, corr_thresholds, summary, gate)
 
@@ -537,15 +539,11 @@ def class_noise(Q) -> np.ndarray:
 
 
 def unchecked_classes(calibration: Calibration) -> np.ndarray:
-    """Per class, whether the fit took its labels as right unchecked: the
-    evidence does not tell it apart from the other classes
-    (``predictability['per_class']``; none in files written before)."""
-    per_class = calibration.summary.get("predictability", {}).get("per_class") or []
+    """Per class, whether the fit took its labels as right unchecked
+    (``not_checked``, :func:`closed_classes`; none in older files)."""
     n_classes = calibration.joint.shape[0]
-    out = np.zeros(n_classes, dtype=bool)
-    for k, c in enumerate(per_class[:n_classes]):
-        out[k] = not c.get("recognised", True)
-    return out
+    found = calibration.summary.get("not_checked") or [False] * n_classes
+    return np.asarray(found, dtype=bool)
 
 
 def decide_calibrated(evidence, calibration: Calibration, *, require_agreement=True):

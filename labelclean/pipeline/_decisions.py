@@ -387,7 +387,7 @@ class DecisionsMixin:
         # are named in the reasons.
         fitted = getattr(self, "calibration_", {})
         kept = ("temperature", "evidence_shrinkage", "correction_target",
-                "predictability")  # fmt: skip
+                "not_checked")  # fmt: skip
         summary = {key: fitted[key] for key in kept if key in fitted}
         joint = self.noise_joint_
         if new_rows and getattr(self, "noise_gate_", None) is not None:

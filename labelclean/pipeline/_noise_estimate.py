@@ -33,6 +33,7 @@ __all__ = [
     "anchor_disagreement",
     "cap_level",
     "class_gate",
+    "closed_classes",
     "cohen_kappa",
     "combine_evidence",
     "conditional_rows",
@@ -277,6 +278,15 @@ def _pair_gate(recognised, n_classes: int) -> np.ndarray:
     if apart.ndim == 1:
         apart = np.outer(apart, apart)
     return apart | np.eye(n_classes, dtype=bool)
+
+
+def closed_classes(gate, n_classes: int) -> np.ndarray:
+    """Per class, whether the gate (:func:`_pair_gate`) closes every pair it
+    labels: none of its labels can be counted wrong, so the run takes them as
+    right without checking them (a class the evidence does not recognise, or
+    one whose every partner is closed)."""
+    open_pairs = _pair_gate(gate, n_classes) & ~np.eye(n_classes, dtype=bool)
+    return ~open_pairs.any(axis=1)
 
 
 def _rows_read_for_noise(P, codes, gate):

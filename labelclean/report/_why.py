@@ -31,19 +31,23 @@ _OUTCOME = {
 
 def unchecked_labels(calibration: Any) -> list[Any]:
     """The classes (as ``report.json`` holds them) whose labels a calibrated
-    run kept unchecked: the evidence does not tell them apart from the other
-    classes, so the run took their labels as right and gave their rows a
-    noise probability of 0 by assumption, not by estimate."""
+    run kept unchecked: the evidence does not tell them apart from any class
+    they could be confused with, so the run took their labels as right and
+    gave their rows a noise probability of 0 by assumption, not by estimate
+    (``not_checked``; runs written before it: the classes not
+    ``recognised``)."""
     if not isinstance(calibration, Mapping):
         return []
     if calibration.get("decision_rule") == "thresholds":
         return []
-    per_class = (calibration.get("predictability") or {}).get("per_class") or []
-    return [
-        name
-        for name, c in zip(calibration.get("classes") or [], per_class, strict=False)
-        if isinstance(c, Mapping) and not c.get("recognised", True)
-    ]
+    names = calibration.get("classes") or []
+    if calibration.get("not_checked") is not None:
+        flags = calibration["not_checked"]
+    else:
+        per_class = (calibration.get("predictability") or {}).get("per_class") or []
+        flags = [isinstance(c, Mapping) and not c.get("recognised", True)
+                 for c in per_class]  # fmt: skip
+    return [name for name, flag in zip(names, flags, strict=False) if flag]
 
 
 def flags_nothing(calibration: Any) -> bool:

@@ -35,6 +35,7 @@ from labelclean.pipeline._decisions import Evidence
 from labelclean.pipeline._noise_estimate import (
     SLIGHT_AGREEMENT_KAPPA,
     cap_level,
+    closed_classes,
     estimate_interval,
     evidence_shrinkage,
     noise_gate,
@@ -1473,6 +1474,20 @@ def test_heavy_flips_on_a_small_table_do_not_hide_a_class_from_the_gate(
     assert not all(c["recognised"] for c in per_class)
     assert before.calibration_["noise_rate"] < 0.1
     assert (before.decisions_ != "kept").sum() < flagged.sum() / 2
+
+
+def test_a_class_is_not_checked_where_the_gate_closes_every_pair_it_labels():
+    # Per class: a class told apart from the rest, whose only partners are
+    # not, cannot have a wrong label counted either (cars' USA, with Europe
+    # and Japan not recognised).
+    assert closed_classes(np.array([True, False, False]), 3).tolist() == [True] * 3
+    assert closed_classes(np.array([True, True, False]), 3).tolist() == [
+        False, False, True,
+    ]  # fmt: skip
+    # Per pair: class 2 told apart from neither partner, 0 and 1 from each other.
+    pairs = np.array([[1, 1, 0], [1, 1, 0], [0, 0, 1]], dtype=bool)
+    assert closed_classes(pairs, 3).tolist() == [False, False, True]
+    assert not closed_classes(np.ones((2, 2), dtype=bool), 2).any()
 
 
 def test_the_report_names_the_classes_the_evidence_cannot_see(tmp_path):
