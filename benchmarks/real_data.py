@@ -42,6 +42,8 @@ The peers get the same preprocessing as labelclean's feature encoder
     python benchmarks/real_data.py --data iris wine --reps 2
     python benchmarks/real_data.py --data diamonds --reps 1 --noise u0 u10 cc10 \
         --section real-data-large
+    python benchmarks/real_data.py --model cb_adaboost_deep --noise u0 u20 cc20 \
+        --reps 3 --section real-data-deep-evidence   # another evidence model
 """
 
 import argparse
@@ -285,11 +287,16 @@ def ceiling_f1(flipped, score, floor=0.5):
     return float(f1.max())
 
 
-def run_cell(X_tr, y_noisy, y_true, flipped, X_te, y_te, seed, out):
+def run_cell(X_tr, y_noisy, y_true, flipped, X_te, y_te, seed, out, model="auto"):
+    """One repetition of a cell: labelclean with ``model`` as the evidence's
+    model (the final model is ``'auto'``'s stack either way) and the peers."""
     from cleanlab.classification import CleanLearning
 
     with Timer() as t:
-        cleaner = LabelCleaner(random_state=seed, n_jobs=-1).fit(X_tr, y_noisy)
+        final = None if model == "auto" else "auto"  # None: the defaults exactly
+        cleaner = LabelCleaner(
+            model=model, final_model=final, random_state=seed, n_jobs=-1
+        ).fit(X_tr, y_noisy)
     out["time_labelclean"].append(t.seconds)
     decisions = cleaner.decisions_
     flagged = decisions != "kept"
@@ -383,6 +390,13 @@ def main(
         default=["u0", "u10", "u20", "u30", "cc10", "cc20", "cc30"],
         help="cells to run: u (uniform) or cc (class-conditional) and a percent",
     )
+    parser.add_argument(
+        "--model",
+        default="auto",
+        choices=["auto", *LabelCleaner.MODEL_KINDS],
+        help="LabelCleaner(model=...): the evidence's model (the final model "
+        "stays model='auto''s stack)",
+    )
     args = parser.parse_args()
     warnings.simplefilter("ignore")
     names = args.data or list(datasets)
@@ -400,7 +414,13 @@ def main(
         "the highest flag F1 of any threshold whose flags are at least half right "
         "(an oracle that knows the flips), on the better cleanlab ranking (1 − "
         "out-of-fold probability of the label, LR or HGB per repetition) and on "
-        "labelclean's `noise_probability`. Mean ± sd.",
+        "labelclean's `noise_probability`. Mean ± sd."
+        + (
+            ""
+            if args.model == "auto"
+            else f" labelclean's evidence from `LabelCleaner(model='{args.model}')` "
+            "(the final model `model='auto'`'s stack, as by default)."
+        ),
         "",
         "| data | noise | F1 labelclean | F1 cleanlab+LR | F1 cleanlab+HGB "
         "| ceiling at P ≥ 0.5: cleanlab / labelclean ranking "
@@ -420,7 +440,7 @@ def main(
                 X_tr, X_te, y_tr, y_te, y_noisy, flipped = split_and_flip(
                     X, y, kind, rate, rep
                 )
-                run_cell(X_tr, y_noisy, y_tr, flipped, X_te, y_te, rep, out)
+                run_cell(X_tr, y_noisy, y_tr, flipped, X_te, y_te, rep, out, args.model)
             best_p = max(_mean(out["lr_p"]), _mean(out["hgb_p"]))
             cov = out["lc_covered"]
             ceiling = np.fmax(out["lr_ceiling"], out["hgb_ceiling"])

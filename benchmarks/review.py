@@ -2,7 +2,7 @@
 
 For scikit-learn's breast_cancer, wine and digits (the development sets; or,
 with ``--data``, tables held out from development: iris, penguins, cars, mpg,
-anes96) with 20 % uniform flips:
+anes96, seattle_weather, tictactoe, diamonds) with 20 % uniform flips:
 ``labelclean run`` (the shipped pipeline for the number of classes), then a
 simulated reviewer who knows the true labels gives verdicts on a budget of
 rows, either the rows ``labelclean review export`` ranks first or the same
@@ -18,6 +18,8 @@ first run's on the same rows.
     python benchmarks/review.py --reps 20 --noise 0.3 --section review-30
     python benchmarks/review.py --reps 20 --data iris penguins cars mpg anes96 \
         --section review-held-out
+    python benchmarks/review.py --reps 2 --data cars seattle_weather anes96 \
+        diamonds --section review-unchecked     # what `why` tells of the rows
 """
 
 import argparse
@@ -45,6 +47,10 @@ def _sklearn(loader):
     return lambda: loader(return_X_y=True, as_frame=True)
 
 
+#: Tables of ``benchmarks/real_data.py`` this benchmark can run.
+HELD_OUT_TABLES = ("iris", "penguins", "cars", "mpg", "anes96", "seattle_weather",
+                   "tictactoe", "diamonds")  # fmt: skip
+
 #: Development sets (the default), then tables held out from development
 #: (``benchmarks/real_data.py``): categorical columns, missing values, a
 #: label the features only partly predict.
@@ -52,7 +58,7 @@ DATA = {
     "breast_cancer": _sklearn(load_breast_cancer),
     "wine": _sklearn(load_wine),
     "digits": _sklearn(load_digits),
-    **{k: HELD_OUT[k] for k in ("iris", "penguins", "cars", "mpg", "anes96")},
+    **{k: HELD_OUT[k] for k in HELD_OUT_TABLES},
 }
 DEVELOPMENT = ("breast_cancer", "wine", "digits")
 
@@ -83,6 +89,12 @@ def _one(
     before = _error_rate(pd.read_parquet(cleaned), truth_of)
     out = {"before": before}
     exported = export_review(root / "run", root / "review.parquet", max_rows=budget)
+    # What the reviewer reads of the wrong labels among the exported rows.
+    wrong = (exported["observed_label"] != exported["row_id"].map(truth_of)).to_numpy()
+    said = exported["why"].astype(str)
+    out["export_wrong"] = float(wrong.mean())
+    out["told_zero"] = int(said.str.startswith("0% likely mislabelled")[wrong].sum())
+    out["told_unchecked"] = int(said.str.startswith("not checked")[wrong].sum())
     audit = pd.read_parquet(root / "run" / "audit.parquet")
     flagged = audit.loc[audit["decision"] != "kept", "key"].to_numpy()
     # Its own seed: flip_labels(random_state=rep) draws the flipped rows from
@@ -140,13 +152,17 @@ def main() -> None:
         "rows of `review export`, "
         "or as many suspects (flagged rows, then kept rows) drawn at random. Error "
         "rate of the cleaned labels (share of rows in `cleaned.parquet` whose label "
-        "is wrong), mean ± sd.",
+        "is wrong), mean ± sd. Wrong labels exported: the share of the exported "
+        "rows whose label is wrong, and how many of them (all repetitions) "
+        'their `why` called "0% likely mislabelled" or "not checked" (the '
+        "run took the class's labels as right).",
         "",
         "| data | before review | after export review | after random suspects | "
         "points gained: export | points gained: random | flag F1, other rows: "
         "first run | flag F1, other rows: refit with --reviewed | paired F1 gain "
-        "(refit − first) | refits better / equal / worse |",
-        "|---|---|---|---|---|---|---|---|---|---|",
+        "(refit − first) | refits better / equal / worse | wrong labels exported "
+        "| of them, `why`: 0% likely mislabelled / not checked |",
+        "|---|---|---|---|---|---|---|---|---|---|---|---|",
     ]
     for name in args.data:
         results = []
@@ -161,7 +177,9 @@ def main() -> None:
             f"{mean_std(col['f1_refit'])} | {mean_std(col['f1_gain'])} | "
             f"{sum(g > 1e-12 for g in col['f1_gain'])} / "
             f"{sum(abs(g) <= 1e-12 for g in col['f1_gain'])} / "
-            f"{sum(g < -1e-12 for g in col['f1_gain'])} |"
+            f"{sum(g < -1e-12 for g in col['f1_gain'])} | "
+            f"{mean_std(col['export_wrong'])} | {sum(col['told_zero'])} / "
+            f"{sum(col['told_unchecked'])} |"
         )
         print(lines[-1], flush=True)
     write_section(args.section, "\n".join(lines) + "\n")
