@@ -160,7 +160,10 @@ def to_label_studio(rows: pd.DataFrame) -> list[dict[str, Any]]:
 
     The ``data`` of each task holds ``row_id``, a ``text`` line describing the
     row (its features and evidence) and every exported column; see
-    :data:`LABEL_STUDIO_CONFIG` for the labelling interface that shows it.
+    :data:`LABEL_STUDIO_CONFIG` for the labelling interface that shows it. A
+    row the run took as right without checking it (reason ``not_checked``)
+    has no prediction: labelclean proposes nothing there, and a pre-selected
+    observed label would only invite its confirmation.
     """
     tasks = []
     for i, record in enumerate(rows.drop(columns="verdict").to_dict("records")):
@@ -172,26 +175,20 @@ def to_label_studio(rows: pd.DataFrame) -> list[dict[str, Any]]:
             f"row {data['row_id']}: " + ", ".join(features)
             + f". Observed label: {data['observed_label']}. {data['why']}"
         )  # fmt: skip
-        tasks.append(
-            {
-                "id": i + 1,
-                "data": data,
-                "predictions": [
-                    {
-                        "model_version": "labelclean",
-                        "score": data["noise_probability"],
-                        "result": [
-                            {
-                                "from_name": "verdict",
-                                "to_name": "row",
-                                "type": "choices",
-                                "value": {"choices": [str(data["proposal"])]},
-                            }
-                        ],
-                    }
-                ],
-            }
-        )
+        task = {"id": i + 1, "data": data}
+        if data.get("reason") != "not_checked":
+            choice = {"choices": [str(data["proposal"])]}
+            task["predictions"] = [
+                {
+                    "model_version": "labelclean",
+                    "score": data["noise_probability"],
+                    "result": [
+                        {"from_name": "verdict", "to_name": "row",
+                         "type": "choices", "value": choice}
+                    ],
+                }
+            ]  # fmt: skip
+        tasks.append(task)
     return tasks
 
 

@@ -137,6 +137,8 @@ def test_export_says_when_a_label_was_not_checked(tmp_path):
     assert result.exit_code == 0, result.output
     tasks = json.loads(out.read_text())
     rows = pd.DataFrame([t["data"] for t in tasks])
+    # No proposal to pre-select: the run made no judgement on these labels.
+    assert len(tasks) == 30 and not any("predictions" in t for t in tasks)
     true_label = dict(zip(frame["key"], truth, strict=True))
     observed = zip(rows["row_id"], rows["observed_label"], strict=True)
     wrong = np.mean([true_label[k] != label for k, label in observed])
