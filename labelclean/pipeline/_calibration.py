@@ -111,7 +111,6 @@ from labelclean.pipeline._noise_estimate import (
     anchor_disagreement,
     cap_level,
     class_gate,
-    closed_classes,
     combine_evidence,
     confident_joint,
     estimate_interval,
@@ -373,7 +372,6 @@ def calibrate(
         "predictability": predictability_summary(
             kappas, low, weak, class_kappas, recognised, told
         ),
-        "not_checked": closed_classes(gate, n_classes).tolist(),
     }
     return Calibration(Q, threshold, corr_thresholds, summary, gate)
 
@@ -540,7 +538,7 @@ def class_noise(Q) -> np.ndarray:
 
 def unchecked_classes(calibration: Calibration) -> np.ndarray:
     """Per class, whether the fit took its labels as right unchecked
-    (``not_checked``, :func:`closed_classes`; none in older files)."""
+    (``not_checked``: ``LabelCleaner._calibrate``; none in older files)."""
     n_classes = calibration.joint.shape[0]
     found = calibration.summary.get("not_checked") or [False] * n_classes
     return np.asarray(found, dtype=bool)

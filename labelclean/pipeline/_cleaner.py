@@ -238,10 +238,8 @@ class LabelCleaner(DecisionsMixin, ModelSelectionMixin, ClassifierMixin, BaseFil
         ``correction_precision`` and ``correction_recall`` of the corrections
         (with intervals; per pair of classes too), and how well the features
         predict the label (``predictability``: overall, per class and, with
-        more than two classes, per pair), and per class whether its labels
-        were taken as right unchecked (``not_checked``: the evidence does
-        not tell it apart from any class it could be confused with; its kept
-        rows have reason ``not_checked``). See ``docs/decisions.md``.
+        more than two classes, per pair; ``not_checked``: classes taken as
+        right unchecked, reason ``not_checked``). See ``docs/decisions.md``.
     noise_rate_ : float
         Estimated share of wrong labels among the fitted rows.
     noise_rate_per_class_ : dict

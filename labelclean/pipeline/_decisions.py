@@ -31,7 +31,7 @@ from labelclean.pipeline._calibration import (
     decide_calibrated,
 )
 from labelclean.pipeline._folds import proba_in_classes
-from labelclean.pipeline._noise_estimate import new_row_joint
+from labelclean.pipeline._noise_estimate import closed_classes, new_row_joint
 from labelclean.report import build_report, to_jsonable
 from labelclean.utils._audit import renamed_user_columns
 from labelclean.utils._validation import is_dataframe
@@ -360,6 +360,8 @@ class DecisionsMixin:
         summary = dict(calibration.summary)
         labels = [to_jsonable(c) for c in self.classes_]  # JSON keys and values
         summary["classes"] = labels
+        # Classes whose labels the gate closed: taken as right, unchecked.
+        summary["not_checked"] = closed_classes(calibration.gate, len(labels)).tolist()
         summary["decision_rule"] = self.decision_rule_
         summary["reviewed_rows"] = (
             0 if evidence.known is None else int(evidence.known.sum())

@@ -311,9 +311,11 @@ def calibration_story(run: Mapping[str, Any]) -> list[str]:
                 "from hard cases well: labelclean read the noise cautiously and "
                 "corrected no label; the estimates below are rough."
             )
+        unseen = _unseen_classes(cal)
         text = (
             f"Estimated share of wrong labels: {pct(cal['noise_rate'])}"
             f"{_interval_text(cal.get('noise_rate_interval'))}"
+            + (", counting none in the classes not checked" if unseen else "")
         )
         anchor = cal.get("anchor_disagreement")
         if isinstance(anchor, Mapping) and anchor.get("share") is not None:

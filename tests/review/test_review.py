@@ -129,6 +129,7 @@ def test_export_says_when_a_label_was_not_checked(tmp_path):
     assert [c["noise_checked"] for c in report["classes"]] == [False] * 3
     html = (tmp_path / "run" / "report.html").read_text()
     assert html.count("not checked (up to ") == 3
+    assert "), counting none in the classes not checked; among the rows" in html
     out = tmp_path / "review.json"
     result = runner.invoke(
         app, ["review", "export", str(tmp_path / "run"), "--out", str(out),
