@@ -28,8 +28,8 @@ numbers), or ``written`` (a text or categorical column of 2 to 50 classes
 that the input suite warns of: a class written several ways,
 ``label_variants``, or a missing value written as text,
 ``label_placeholders``). Each run's share of rows flagged (discarded or
-corrected), the largest share a class lost and its cautions are recorded
-too.
+corrected), the largest share a class lost, the share of rows kept
+unchecked (reason ``not_checked``) and its cautions are recorded too.
 
 With ``--csv-days N`` each table arrives instead as a folder of N parquet
 files, one per consecutive slice of rows, each exported to CSV and read
@@ -259,6 +259,7 @@ def _what_it_did(folder: Path, labels: pd.Series) -> dict:
         "classes": int(labels.nunique()),
         "flagged": float(changed[has].mean()) if has.any() else 0.0,
         "max_loss": float(lost.max()) if len(lost) else 0.0,
+        "not_checked": float((audit["reason"] == "not_checked").mean()),
         "cautions": " ".join(c["code"] for c in report.get("cautions", [])),
     }
 
@@ -327,14 +328,16 @@ def main() -> None:
         ),
         "",
         "| table | rows | label | classes | run | apply | review | rows accounted "
-        "| verdict | flagged | max loss | cautions | last line of stderr |",
-        "|---|---|---|---|---|---|---|---|---|---|---|---|---|",
+        "| verdict | flagged | max loss | not checked | cautions "
+        "| last line of stderr |",
+        "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|",
     ]
     for r, verdict in zip(ran, verdicts, strict=True):
         did = (
-            f"{r['flagged']:.1%} | {r['max_loss']:.1%} | {r['cautions']}"
+            f"{r['flagged']:.1%} | {r['max_loss']:.1%} | {r['not_checked']:.1%} | "
+            f"{r['cautions']}"
             if "flagged" in r
-            else "– | – | –"
+            else "– | – | – | –"
         )
         lines.append(
             f"| {r['name']} | {r['rows']:,} | {r['label']} | "

@@ -368,7 +368,7 @@ def calibration_story(run: Mapping[str, Any]) -> list[str]:
 
 
 def _unseen_classes(cal: Mapping[str, Any]) -> list[str]:
-    """The classes the evidence does not tell apart from the others."""
+    """The classes whose labels the run kept unchecked (:func:`unchecked_labels`)."""
     return [str(name) for name in unchecked_labels(cal)]
 
 
