@@ -63,6 +63,13 @@ def drift(
             )
             + f"; outputs in {out}"
         )
+        if result["not_checked_classes"]:
+            names = ", ".join(repr(c) for c in result["not_checked_classes"])
+            typer.echo(
+                f"WARNING: [classes_not_checked] class(es) {names} were kept "
+                "unchecked in a run: their drift cannot be seen",
+                err=True,
+            )
         if not result["success"]:
             first = result["alerts"][0]
             raise GuardrailError(

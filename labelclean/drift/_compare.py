@@ -9,7 +9,10 @@ batch. :func:`compare` sets each run's profile against a baseline's. A class
 0.05 = 5 points) **and** by more than ``min_z`` standard errors of the
 difference (Welch's standard error from the two batches' standard deviations
 and row counts), so that a small class's sampling noise alone does not
-raise an alert.
+raise an alert. A class whose rows a run kept unchecked (reason
+``not_checked``: the evidence does not tell it apart, and its noise
+probability is 0 by assumption) cannot show drift: it is reported as not
+checked, never as drifted or as quiet.
 """
 
 import math
@@ -80,7 +83,9 @@ def compare(
     drift : dict
         JSON-ready: ``baseline``, the limits, per run and class the mean,
         the increase over the baseline and its z score (``runs``), the
-        ``alerts`` (class drifted) and ``success`` (no alert).
+        ``alerts`` (class drifted), ``not_checked_classes`` (classes a run
+        kept unchecked, whose drift cannot be seen) and ``success`` (no
+        alert).
 
     Examples
     --------
@@ -109,32 +114,18 @@ def compare(
     for name, report, profile in zip(names, reports, profiles, strict=True):
         classes = {}
         for label, now in profile.items():
-            entry = {
-                "rows": now.get("rows"),
-                "mean_noise_probability": now.get("mean_noise_probability"),
-                "flagged_share": now.get("flagged_share"),
-            }
-            if label in base:
-                entry.update(_change(base[label], now))
-                drifted = (
-                    entry["increase"] is not None
-                    and entry["increase"] > max_increase
-                    and entry["z"] > min_z
+            entry = _entry(now, base.get(label), max_increase, min_z)
+            if entry["alert"]:
+                alerts.append(
+                    {
+                        "run": name,
+                        "label": label,
+                        "baseline": base[label]["mean_noise_probability"],
+                        "value": now["mean_noise_probability"],
+                        "increase": entry["increase"],
+                        "z": entry["z"],
+                    }
                 )
-                entry["alert"] = bool(drifted)
-                if drifted:
-                    alerts.append(
-                        {
-                            "run": name,
-                            "label": label,
-                            "baseline": base[label]["mean_noise_probability"],
-                            "value": now["mean_noise_probability"],
-                            "increase": entry["increase"],
-                            "z": entry["z"],
-                        }
-                    )
-            else:
-                entry.update({"increase": None, "z": None, "alert": False})
             classes[label] = {k: _finite(v) for k, v in entry.items()}
         runs.append(
             {
@@ -145,6 +136,9 @@ def compare(
                     "mean_noise_probability"
                 ),
                 "new_classes": sorted(set(profile) - set(base)),
+                "not_checked_classes": sorted(
+                    label for label, c in classes.items() if c["not_checked"]
+                ),
                 "missing_classes": sorted(set(base) - set(profile)),
                 "classes": classes,
             }
@@ -162,8 +156,37 @@ def compare(
         ),
         "runs": runs,
         "alerts": [{k: _finite(v) for k, v in a.items()} for a in alerts],
+        "not_checked_classes": sorted(
+            {label for run in runs for label in run["not_checked_classes"]}
+        ),
         "success": not alerts,
     }
+
+
+def _entry(now, base, max_increase: float, min_z: float) -> dict[str, Any]:
+    """One class of one run against the baseline's (None: a new class)."""
+    entry = {
+        "rows": now.get("rows"),
+        "mean_noise_probability": now.get("mean_noise_probability"),
+        "flagged_share": now.get("flagged_share"),
+        "not_checked": _unchecked(now) or _unchecked(base),
+    }
+    if base is None:
+        return {**entry, "increase": None, "z": None, "alert": False}
+    entry.update(_change(base, now))
+    entry["alert"] = bool(
+        not entry["not_checked"]
+        and entry["increase"] is not None
+        and entry["increase"] > max_increase
+        and entry["z"] > min_z
+    )
+    return entry
+
+
+def _unchecked(entry: Mapping[str, Any] | None) -> bool:
+    """Most of a class's rows kept unchecked in one run's profile."""
+    share = (entry or {}).get("not_checked_share")
+    return share is not None and share > 0.5
 
 
 def _finite(value: Any) -> Any:

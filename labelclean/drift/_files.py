@@ -139,6 +139,9 @@ def render_drift(drift: dict[str, Any]) -> str:
                 if c.get("increase") is None or run["name"] == drift["baseline"]
                 else f" ({100 * c['increase']:+.1f})"
             )
+            if c.get("not_checked"):
+                cells.append("<td class='muted'>not checked</td>")
+                continue
             cls = " class='alert'" if c.get("alert") else ""
             cells.append(f"<td{cls}>{_pct(c['mean_noise_probability'])}{change}</td>")
         mark = " (baseline)" if run["name"] == drift["baseline"] else ""
@@ -159,6 +162,13 @@ def render_drift(drift: dict[str, Any]) -> str:
         )
         + "."
     )
+    unchecked = drift.get("not_checked_classes") or []
+    if unchecked:
+        verdict += (
+            f" Not checked, so their drift cannot be seen: class(es) "
+            f"{esc(', '.join(map(str, unchecked)))} (the evidence does not tell "
+            "them apart; their rows were kept as labelled)."
+        )
     return f"""<!DOCTYPE html>
 <html lang="en"><head><meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">

@@ -192,7 +192,9 @@ def noise_profile(summary: Any, classes: list[dict[str, Any]]) -> dict[str, Any]
     Per observed class: rows, the mean and standard deviation of
     ``noise_probability`` (the calibrated probability that a row's label is
     wrong, so the mean estimates the class's share of wrong labels, on any
-    batch, training or new), and the shares flagged and corrected away.
+    batch, training or new), the shares flagged and corrected away, and the
+    share kept unchecked (reason ``not_checked``, whose probability is 0 by
+    assumption).
     Means are rounded to 12 decimals so that batches summed in another order
     give the same report.
     """
@@ -201,7 +203,7 @@ def noise_profile(summary: Any, classes: list[dict[str, Any]]) -> dict[str, Any]
     for c in classes:
         if not c["n_observed"]:
             continue
-        n, total, squares = by_label.get(c["label"], (0.0, 0.0, 0.0))
+        n, total, squares, unchecked = by_label.get(c["label"], (0.0,) * 4)
         mean = total / n if n else None
         var = max(squares / n - mean * mean, 0.0) if n else None
         rows.append(
@@ -213,6 +215,8 @@ def noise_profile(summary: Any, classes: list[dict[str, Any]]) -> dict[str, Any]
                 "sd_noise_probability": None if var is None else round(var**0.5, 12),
                 "flagged_share": c["share_flagged"],
                 "corrected_share": c["share_corrected"],
+                # rows whose noise probability is 0 by assumption: no drift shows
+                "not_checked_share": unchecked / n if n else None,
             }
         )
     n_all = sum(r["rows_with_noise_probability"] for r in rows)

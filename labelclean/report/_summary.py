@@ -209,24 +209,29 @@ class AuditSummary:
         self._add_examples(audit, positions, decision)
 
     def _add_noise(self, audit: Any, observed: Any) -> None:
-        """Per observed class: the sum and sum of squares of the calibrated
-        probability that the label is wrong (the label-noise profile)."""
+        """Per observed class: the count, sum and sum of squares of the
+        calibrated probability that the label is wrong, and the count of rows
+        kept unchecked (reason ``not_checked``): the label-noise profile."""
         if "noise_probability" not in audit.columns:
             return
         noise = pd.to_numeric(audit["noise_probability"], errors="coerce").to_numpy(
             dtype=np.float64, na_value=np.nan
         )
-        frame = pd.DataFrame({"o": observed.to_numpy(), "p": noise}).dropna()
-        grouped = frame.groupby("o", sort=False, observed=True)["p"]
+        unchecked = audit["reason"].to_numpy(dtype=object) == "not_checked"
+        frame = pd.DataFrame(
+            {"o": observed.to_numpy(), "p": noise, "u": unchecked.astype(float)}
+        ).dropna()
+        grouped = frame.groupby("o", sort=False, observed=True)
         stats = pd.DataFrame(
-            {"n": grouped.size(), "s": grouped.sum(), "q": (frame["p"] ** 2)
-             .groupby(frame["o"], sort=False, observed=True).sum()}
+            {"n": grouped["p"].size(), "s": grouped["p"].sum(),
+             "q": (frame["p"] ** 2).groupby(frame["o"], sort=False,
+                                            observed=True).sum(),
+             "u": grouped["u"].sum()}
         )  # fmt: skip
         for label, row in stats.iterrows():
-            acc = self._noise.setdefault(label, [0.0, 0.0, 0.0])
-            acc[0] += float(row["n"])
-            acc[1] += float(row["s"])
-            acc[2] += float(row["q"])
+            acc = self._noise.setdefault(label, [0.0, 0.0, 0.0, 0.0])
+            for k, key in enumerate("nsqu"):
+                acc[k] += float(row[key])
 
     def _add_suspects(self, audit: Any, positions: Any, decision: Any) -> None:
 
@@ -315,11 +320,10 @@ class AuditSummary:
         self._rounds.update(other._rounds)
         self._rounds_missing += other._rounds_missing
         self._reviewed_out.update(other._reviewed_out)
-        for label, (n, total, squares) in other._noise.items():
-            acc = self._noise.setdefault(label, [0.0, 0.0, 0.0])
-            acc[0] += n
-            acc[1] += total
-            acc[2] += squares
+        for label, sums in other._noise.items():
+            acc = self._noise.setdefault(label, [0.0, 0.0, 0.0, 0.0])
+            for k, value in enumerate(sums):
+                acc[k] += value
         if self.class_order is None:
             self.class_order = other.class_order
         if other._suspects is not None:

@@ -141,3 +141,64 @@ def test_a_folder_without_a_report_is_an_input_error(weeks, tmp_path):
     assert result.exit_code == 4
     assert "no report.json" in result.stderr
     assert not (tmp_path / "out").exists()
+
+
+def test_a_class_kept_unchecked_is_named_not_checked_never_quiet(tmp_path):
+    """Where the evidence does not tell the classes apart, every noise
+    probability is 0 by assumption, in the training run and in every batch:
+    a rise of the wrong labels could not show, so `drift` must not call such
+    a class quiet."""
+    (tmp_path / "fast.toml").write_text(PIPELINE)
+    for name, seed, rate in [("train", 0, 0.25), ("later", 1, 0.4)]:
+        X, y = make_blobs(900, centers=[[0, 0], [1.2, 0], [0, 1.2]],
+                          random_state=seed)  # fmt: skip
+        frame = pd.DataFrame(X, columns=["f1", "f2"])
+        frame["label"] = flip_labels(
+            np.array(["a", "b", "c"])[y], rate, random_state=seed
+        )[0]
+        frame.to_parquet(tmp_path / f"{name}.parquet")
+    argv = ["run", str(tmp_path / "train.parquet"), "-p",
+            str(tmp_path / "fast.toml"), "-o", str(tmp_path / "train")]  # fmt: skip
+    assert runner.invoke(app, argv).exit_code == 0
+    argv = ["apply", str(tmp_path / "train" / "model.skops"),
+            str(tmp_path / "later.parquet"), "-o", str(tmp_path / "later")]  # fmt: skip
+    assert runner.invoke(app, argv).exit_code == 0
+    profile = json.loads((tmp_path / "later" / "report.json").read_text())
+    shares = [c["not_checked_share"] for c in profile["noise_profile"]["classes"]]
+    assert shares == [1.0, 1.0, 1.0]
+    out = tmp_path / "drift"
+    argv = ["drift", str(tmp_path / "train"), str(tmp_path / "later"), "-o", str(out)]
+    result = runner.invoke(app, argv)
+    assert result.exit_code == 0, result.output
+    assert (
+        "WARNING: [classes_not_checked] class(es) 'a', 'b', 'c' were kept "
+        "unchecked in a run: their drift cannot be seen" in result.stderr
+    )
+    drift = json.loads((out / "drift.json").read_text())
+    assert drift["not_checked_classes"] == ["a", "b", "c"]
+    later = drift["runs"][1]["classes"]
+    assert all(c["not_checked"] and not c["alert"] for c in later.values())
+    page = (out / "drift.html").read_text()
+    assert page.count("<td class='muted'>not checked</td>") == 6
+    assert "Not checked, so their drift cannot be seen: class(es) a, b, c" in page
+
+
+def test_compare_never_calls_an_unchecked_class_drifted():
+    def report(mean, unchecked):
+        return {
+            "noise_profile": {
+                "classes": [
+                    {"label": "x", "rows": 2000, "rows_with_noise_probability": 2000,
+                     "mean_noise_probability": mean, "sd_noise_probability": 0.1,
+                     "not_checked_share": unchecked}
+                ]
+            }
+        }  # fmt: skip
+
+    assert not compare([report(0.1, 0.0), report(0.3, 0.0)])["success"]
+    for base, now in ((1.0, 0.0), (0.0, 1.0)):
+        drift = compare([report(0.1, base), report(0.3, now)])
+        assert drift["success"] and drift["not_checked_classes"] == ["x"]
+    # Profiles written before the share: checked, as they were.
+    old = report(0.1, None)
+    assert compare([old, old])["not_checked_classes"] == []
