@@ -57,7 +57,11 @@ def drift(
         typer.echo(
             f"{len(result['runs'])} run(s) against {result['baseline']}: "
             + (
-                "no class drifted"
+                (
+                    "no checked class drifted"
+                    if result["not_checked_classes"]
+                    else "no class drifted"
+                )
                 if result["success"]
                 else f"{len(result['alerts'])} drift alert(s)"
             )

@@ -106,8 +106,10 @@ def _plot(drift: dict[str, Any]) -> str:
     x = list(range(len(drift["runs"])))
     with matplotlib.rc_context({"text.parse_math": False}):
         for label in labels:
-            y = [
-                (r["classes"].get(label) or {}).get("mean_noise_probability")
+            y = [  # a class kept unchecked has no estimate to draw
+                None
+                if (c := r["classes"].get(label) or {}).get("not_checked")
+                else c.get("mean_noise_probability")
                 for r in drift["runs"]
             ]
             ax.plot(x, [float("nan") if v is None else 100 * v for v in y],
@@ -115,6 +117,7 @@ def _plot(drift: dict[str, Any]) -> str:
         ax.set_xticks(x, [str(i + 1) for i in x])
         ax.set_xlabel("run (in the order given)")
         ax.set_ylabel("estimated wrong labels (%)")
+        ax.set_ylim(bottom=0)  # a share; no negative axis where nothing is drawn
         ax.legend(fontsize="small", frameon=False, ncols=min(len(labels), 4))
     buffer = io.BytesIO()
     fig.savefig(buffer, format="png", dpi=96, metadata={"Software": None})
@@ -151,8 +154,9 @@ def render_drift(drift: dict[str, Any]) -> str:
             + "".join(cells)
             + "</tr>"
         )
+    unchecked = drift.get("not_checked_classes") or []
     verdict = (
-        "No class drifted."
+        ("No checked class drifted." if unchecked else "No class drifted.")
         if drift["success"]
         else "Drift: "
         + "; ".join(
@@ -162,7 +166,6 @@ def render_drift(drift: dict[str, Any]) -> str:
         )
         + "."
     )
-    unchecked = drift.get("not_checked_classes") or []
     if unchecked:
         verdict += (
             f" Not checked, so their drift cannot be seen: class(es) "

@@ -170,6 +170,7 @@ def test_a_class_kept_unchecked_is_named_not_checked_never_quiet(tmp_path):
     argv = ["drift", str(tmp_path / "train"), str(tmp_path / "later"), "-o", str(out)]
     result = runner.invoke(app, argv)
     assert result.exit_code == 0, result.output
+    assert "no checked class drifted" in result.stdout
     assert (
         "WARNING: [classes_not_checked] class(es) 'a', 'b', 'c' were kept "
         "unchecked in a run: their drift cannot be seen" in result.stderr
@@ -180,7 +181,10 @@ def test_a_class_kept_unchecked_is_named_not_checked_never_quiet(tmp_path):
     assert all(c["not_checked"] and not c["alert"] for c in later.values())
     page = (out / "drift.html").read_text()
     assert page.count("<td class='muted'>not checked</td>") == 6
-    assert "Not checked, so their drift cannot be seen: class(es) a, b, c" in page
+    assert (
+        "No checked class drifted. Not checked, so their drift cannot be seen: "
+        "class(es) a, b, c" in page
+    )
 
 
 def test_compare_never_calls_an_unchecked_class_drifted():
