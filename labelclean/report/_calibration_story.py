@@ -408,7 +408,9 @@ def _stake_text(classes: Any) -> str:
     )
 
 
-def cautions(run: Mapping[str, Any], classes: Any = ()) -> list[dict[str, str]]:
+def cautions(
+    run: Mapping[str, Any], classes: Any = (), profile: Any = None
+) -> list[dict[str, str]]:
     """What a reader must not miss, one line each (``report.json``'s
     ``cautions``; ``labelclean run`` prints them under its summary line).
 
@@ -432,12 +434,19 @@ def cautions(run: Mapping[str, Any], classes: Any = ()) -> list[dict[str, str]]:
 
     The report's first paragraph says the same at length
     (:func:`calibration_story`). With fixed thresholds only the first four
-    are read; without a calibration (``apply``'s report) only the first three.
+    are read; without a calibration (``apply``'s report) the first three,
+    and ``classes_not_checked`` from the ``profile`` (``noise_profile``):
+    classes most of whose rows were kept unchecked.
     """
     out = _guardrail_cautions(run.get("withholding")) + _label_cautions(classes)
     cal = run.get("calibration")
     if not isinstance(cal, Mapping) or cal.get("noise_rate") is None:
-        return out
+        unseen = [
+            str(c["label"])
+            for c in (profile or {}).get("classes") or ()
+            if (c.get("not_checked_share") or 0.0) > 0.5
+        ]
+        return out + _unchecked_caution(unseen)
     pred = cal.get("predictability") or {}
     if pred.get("slight") or pred.get("fair") or pred.get("low"):
         out.append({
@@ -463,16 +472,20 @@ def cautions(run: Mapping[str, Any], classes: Any = ()) -> list[dict[str, str]]:
                 "export') before relying on their discards or corrections"
             ),
         })  # fmt: skip
-    unseen = _unseen_classes(cal) if calibrated else []
-    if unseen:
-        out.append({
-            "code": "classes_not_checked",
-            "message": (
-                f"the evidence does not tell class(es) {_quoted(unseen)} apart from "
-                "the others: their labels were kept unchecked"
-            ),
-        })  # fmt: skip
-    return out
+    return out + _unchecked_caution(_unseen_classes(cal) if calibrated else [])
+
+
+def _unchecked_caution(unseen: list[str]) -> list[dict[str, str]]:
+    """``classes_not_checked`` for the classes named, if any."""
+    if not unseen:
+        return []
+    return [{
+        "code": "classes_not_checked",
+        "message": (
+            f"the evidence does not tell class(es) {_quoted(unseen)} apart from "
+            "the others: their labels were kept unchecked"
+        ),
+    }]  # fmt: skip
 
 
 def _label_cautions(classes: Any) -> list[dict[str, str]]:

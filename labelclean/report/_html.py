@@ -216,7 +216,11 @@ def _cautions(report: Mapping[str, Any]) -> list[Any]:
     earlier version has none."""
     if isinstance(report.get("cautions"), list):
         return report["cautions"]
-    return cautions(report.get("run") or {}, report.get("classes") or ())
+    return cautions(
+        report.get("run") or {},
+        report.get("classes") or (),
+        report.get("noise_profile"),
+    )
 
 
 def _story(report: Mapping[str, Any]) -> list[str]:

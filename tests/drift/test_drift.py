@@ -162,7 +162,13 @@ def test_a_class_kept_unchecked_is_named_not_checked_never_quiet(tmp_path):
     assert runner.invoke(app, argv).exit_code == 0
     argv = ["apply", str(tmp_path / "train" / "model.skops"),
             str(tmp_path / "later.parquet"), "-o", str(tmp_path / "later")]  # fmt: skip
-    assert runner.invoke(app, argv).exit_code == 0
+    applied = runner.invoke(app, argv)
+    assert applied.exit_code == 0, applied.output
+    # The batch's own log says so too (its report has no calibration).
+    assert (
+        "WARNING: [classes_not_checked] the evidence does not tell class(es) "
+        "'a', 'b', 'c' apart" in applied.stderr
+    )
     profile = json.loads((tmp_path / "later" / "report.json").read_text())
     shares = [c["not_checked_share"] for c in profile["noise_profile"]["classes"]]
     assert shares == [1.0, 1.0, 1.0]
