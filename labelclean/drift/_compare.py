@@ -19,6 +19,8 @@ import math
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from labelclean.report._why import mostly_unchecked
+
 __all__ = ["DRIFT_FORMAT", "compare"]
 
 DRIFT_FORMAT = "labelclean-drift"
@@ -169,7 +171,7 @@ def _entry(now, base, max_increase: float, min_z: float) -> dict[str, Any]:
         "rows": now.get("rows"),
         "mean_noise_probability": now.get("mean_noise_probability"),
         "flagged_share": now.get("flagged_share"),
-        "not_checked": _unchecked(now) or _unchecked(base),
+        "not_checked": mostly_unchecked(now) or mostly_unchecked(base),
     }
     if base is None:
         return {**entry, "increase": None, "z": None, "alert": False}
@@ -181,12 +183,6 @@ def _entry(now, base, max_increase: float, min_z: float) -> dict[str, Any]:
         and entry["z"] > min_z
     )
     return entry
-
-
-def _unchecked(entry: Mapping[str, Any] | None) -> bool:
-    """Most of a class's rows kept unchecked in one run's profile."""
-    share = (entry or {}).get("not_checked_share")
-    return share is not None and share > 0.5
 
 
 def _finite(value: Any) -> Any:

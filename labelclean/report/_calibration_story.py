@@ -8,7 +8,7 @@ plain words (``docs/decisions.md`` says where each number comes from).
 from collections.abc import Mapping
 from typing import Any
 
-from labelclean.report._why import unchecked_labels
+from labelclean.report._why import mostly_unchecked, unchecked_labels
 from labelclean.utils._labels import LABEL_WRITING_FIXES, label_writing
 
 __all__ = ["calibration_story", "cautions", "count", "pct"]
@@ -441,11 +441,8 @@ def cautions(
     out = _guardrail_cautions(run.get("withholding")) + _label_cautions(classes)
     cal = run.get("calibration")
     if not isinstance(cal, Mapping) or cal.get("noise_rate") is None:
-        unseen = [
-            str(c["label"])
-            for c in (profile or {}).get("classes") or ()
-            if (c.get("not_checked_share") or 0.0) > 0.5
-        ]
+        entries = (profile or {}).get("classes") or ()
+        unseen = [str(c["label"]) for c in entries if mostly_unchecked(c)]
         return out + _unchecked_caution(unseen)
     pred = cal.get("predictability") or {}
     if pred.get("slight") or pred.get("fair") or pred.get("low"):

@@ -12,7 +12,7 @@ the run rather than an estimate.
 from collections.abc import Collection, Mapping
 from typing import Any
 
-__all__ = ["flags_nothing", "unchecked_labels", "why"]
+__all__ = ["flags_nothing", "mostly_unchecked", "unchecked_labels", "why"]
 
 #: What the decision was, per reason code.
 _OUTCOME = {
@@ -48,6 +48,15 @@ def unchecked_labels(calibration: Any) -> list[Any]:
         flags = [isinstance(c, Mapping) and not c.get("recognised", True)
                  for c in per_class]  # fmt: skip
     return [name for name, flag in zip(names, flags, strict=False) if flag]
+
+
+def mostly_unchecked(entry: Any) -> bool:
+    """Whether most of a class's rows in a batch were kept unchecked: an
+    entry of ``noise_profile['classes']`` with ``not_checked_share`` above
+    one half (a class is checked or not by the fitted model, so the share is
+    0 or 1 but for reviewed rows; profiles written before it have none)."""
+    share = entry.get("not_checked_share") if isinstance(entry, Mapping) else None
+    return share is not None and share > 0.5
 
 
 def flags_nothing(calibration: Any) -> bool:

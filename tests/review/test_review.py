@@ -35,14 +35,14 @@ params = { n_estimators = 30 }
 """
 
 
-@pytest.fixture(scope="module")
-def run(tmp_path_factory):
-    root = tmp_path_factory.mktemp("review")
-    X, y = make_blobs(600, centers=[[0, 0], [2.5, 2.5]], random_state=0)
-    truth = np.array(["cat", "dog"])[y]
-    noisy, _ = flip_labels(truth, 0.15, random_state=0)
+def _cleaned_blobs(root, centers, names, rate, n_rows):
+    """Blobs labelled ``names`` with ``rate`` flipped, run through the fast
+    pipeline into ``root / "run"``; returns the true label by key."""
+    X, y = make_blobs(n_rows, centers=centers, random_state=0)
+    truth = np.array(names)[y]
+    noisy, _ = flip_labels(truth, rate, random_state=0)
     frame = pd.DataFrame(X, columns=["f1", "f2"])
-    frame.insert(0, "key", [f"k{i:04d}" for i in range(600)])
+    frame.insert(0, "key", [f"k{i:04d}" for i in range(n_rows)])
     frame["label"] = noisy
     frame.to_parquet(root / "in.parquet", index=False)
     (root / "fast.toml").write_text(PIPELINE)
@@ -51,8 +51,13 @@ def run(tmp_path_factory):
               "-o", str(root / "run")],
     )  # fmt: skip
     assert result.exit_code == 0, result.output
-    truth_by_key = dict(zip(frame["key"], truth, strict=True))
-    return root, truth_by_key
+    return dict(zip(frame["key"], truth, strict=True))
+
+
+@pytest.fixture(scope="module")
+def run(tmp_path_factory):
+    root = tmp_path_factory.mktemp("review")
+    return root, _cleaned_blobs(root, [[0, 0], [2.5, 2.5]], ["cat", "dog"], 0.15, 600)
 
 
 def _export(root, name, *extra):
@@ -111,19 +116,8 @@ def test_export_says_when_a_label_was_not_checked(tmp_path):
     labels as right and every noise probability is 0 by assumption. The rows
     exported first are then mostly wrong labels, and their `why` must not tell
     the reviewer that they are "0% likely mislabelled"."""
-    X, y = make_blobs(900, centers=[[0, 0], [1.2, 0], [0, 1.2]], random_state=0)
-    truth = np.array(["a", "b", "c"])[y]
-    noisy, _ = flip_labels(truth, 0.25, random_state=0)
-    frame = pd.DataFrame(X, columns=["f1", "f2"])
-    frame.insert(0, "key", [f"k{i:04d}" for i in range(900)])
-    frame["label"] = noisy
-    frame.to_parquet(tmp_path / "in.parquet", index=False)
-    (tmp_path / "fast.toml").write_text(PIPELINE)
-    result = runner.invoke(
-        app, ["run", str(tmp_path / "in.parquet"), "-p", str(tmp_path / "fast.toml"),
-              "-o", str(tmp_path / "run")],
-    )  # fmt: skip
-    assert result.exit_code == 0, result.output
+    centers = [[0, 0], [1.2, 0], [0, 1.2]]
+    true_label = _cleaned_blobs(tmp_path, centers, ["a", "b", "c"], 0.25, 900)
     report = json.loads((tmp_path / "run" / "report.json").read_text())
     assert "classes_not_checked" in [c["code"] for c in report["cautions"]]
     assert [c["noise_checked"] for c in report["classes"]] == [False] * 3
@@ -140,7 +134,6 @@ def test_export_says_when_a_label_was_not_checked(tmp_path):
     rows = pd.DataFrame([t["data"] for t in tasks])
     # No proposal to pre-select: the run made no judgement on these labels.
     assert len(tasks) == 30 and not any("predictions" in t for t in tasks)
-    true_label = dict(zip(frame["key"], truth, strict=True))
     observed = zip(rows["row_id"], rows["observed_label"], strict=True)
     wrong = np.mean([true_label[k] != label for k, label in observed])
     assert wrong >= 0.6  # the base rate is 0.25
