@@ -29,7 +29,9 @@ that the input suite warns of: a class written several ways,
 ``label_variants``, or a missing value written as text,
 ``label_placeholders``). Each run's share of rows flagged (discarded or
 corrected), the largest share a class lost, the share of rows kept
-unchecked (reason ``not_checked``) and its cautions are recorded too.
+unchecked (reason ``not_checked``), the share kept because the run flags no
+row (``weak_evidence``) with the number of those the run itself estimates
+more likely wrong than right, and its cautions are recorded too.
 
 With ``--csv-days N`` each table arrives instead as a folder of N parquet
 files, one per consecutive slice of rows, each exported to CSV and read
@@ -255,11 +257,14 @@ def _what_it_did(folder: Path, labels: pd.Series) -> dict:
     has = audit["observed_label"].notna()
     lost = changed[has].groupby(audit.loc[has, "observed_label"].astype(str)).mean()
     report = json.loads((folder / "report.json").read_text())
+    weak = audit["reason"] == "weak_evidence"
     return {
         "classes": int(labels.nunique()),
         "flagged": float(changed[has].mean()) if has.any() else 0.0,
         "max_loss": float(lost.max()) if len(lost) else 0.0,
         "not_checked": float((audit["reason"] == "not_checked").mean()),
+        "weak": float(weak.mean()),
+        "weak_over_half": int((weak & (audit.get("noise_probability", 0) > 0.5)).sum()),
         "cautions": " ".join(c["code"] for c in report.get("cautions", [])),
     }
 
@@ -328,16 +333,16 @@ def main() -> None:
         ),
         "",
         "| table | rows | label | classes | run | apply | review | rows accounted "
-        "| verdict | flagged | max loss | not checked | cautions "
-        "| last line of stderr |",
-        "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|",
+        "| verdict | flagged | max loss | not checked | weak evidence (over 0.5) "
+        "| cautions | last line of stderr |",
+        "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|",
     ]
     for r, verdict in zip(ran, verdicts, strict=True):
         did = (
             f"{r['flagged']:.1%} | {r['max_loss']:.1%} | {r['not_checked']:.1%} | "
-            f"{r['cautions']}"
+            f"{r['weak']:.1%} ({r['weak_over_half']}) | {r['cautions']}"
             if "flagged" in r
-            else "– | – | – | –"
+            else "– | – | – | – | –"
         )
         lines.append(
             f"| {r['name']} | {r['rows']:,} | {r['label']} | "

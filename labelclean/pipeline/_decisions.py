@@ -385,11 +385,11 @@ class DecisionsMixin:
 
         # Flags are judged on the evidence tempered as the fit measured, the
         # corrections on the evidence shrunk as it measured and on its
-        # correction target (docs/decisions.md); the classes it took as right
-        # are named in the reasons.
+        # correction target (docs/decisions.md); the classes it took as right,
+        # and a reading that flags no row, are named in the reasons.
         fitted = getattr(self, "calibration_", {})
         kept = ("temperature", "evidence_shrinkage", "correction_target",
-                "not_checked")  # fmt: skip
+                "not_checked", "predictability")  # fmt: skip
         summary = {key: fitted[key] for key in kept if key in fitted}
         joint = self.noise_joint_
         if new_rows and getattr(self, "noise_gate_", None) is not None:

@@ -14,10 +14,15 @@ from typing import Any
 
 __all__ = ["flags_nothing", "mostly_unchecked", "unchecked_labels", "why"]
 
+#: A kept row's outcome where the run flags no row (reason ``weak_evidence``;
+#: :func:`why`'s ``silent`` for runs written before it).
+_SILENT = "kept: the features predict the label too poorly for the run to flag any row"
+
 #: What the decision was, per reason code.
 _OUTCOME = {
     "ok": "kept: the evidence does not justify a change",
     "not_checked": "kept as labelled, unchecked",
+    "weak_evidence": _SILENT,
     "trusted_alternative": "relabelled to {cleaned}: both stages trust it",
     "correction_not_precise": (
         "discarded: the other label is not probable enough to relabel it"
@@ -71,10 +76,6 @@ def flags_nothing(calibration: Any) -> bool:
     return bool(predictability.get("slight") or predictability.get("fair"))
 
 
-#: A kept row's outcome where the run flags no row (:func:`why`'s ``silent``).
-_SILENT = "kept: the features predict the label too poorly for the run to flag any row"
-
-
 def _label(value: Any) -> str:
     return (
         "(none)"
@@ -114,8 +115,9 @@ def why(
         a noise probability of 0 by the run's assumption, and the sentence
         says so instead of "0% likely mislabelled".
     silent : bool, default=False
-        The run flags no row whatever the evidence (:func:`flags_nothing`):
-        a kept row's sentence says that, not that the evidence does not
+        The run flags no row whatever the evidence (:func:`flags_nothing`),
+        for audits written before such rows got reason ``weak_evidence``: a
+        kept row's sentence says that, not that the evidence does not
         justify a change.
 
     Returns
@@ -135,10 +137,10 @@ the model gives 'a' 0.20; discarded: no other label is trusted by both stages."
 
     A kept row of a run that flags nothing, and of a class it did not check:
 
-    >>> kept = {"decision": "kept", "reason": "ok", "observed_label": "a",
-    ...         "noise_probability": 0.6, "model_probability": 0.3,
-    ...         "model_label": "b"}
-    >>> why(kept, silent=True)
+    >>> kept = {"decision": "kept", "reason": "weak_evidence",
+    ...         "observed_label": "a", "noise_probability": 0.6,
+    ...         "model_probability": 0.3, "model_label": "b"}
+    >>> why(kept)
     "60% likely mislabelled; the model gives 'a' 0.30 and predicts 'b'; kept: \
 the features predict the label too poorly for the run to flag any row."
     >>> why({**kept, "reason": "not_checked", "noise_probability": 0.0})

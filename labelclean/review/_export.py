@@ -161,9 +161,10 @@ def to_label_studio(rows: pd.DataFrame) -> list[dict[str, Any]]:
     The ``data`` of each task holds ``row_id``, a ``text`` line describing the
     row (its features and evidence) and every exported column; see
     :data:`LABEL_STUDIO_CONFIG` for the labelling interface that shows it. A
-    row the run took as right without checking it (reason ``not_checked``)
-    has no prediction: labelclean proposes nothing there, and a pre-selected
-    observed label would only invite its confirmation.
+    row the run took as right without checking it (reason ``not_checked``),
+    or kept because it flags no row (``weak_evidence``), has no prediction:
+    labelclean proposes nothing there, and a pre-selected observed label
+    would only invite its confirmation.
     """
     tasks = []
     for i, record in enumerate(rows.drop(columns="verdict").to_dict("records")):
@@ -176,7 +177,7 @@ def to_label_studio(rows: pd.DataFrame) -> list[dict[str, Any]]:
             + f". Observed label: {data['observed_label']}. {data['why']}"
         )  # fmt: skip
         task = {"id": i + 1, "data": data}
-        if data.get("reason") != "not_checked":
+        if data.get("reason") not in ("not_checked", "weak_evidence"):
             choice = {"choices": [str(data["proposal"])]}
             task["predictions"] = [
                 {

@@ -35,6 +35,11 @@ DECISION_REASONS = {
         "the evidence does not tell the row's class apart from the others, so "
         "the run took its label as right without checking it"
     ),
+    "weak_evidence": (
+        "the features agree with the labels too little (slight or fair "
+        "agreement) for the run to flag any row, so the label was kept whatever "
+        "its noise probability, which is a rough estimate here"
+    ),
     "trusted_alternative": (
         "the confidence stage and the final model both trust another label "
         "above the correction threshold"

@@ -149,6 +149,45 @@ def test_export_says_when_a_label_was_not_checked(tmp_path):
         assert "likely mislabelled" not in why and why in text
 
 
+def test_a_run_that_flags_no_row_says_so_in_every_kept_row(tmp_path):
+    """Where the features agree with the labels only fairly the run flags no
+    row, whatever a row's noise probability. Its kept rows used to read `ok`
+    ("no stage found the label doubtful enough") beside probabilities near
+    0.9; `run` and `apply` now give them reason `weak_evidence`, and the
+    export's `why` and Label Studio tasks follow."""
+    _cleaned_blobs(tmp_path, [[0, 0], [1.5, 1.5]], ["cat", "dog"], 0.35, 400)
+    report = json.loads((tmp_path / "run" / "report.json").read_text())
+    reading = report["run"]["calibration"]["predictability"]
+    assert reading["fair"] or reading["slight"]
+    audit = pd.read_parquet(tmp_path / "run" / "audit.parquet")
+    assert (audit["decision"] == "kept").all()
+    assert (audit["reason"] == "weak_evidence").all()
+    assert audit["noise_probability"].max() > 0.5  # more likely wrong, yet kept
+    reasons = {r["reason"]: r for r in report["reasons"]}
+    assert "slight or fair" in reasons["weak_evidence"]["description"]
+    assert "weak_evidence" in (tmp_path / "run" / "report.html").read_text()
+    result = runner.invoke(
+        app, ["apply", str(tmp_path / "run"), str(tmp_path / "in.parquet"),
+              "-o", str(tmp_path / "applied")],
+    )  # fmt: skip
+    assert result.exit_code == 0, result.output
+    applied = pd.read_parquet(tmp_path / "applied" / "audit.parquet")
+    assert (applied["reason"] == "weak_evidence").all()
+    out = tmp_path / "review.json"
+    result = runner.invoke(
+        app, ["review", "export", str(tmp_path / "run"), "--out", str(out),
+              "--max-rows", "20"],
+    )  # fmt: skip
+    assert result.exit_code == 0, result.output
+    tasks = json.loads(out.read_text())
+    assert len(tasks) == 20 and not any("predictions" in t for t in tasks)
+    for task in tasks:
+        assert task["data"]["why"].endswith(
+            "kept: the features predict the label too poorly for the run to flag "
+            "any row."
+        )
+
+
 def test_label_studio_tasks_follow_its_import_format(run):
     root, _ = run
     path = _export(root, "tasks.json", "--max-rows", "10", "--overwrite")
