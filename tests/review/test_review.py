@@ -124,13 +124,7 @@ def test_export_says_when_a_label_was_not_checked(tmp_path):
     html = (tmp_path / "run" / "report.html").read_text()
     assert html.count("not checked (up to ") == 3
     assert "), counting none in the classes not checked; among the rows" in html
-    out = tmp_path / "review.json"
-    result = runner.invoke(
-        app, ["review", "export", str(tmp_path / "run"), "--out", str(out),
-              "--max-rows", "30"],
-    )  # fmt: skip
-    assert result.exit_code == 0, result.output
-    tasks = json.loads(out.read_text())
+    tasks = json.loads(_export(tmp_path, "review.json", "--max-rows", "30").read_text())
     rows = pd.DataFrame([t["data"] for t in tasks])
     # No proposal to pre-select: the run made no judgement on these labels.
     assert len(tasks) == 30 and not any("predictions" in t for t in tasks)
@@ -173,13 +167,7 @@ def test_a_run_that_flags_no_row_says_so_in_every_kept_row(tmp_path):
     assert result.exit_code == 0, result.output
     applied = pd.read_parquet(tmp_path / "applied" / "audit.parquet")
     assert (applied["reason"] == "weak_evidence").all()
-    out = tmp_path / "review.json"
-    result = runner.invoke(
-        app, ["review", "export", str(tmp_path / "run"), "--out", str(out),
-              "--max-rows", "20"],
-    )  # fmt: skip
-    assert result.exit_code == 0, result.output
-    tasks = json.loads(out.read_text())
+    tasks = json.loads(_export(tmp_path, "review.json", "--max-rows", "20").read_text())
     assert len(tasks) == 20 and not any("predictions" in t for t in tasks)
     for task in tasks:
         assert task["data"]["why"].endswith(
