@@ -130,6 +130,7 @@ from labelclean.pipeline._predictability import (
     kappa_lower_limit,
     weak_agreement,
 )
+from labelclean.report._why import flags_nothing
 
 __all__ = [
     "DEFAULT_CORRECTION_PRECISION",
@@ -544,22 +545,15 @@ def unchecked_classes(calibration: Calibration) -> np.ndarray:
     return np.asarray(found, dtype=bool)
 
 
-def withholds_flags(calibration: Calibration) -> bool:
-    """Whether the fit flags no row whatever the evidence: its agreement is
-    slight or fair (:func:`weak_agreement`; reason ``weak_evidence``)."""
-    reading = calibration.summary.get("predictability") or {}
-    return bool(reading.get("slight") or reading.get("fair"))
-
-
 def decide_calibrated(evidence, calibration: Calibration, *, require_agreement=True):
     """Decisions from a :class:`Calibration`: flagged rows corrected or discarded.
 
     Returns decision, reason, new codes and the per-row noise probability.
     A kept row of a class the fit took as right (:func:`unchecked_classes`)
     has reason ``not_checked``, not ``ok``: its noise probability of 0 is
-    that assumption, not an estimate; one of a fit that flags no row
-    (:func:`withholds_flags`) has reason ``weak_evidence``: it was kept
-    whatever its noise probability.
+    that assumption, not an estimate; one of a fit that flags no row (its
+    agreement slight or fair, :func:`~labelclean.report._why.flags_nothing`)
+    has reason ``weak_evidence``: it was kept whatever its noise probability.
     """
     ev = evidence
     n = ev.codes.shape[0]
@@ -587,7 +581,7 @@ def decide_calibrated(evidence, calibration: Calibration, *, require_agreement=T
     reason[flagged & agree & ~precise] = "correction_not_precise"
     decision[corrected] = "corrected"
     reason[corrected] = "trusted_alternative"
-    if withholds_flags(calibration):
+    if flags_nothing(calibration.summary):
         reason[decision == "kept"] = "weak_evidence"
     reason[(decision == "kept") & unchecked_classes(calibration)[ev.codes]] = (
         "not_checked"
