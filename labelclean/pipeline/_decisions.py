@@ -33,6 +33,7 @@ from labelclean.pipeline._calibration import (
 from labelclean.pipeline._folds import proba_in_classes
 from labelclean.pipeline._noise_estimate import closed_classes, new_row_joint
 from labelclean.report import build_report, to_jsonable
+from labelclean.report._copies import label_copies
 from labelclean.utils._audit import renamed_user_columns
 from labelclean.utils._validation import is_dataframe
 
@@ -561,4 +562,6 @@ class DecisionsMixin:
         run = dict(kwargs.pop("run", None) or {})
         run.setdefault("final_model", final_model_info(self))
         run.setdefault("calibration", getattr(self, "calibration_", None))
+        features = [str(c) for c in getattr(self, "feature_names_in_", ())]
+        run.setdefault("label_copies", label_copies(self.audit_, features))
         return build_report(self.audit_, run=run, **kwargs)

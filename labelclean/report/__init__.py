@@ -7,6 +7,7 @@ opens without a network connection. :class:`AuditSummary` builds the same
 dict from an audit streamed in batches or partitions, in bounded memory.
 """
 
+from labelclean.report._copies import label_copies
 from labelclean.report._html import render_html
 from labelclean.report._json import REPORT_FORMAT, REPORT_VERSION, to_jsonable
 from labelclean.report._summary import AuditSummary, build_report
@@ -32,6 +33,7 @@ __all__ = [
     "AuditSummary",
     "build_report",
     "check_audit_frame",
+    "label_copies",
     "render_html",
     "to_jsonable",
 ]

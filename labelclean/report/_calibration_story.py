@@ -8,6 +8,7 @@ plain words (``docs/decisions.md`` says where each number comes from).
 from collections.abc import Mapping
 from typing import Any
 
+from labelclean.report._copies import copy_caution
 from labelclean.report._why import mostly_unchecked, unchecked_labels
 from labelclean.utils._labels import LABEL_WRITING_FIXES, label_writing
 
@@ -430,7 +431,10 @@ def cautions(
       ``classes``, it names the class that loses the largest share of its
       rows;
     - ``classes_not_checked``: classes the evidence does not tell apart from
-      the others, whose labels were kept unchecked.
+      the others, whose labels were kept unchecked;
+    - ``label_copy``: a feature column holds the label's classes, and at
+      least half of the flags are rows where it differs from the label
+      (``run.label_copies``, :mod:`labelclean.report._copies`).
 
     The report's first paragraph says the same at length
     (:func:`calibration_story`). With fixed thresholds only the first four
@@ -439,6 +443,7 @@ def cautions(
     classes most of whose rows were kept unchecked.
     """
     out = _guardrail_cautions(run.get("withholding")) + _label_cautions(classes)
+    out += copy_caution(run.get("label_copies"))
     cal = run.get("calibration")
     if not isinstance(cal, Mapping) or cal.get("noise_rate") is None:
         entries = (profile or {}).get("classes") or ()

@@ -100,6 +100,7 @@ def why(
     *,
     unchecked: Collection[Any] = (),
     silent: bool = False,
+    copies: Collection[str] = (),
 ) -> str:
     """One sentence on the evidence behind a row's decision.
 
@@ -119,6 +120,12 @@ def why(
         for audits written before such rows got reason ``weak_evidence``: a
         kept row's sentence says that, not that the evidence does not
         justify a change.
+    copies : collection of str, default=()
+        The run's label copies (``run.label_copies``,
+        :func:`~labelclean.report._copies.label_copies`): where the row's
+        value of one differs from its label, the sentence names it, as the
+        flag may be a change the copy did not follow rather than a wrong
+        label.
 
     Returns
     -------
@@ -189,6 +196,10 @@ so the run took this label as right; the model gives 'a' 0.30 and predicts \
             "SPLBoost left it out"
             + (f" in round {round_}" if round_ is not None else "")
         )
+    for column in copies:
+        value = record.get(column)
+        if value is not None and str(value) != str(record.get("observed_label")):
+            parts.append(f"column {column!r} holds {_label(value)}")
     reason = str(record.get("reason") or "")
     outcome = _OUTCOME.get(reason, f"{record.get('decision')} ({reason})")
     if reason == "ok" and (assumed or silent):  # runs before `not_checked`

@@ -145,9 +145,10 @@ def review_rows(
     out["priority"] = priority[order]
     calibration = run.get("calibration")
     unchecked, silent = unchecked_labels(calibration), flags_nothing(calibration)
+    copies = [c["column"] for c in run.get("label_copies") or ()]
     out["why"] = [
         why({k: to_jsonable(v) for k, v in r.items()}, unchecked=unchecked,
-            silent=silent)
+            silent=silent, copies=copies)
         for r in records
     ]  # fmt: skip
     out["verdict"] = pd.Series([None] * len(out), dtype=object)

@@ -35,6 +35,7 @@ from labelclean.pipeline import (
     load_pipeline,
     shipped_pipeline_name,
 )
+from labelclean.report._copies import label_copies
 from labelclean.runner._outputs import (
     OUTPUT_NAMES,
     RunResult,
@@ -491,6 +492,7 @@ def _run_info(definition, cleaner, cols, columns, seed, files, source) -> dict:
         "calibration": getattr(cleaner, "calibration_", None),
         "missing_values": getattr(cleaner, "missing_values_", None),
         "feature_handling": getattr(cleaner, "feature_handling_", None),
+        "label_copies": label_copies(cleaner.audit_, [str(c) for c in columns]),
         "neighbour_distance": getattr(
             getattr(cleaner, "confidence_estimator_", None), "feature_weighting_", None
         ),

@@ -3,6 +3,7 @@ should probably not be features, errors for impossible column choices,
 progress on a terminal, and no other library's chatter on stderr."""
 
 import decimal
+import html
 import json
 
 import numpy as np
@@ -323,3 +324,77 @@ def test_apply_names_a_new_label_that_is_a_fitted_class_written_otherwise(
         "as missing_label)" in line
     )
     assert not out.exists()
+
+
+@pytest.fixture(scope="module")
+def copied(tmp_path_factory):
+    """Three blobs whose labels were 10 % flipped, beside a text column that
+    holds the labels before the flips: a label copy that differs from the
+    label on exactly the flipped rows."""
+    root = tmp_path_factory.mktemp("copied")
+    X, y = make_blobs(300, centers=3, cluster_std=0.6, random_state=1)
+    frame = pd.DataFrame(X, columns=["f1", "f2"])
+    classes = np.array(["red", "green", "blue"])
+    frame["source_b"] = classes[y]
+    frame["town"] = np.random.default_rng(1).choice(["x", "y", "red"], size=300)
+    flipped = np.random.default_rng(2).choice(300, size=30, replace=False)
+    frame["label"] = classes[y]
+    frame.loc[flipped, "label"] = classes[(y[flipped] + 1) % 3]
+    path = root / "copied.parquet"
+    frame.to_parquet(path, index=False)
+    return path, frame
+
+
+def test_a_column_that_copies_the_label_is_named_with_the_flags_it_explains(
+    table, copied, tmp_path
+):
+    source, frame = copied
+    out = tmp_path / "out"
+    result = _run(table, out, source=source)
+    assert result.exit_code == 0, result.output
+    audit = pd.read_parquet(out / "audit.parquet")
+    flagged = audit["decision"].to_numpy() != "kept"
+    differs = (frame["source_b"] != frame["label"]).to_numpy()
+    assert flagged.sum() >= 20 and (flagged & differs).sum() >= 0.9 * flagged.sum()
+    report = json.loads((out / "report.json").read_text())
+    (copy,) = report["run"]["label_copies"]  # 'town' shares a class, not the label
+    assert copy == {
+        "column": "source_b",
+        "rows": 300,
+        "equal": pytest.approx(0.9),
+        "kappa": pytest.approx(0.85, abs=0.01),  # 3 even classes, 90 % equal
+        "flagged": int(flagged.sum()),
+        "flagged_where_different": int((flagged & differs).sum()),
+        "corrected_to_column": int(
+            ((audit["decision"] == "corrected") & differs
+             & (audit["cleaned_label"] == frame["source_b"])).sum()
+        ),
+    }  # fmt: skip
+    caution = next(c for c in report["cautions"] if c["code"] == "label_copy")
+    assert caution["message"].startswith(
+        "column 'source_b' holds the label's classes and equals the label in "
+        "90.0% of the 300 rows compared (Cohen's κ 0.85); "
+        f"{int((flagged & differs).sum())} of the "
+        f"{int(flagged.sum())} flagged among them are rows where it differs"
+    )
+    assert caution["message"].endswith(
+        "run again with --exclude source_b to judge the labels by the other columns"
+    )
+    assert f"WARNING: [label_copy] {caution['message']}" in result.stderr
+    page = (out / "report.html").read_text()
+    assert caution["message"][1:] in html.unescape(page)  # capitalised there
+
+    exported = runner.invoke(
+        app, ["review", "export", str(out), "--out", str(tmp_path / "r.parquet")]
+    )
+    assert exported.exit_code == 0, exported.output
+    rows = pd.read_parquet(tmp_path / "r.parquet")
+    named = rows["why"].str.contains("column 'source_b' holds")
+    assert named.any()
+    assert (named == (rows["source_b"] != rows["observed_label"])).all()
+
+    alone = _run(table, tmp_path / "alone", "--exclude", "source_b", source=source)
+    assert alone.exit_code == 0, alone.output
+    report = json.loads((tmp_path / "alone" / "report.json").read_text())
+    assert report["run"]["label_copies"] == []
+    assert "label_copy" not in {c["code"] for c in report["cautions"]}
