@@ -92,8 +92,9 @@ def label_copies(audit: pd.DataFrame, features: Sequence[Any]) -> list[dict[str,
     copies : list of dict
         Per copy, in ``features``' order: ``column``; ``rows`` compared (both
         present); ``equal``, the share of them where the column equals the
-        label, and ``kappa``, their agreement beyond chance; ``flagged``, the rows discarded or corrected (every flag of a
-        labelled row); ``flagged_where_different``, those where the column
+        label, and ``kappa``, their agreement beyond chance; ``flagged``,
+        the rows discarded or corrected (every flag of a labelled row);
+        ``flagged_where_different``, those where the column
         holds another value; ``corrected_to_column``, the corrections to
         the column's value.
 
@@ -174,11 +175,11 @@ def copy_caution(copies: Any) -> list[dict[str, str]]:
         "message": (
             f"column {name!r}{also} holds the label's classes and equals the "
             f"label in {100 * top['equal']:.1f}% of the {top['rows']:,} rows "
-            f"compared (Cohen's κ {top['kappa']:.2f}); {top['flagged_where_different']:,} of the "
-            f"{top['flagged']:,} flagged among them are rows where it differs: "
-            "if the two can rightly differ (an earlier or later record, another "
-            "source, a stored "
-            "prediction), those flags are not wrong labels; run again "
+            f"compared (Cohen's κ {top['kappa']:.2f}); "
+            f"{top['flagged_where_different']:,} of the {top['flagged']:,} "
+            "flagged among them are rows where it differs: if the two can "
+            "rightly differ (an earlier or later record, another source, a "
+            "stored prediction), those flags are not wrong labels; run again "
             f"with --exclude {shlex.quote(name)} to judge the labels by the "
             "other columns"
         ),
