@@ -411,10 +411,13 @@ def test_report_names_the_final_model():
     final = cleaner.fit(X, y).report()["run"]["final_model"]
     # no linear boundary: CB-AdaBoost (stumps and trees, 0.056 and 0.053 out
     # of fold on the cleaned rows) replace RoSR-L (0.50); the report names
-    # the stack that was fitted, and its members
+    # the stack that was fitted, and its members. Whether the deepest trees
+    # join them differs between machines (on one fresh install they did,
+    # weight 0.25, where they had not before), so the test leaves it open.
     assert final["name"] == final["selection"]["final"]["chosen"] == "stacked"
     members = final["selection"]["final"]["stack"]["members"]
-    assert set(members) == {"cb_adaboost", "cb_adaboost_trees"}
+    assert {"cb_adaboost", "cb_adaboost_trees"} <= set(members)
+    assert set(members) <= {"cb_adaboost", "cb_adaboost_trees", "cb_adaboost_deep"}
     assert final["estimator"] == type(cleaner.model_).__name__ == "StackedModel"
     assert final["selection"]["chosen"] == "cb_adaboost"
     html = render_html(cleaner.report())
