@@ -30,6 +30,8 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from labelclean.utils._validation import non_numeric_columns
+
 __all__ = ["MIN_IN_CLASSES", "MIN_KAPPA", "copy_caution", "label_copies"]
 
 #: Share of a column's non-missing values that must be label classes.
@@ -65,15 +67,6 @@ def _kappa(values: np.ndarray, observed: np.ndarray, n_classes: int) -> float:
     column = np.bincount(values[values >= 0], minlength=n_classes)
     chance = float(label @ column) / observed.shape[0]
     return 0.0 if chance >= 1.0 else (agree - chance) / (1.0 - chance)
-
-
-def _is_text(column: pd.Series) -> bool:
-    dtype = column.dtype
-    return not (
-        pd.api.types.is_numeric_dtype(dtype)
-        or pd.api.types.is_bool_dtype(dtype)
-        or pd.api.types.is_datetime64_any_dtype(dtype)
-    )
 
 
 def label_copies(audit: pd.DataFrame, features: Sequence[Any]) -> list[dict[str, Any]]:
@@ -124,9 +117,11 @@ def label_copies(audit: pd.DataFrame, features: Sequence[Any]) -> list[dict[str,
     decision = audit["decision"].to_numpy(dtype=object)
     flagged = labelled & (decision != "kept")
     cleaned = _codes_as(audit["cleaned_label"], lookup)
+    present_columns = [c for c in features if c in audit.columns]
+    text = set(non_numeric_columns(audit[present_columns]))
     out = []
-    for column in features:
-        if column not in audit.columns or not _is_text(audit[column]):
+    for column in present_columns:
+        if column not in text:
             continue
         values = _codes_as(audit[column], lookup)
         present = values != -1
