@@ -49,10 +49,9 @@ from labelclean.noise import flip_labels
 #: Tail levels read: a label whose evidence is at most this.
 LEVELS = (0.01, 0.02, 0.05)
 
-TITLE = "The labels the evidence finds nearly impossible (evidence_tail.py)"
+SCALED = "; times the class's mean evidence on its own rows"
 
-#: ``--per-class``: each level scaled by the class's mean evidence on its rows.
-PER_CLASS = False
+TITLE = "The labels the evidence finds nearly impossible (evidence_tail.py)"
 
 
 def evidence_matrix(cleaner) -> tuple[np.ndarray, np.ndarray]:
@@ -67,14 +66,14 @@ def evidence_matrix(cleaner) -> tuple[np.ndarray, np.ndarray]:
     return 0.5 * (conf + model), np.asarray(ev.codes)
 
 
-def tail(P: np.ndarray, codes: np.ndarray, level: float):
+def tail(P: np.ndarray, codes: np.ndarray, level: float, per_class: bool = False):
     """Rows whose observed label's evidence is at most ``level`` (with
-    ``PER_CLASS``, ``level`` times the class's mean evidence over its own
+    ``per_class``, ``level`` times the class's mean evidence over its own
     rows, confident learning's per-class threshold), and the count the
     evidence expects there were the labels drawn from it."""
     n_classes = P.shape[1]
     cut = np.full(n_classes, level)
-    if PER_CLASS:
+    if per_class:
         for k in range(n_classes):
             rows = codes == k
             cut[k] = level * (P[rows, k].mean() if rows.any() else 1.0)
@@ -83,12 +82,12 @@ def tail(P: np.ndarray, codes: np.ndarray, level: float):
     return own <= cut[codes], expected
 
 
-def own_reading(cleaner) -> dict:
+def own_reading(cleaner, per_class: bool = False) -> dict:
     """The tail on labels nobody flipped."""
     P, codes = evidence_matrix(cleaner)
     out = {"flagged": float(np.mean(cleaner.decisions_ != "kept"))}
     for level in LEVELS:
-        rows, expected = tail(P, codes, level)
+        rows, expected = tail(P, codes, level, per_class)
         out[f"share_{level}"] = float(rows.mean())
         out[f"class_{level}"] = max(
             float(rows[codes == k].mean()) for k in np.unique(codes)
@@ -97,13 +96,13 @@ def own_reading(cleaner) -> dict:
     return out
 
 
-def flipped_reading(cleaner, flipped: np.ndarray) -> dict:
+def flipped_reading(cleaner, flipped: np.ndarray, per_class: bool = False) -> dict:
     """The tail and the shipped flags against known flips."""
     P, codes = evidence_matrix(cleaner)
     flagged = cleaner.decisions_ != "kept"
     out = {"lc_f1": _f1(flagged, flipped), "lc_precision": _precision(flagged, flipped)}
     for level in LEVELS:
-        rows, _ = tail(P, codes, level)
+        rows, _ = tail(P, codes, level, per_class)
         out[f"f1_{level}"] = _f1(rows, flipped)
         out[f"precision_{level}"] = _precision(rows, flipped)
         out[f"recall_{level}"] = float((rows & flipped).sum() / max(flipped.sum(), 1))
@@ -209,15 +208,16 @@ def main() -> None:
     parser.add_argument("--section", default=None)
     args = parser.parse_args()
     warnings.filterwarnings("ignore")
-    global PER_CLASS
-    PER_CLASS = args.per_class
     if args.source == "real_data":
         cells = real_data_cells(args.data, args.reps, args.noise)
     else:
         cells = public_cells(args.source, args.half, args.noise)
     results, rows = {}, []
     for name, own, fit, flipped in cells:
-        results[name] = (own_reading(own), flipped_reading(fit, flipped))
+        results[name] = (
+            own_reading(own, args.per_class),
+            flipped_reading(fit, flipped, args.per_class),
+        )
         rows.append(_row(name, *results[name]))
         print(rows[-1], flush=True)
     levels = " / ".join(str(a) for a in LEVELS)
@@ -225,7 +225,7 @@ def main() -> None:
         *section_head(TITLE),
         f"Tail: rows whose observed label gets at most α of the evidence the "
         f"decisions read (α = {levels}"
-        + ("; times the class's mean evidence on its own rows" if PER_CLASS else "")
+        + (SCALED if args.per_class else "")
         + "). "
         f"Own labels: share of rows in the tail "
         f"(the share the evidence expects there, were the labels drawn from it), "
