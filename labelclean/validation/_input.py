@@ -439,6 +439,11 @@ def _feature_checks(
         checks += feature_warnings(rows, name, labelled=fitted is not None)
         if n > 1 and _is_constant(frame[name]):
             constant.append(name)
+            what = (
+                "has no values (every one is missing)"
+                if frame[name].isna().all()
+                else "is constant"
+            )
             checks.append(
                 CheckResult(
                     name="feature_not_constant",
@@ -447,7 +452,7 @@ def _feature_checks(
                     severity="warning",
                     column=str(name),
                     engine="pandas",
-                    message=f"feature column {name!r} is constant and carries no "
+                    message=f"feature column {name!r} {what} and carries no "
                     "information; consider excluding it.",
                 )
             )

@@ -283,8 +283,11 @@ def test_a_constant_feature_counts_missing_as_a_value(frame):
     frame["part"] = [2.0] * 7 + [np.nan]  # two values: 2.0 and missing
     frame["word"] = pd.Series(["a"] * 8, dtype="category")
     result = validate_input(frame, label="label", id_column="id")
-    warned = {c.column for c in result.warnings if c.name == "feature_not_constant"}
-    assert warned == {"gaps", "word"}
+    warned = {c.column: c.message for c in result.warnings
+              if c.name == "feature_not_constant"}  # fmt: skip
+    assert set(warned) == {"gaps", "word"}
+    assert "'gaps' has no values (every one is missing)" in warned["gaps"]
+    assert "'word' is constant" in warned["word"]
 
 
 def test_labels_written_several_ways_warn_with_their_counts(frame):
