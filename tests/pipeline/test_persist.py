@@ -70,6 +70,22 @@ def test_model_files_of_the_earlier_layout_still_load(fitted):
     assert loaded.audit(X, y).equals(cleaner.audit(X, y))
 
 
+def test_model_files_are_compressed_and_stored_ones_still_load(fitted):
+    cleaner, X, y = fitted
+    data = dumps_cleaner(cleaner)
+    source = zipfile.ZipFile(io.BytesIO(data))
+    assert {info.compress_type for info in source.infolist()} == {zipfile.ZIP_DEFLATED}
+    assert dumps_cleaner(copy.copy(cleaner)) == data  # still the same bytes
+    stored = io.BytesIO()  # the same entries uncompressed, as files were written
+    with zipfile.ZipFile(stored, "w") as target:
+        for info in source.infolist():
+            target.writestr(info.filename, source.read(info.filename))
+    assert len(data) < len(stored.getvalue()) / 3
+    loaded, _ = loads_cleaner(stored.getvalue())
+    np.testing.assert_array_equal(loaded.predict_proba(X), cleaner.predict_proba(X))
+    assert loaded.audit(X, y).equals(cleaner.audit(X, y))
+
+
 def test_unknown_modules_are_still_refused(fitted):
     cleaner, _, _ = fitted
     data = dumps_cleaner(cleaner)

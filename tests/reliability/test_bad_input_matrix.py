@@ -340,6 +340,22 @@ def _tampered(raw: bytes) -> bytes:
     return target.getvalue()
 
 
+def _damaged_inside(raw: bytes) -> bytes:
+    """The real model with bytes flipped inside its compressed schema: the
+    archive's directory intact, the entry's data not (a bad disk block)."""
+    import io
+    import zipfile
+
+    with zipfile.ZipFile(io.BytesIO(raw)) as archive:
+        info = archive.getinfo("schema.json")
+    assert info.compress_type == zipfile.ZIP_DEFLATED
+    start = info.header_offset + 30 + len(info.filename) + len(info.extra) + 200
+    damaged = bytearray(raw)
+    for k in range(start, start + 64):
+        damaged[k] ^= 0x5A
+    return bytes(damaged)
+
+
 def _missing_model(tmp: Path) -> Job:
     job = _base(tmp, make_frame())
     job.command = "apply"
@@ -485,6 +501,8 @@ CASES = [
      ["is not a labelclean model file"], True),
     ("model-truncated", _model_file(lambda raw: raw[: len(raw) // 2]), EXIT_DEFINITION,
      ["is not a labelclean model file"], True),
+    ("model-damaged-inside", _model_file(_damaged_inside), EXIT_DEFINITION,
+     ["is not a labelclean model file", "pass the model file"], True),
     ("model-tampered", _model_file(_tampered), EXIT_DEFINITION,
      ["refusing to load", "os.system", "tampered with"], True),
     ("model-missing", _missing_model, EXIT_INPUT, ["model file", "does not exist"],
