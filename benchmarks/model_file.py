@@ -67,9 +67,10 @@ def tables(rows: list[int]):
 def stored(archive: bytes) -> bytes:
     """``archive`` with the same entries, each stored uncompressed."""
     out = io.BytesIO()
-    with zipfile.ZipFile(io.BytesIO(archive)) as source, zipfile.ZipFile(
-        out, "w"
-    ) as target:
+    with (
+        zipfile.ZipFile(io.BytesIO(archive)) as source,
+        zipfile.ZipFile(out, "w") as target,
+    ):
         for item in source.infolist():
             info = zipfile.ZipInfo(item.filename, date_time=item.date_time)
             info.external_attr = item.external_attr  # compress_type: stored
