@@ -38,6 +38,7 @@ from labelclean.ensemble._binned import (
     _BinMapper,
     ensemble_scores,
 )
+from labelclean.ensemble._packed import is_packed, pack_trees, unpack_trees
 from labelclean.exceptions import DataValidationError
 from labelclean.utils._sklearn import (
     MAX_ESTIMATORS,
@@ -214,6 +215,20 @@ class BaseWeightBoosting(
         self.n_estimators = n_estimators
         self.learning_rate = learning_rate
         self.random_state = random_state
+
+    def __getstate__(self):
+        # The trees as a few arrays (labelclean.ensemble._packed): what
+        # pickle, joblib, dask and the model file save.
+        state = dict(super().__getstate__())
+        packed = pack_trees(state.get("estimators_"))
+        if packed is not None:
+            state["estimators_"] = packed
+        return state
+
+    def __setstate__(self, state):
+        if is_packed(state.get("estimators_")):
+            state = {**state, "estimators_": unpack_trees(state["estimators_"])}
+        super().__setstate__(state)
 
     def _routes_missing(self) -> bool:
         """Whether the weak learner takes missing values (NaN) as they are."""

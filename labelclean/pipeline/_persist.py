@@ -37,7 +37,12 @@ __all__ = ["allowed_types", "dumps_cleaner", "load_cleaner", "loads_cleaner"]
 
 #: Format marker stored next to the model.
 MODEL_FORMAT = "labelclean-model"
-MODEL_VERSION = 1
+#: The version written. 2: the boosting ensembles' trees packed into a few
+#: arrays (labelclean.ensemble._packed), which a reader of version 1 cannot
+#: use; it says so instead of failing on the first prediction.
+MODEL_VERSION = 2
+#: The versions read: version 1 files load as they are.
+READABLE_VERSIONS = (1, 2)
 
 
 def allowed_types() -> list[str]:
@@ -119,7 +124,7 @@ def _all_attributes(obj: Any, depth: int) -> set[str]:
 
 
 #: zlib's compression level of the model file's entries (1 fastest, 9 smallest).
-COMPRESS_LEVEL = 6
+COMPRESS_LEVEL = 1
 
 
 def _canonical_archive(data: bytes) -> bytes:
@@ -128,11 +133,12 @@ def _canonical_archive(data: bytes) -> bytes:
     skops names array files and object references by memory address and
     stamps zip entries with the current time; both are replaced (by order of
     first appearance, and by a fixed date) so that the same fit gives the same
-    bytes in any process. Every entry is deflated (zlib's level
-    :data:`COMPRESS_LEVEL`): the schema, an indented JSON of every tree's
-    nodes, is most of a stored archive (7.6 of 8.5 MB for a model of 569 rows)
-    and deflates to a few percent of it (``benchmarks/model_file.py``).
-    Archives written stored, as before, load the same.
+    bytes in any process. Every entry is deflated at zlib's fastest level
+    (:data:`COMPRESS_LEVEL`): the schema, an indented JSON, deflates to a few
+    percent of itself; the arrays of a large fit (the neighbours' reference
+    rows) to about half, where a higher level took three times as long for
+    3 % less (``docs/scale.md``, *The model file*). Archives written stored,
+    as before, load the same.
     """
     numbers: dict[str, str] = {}
 
@@ -217,7 +223,12 @@ def loads_cleaner(data: bytes, *, source: str = "<bytes>") -> tuple[Any, dict]:
     try:
         data = _migrate(data)
         untrusted = sio.get_untrusted_types(data=data)
-    except (zipfile.BadZipFile, zlib.error, KeyError, ValueError, TypeError) as exc:
+    except zlib.error as exc:  # a zip whose compressed data is not intact
+        raise PipelineDefinitionError(
+            f"{source} is damaged ({exc}); pass the model file a `labelclean run` "
+            "wrote."
+        ) from exc
+    except (zipfile.BadZipFile, KeyError, ValueError, TypeError) as exc:
         raise PipelineDefinitionError(
             f"{source} is not a labelclean model file ({exc}); pass the model file "
             "a `labelclean run` wrote."
@@ -246,10 +257,10 @@ def loads_cleaner(data: bytes, *, source: str = "<bytes>") -> tuple[Any, dict]:
             f"{source} is not a labelclean model file; pass the model file a "
             "`labelclean run` wrote."
         )
-    if payload.get("version") != MODEL_VERSION:
+    if payload.get("version") not in READABLE_VERSIONS:
         raise PipelineDefinitionError(
             f"{source} has model format version {payload.get('version')!r}; this "
-            f"labelclean reads version {MODEL_VERSION}."
+            f"labelclean reads versions {', '.join(map(str, READABLE_VERSIONS))}."
         )
     cleaner, metadata = payload.get("cleaner"), payload.get("metadata", {})
     if not isinstance(cleaner, LabelCleaner) or not hasattr(cleaner, "classes_"):

@@ -8,13 +8,15 @@ import zipfile
 
 import numpy as np
 import pytest
-from sklearn.base import clone
+from sklearn.base import BaseEstimator, clone
 from sklearn.datasets import make_classification
 
 from labelclean.confidence import KNNConfidence
+from labelclean.ensemble import CBAdaBoostClassifier, SPLBoostClassifier
 from labelclean.filters import KNNFilter
 from labelclean.linear_model import RoSRClassifier
 from labelclean.pipeline import LabelCleaner, dumps_cleaner, loads_cleaner
+from labelclean.pipeline import _persist as persist
 from labelclean.pipeline._persist import MOVED_TYPES
 
 
@@ -84,6 +86,32 @@ def test_model_files_are_compressed_and_stored_ones_still_load(fitted):
     loaded, _ = loads_cleaner(stored.getvalue())
     np.testing.assert_array_equal(loaded.predict_proba(X), cleaner.predict_proba(X))
     assert loaded.audit(X, y).equals(cleaner.audit(X, y))
+
+
+def test_model_files_of_version_1_still_load_and_later_ones_are_refused(
+    fitted, monkeypatch
+):
+    cleaner, X, y = fitted
+    new = dumps_cleaner(cleaner)
+    with monkeypatch.context() as patch:  # written as version 1: trees one by one
+        for kind in (CBAdaBoostClassifier, SPLBoostClassifier):
+            patch.setattr(kind, "__getstate__", BaseEstimator.__getstate__)
+        patch.setattr(persist, "MODEL_VERSION", 1)
+        old = dumps_cleaner(cleaner)
+    trees = [  # a tree object per round, or only the ensembles' templates
+        zipfile.ZipFile(io.BytesIO(data)).read("schema.json").count(b'"BinnedTree')
+        for data in (old, new)
+    ]
+    assert trees[0] > 10 * trees[1]
+    assert len(new) < len(old) / 2
+    loaded, _ = loads_cleaner(old)
+    np.testing.assert_array_equal(loaded.predict_proba(X), cleaner.predict_proba(X))
+    assert loaded.audit(X, y).equals(cleaner.audit(X, y))
+    with monkeypatch.context() as patch:
+        patch.setattr(persist, "MODEL_VERSION", 3)
+        later = dumps_cleaner(cleaner)
+    with pytest.raises(ValueError, match="model format version 3; this labelclean"):
+        loads_cleaner(later)
 
 
 def test_unknown_modules_are_still_refused(fitted):
