@@ -82,8 +82,34 @@ def is_packed(value) -> bool:
     return isinstance(value, dict) and value.get("layout") == LAYOUT
 
 
+def _check(packed: dict) -> None:
+    """Raise ValueError unless the packed arrays fit together: the compiled
+    predictions index them without bounds checks, so a damaged or crafted
+    file must not reach them."""
+    sizes = np.asarray(packed["n_nodes"])
+    total = int(sizes.sum()) if sizes.size and (sizes > 0).all() else -1
+    arrays = [packed[k] for k in (*_NODE_ARRAYS, "left", "right")]
+    if total < 0 or any(a.shape[0] != total for a in arrays):
+        raise ValueError("packed trees whose node arrays do not fit together")
+    size = np.repeat(sizes, sizes)  # each node's tree size
+    n_features = packed["_missing_bin"].shape[0]
+    for child in (packed["left"], packed["right"]):
+        if ((child < -1) | (child >= size)).any():
+            raise ValueError("packed trees with a child outside its tree")
+    feature = packed["tree_feature_"]
+    if ((feature < -1) | (feature >= n_features)).any():
+        raise ValueError("packed trees splitting on a feature they do not have")
+
+
 def unpack_trees(packed: dict) -> list:
-    """The trees :func:`pack_trees` packed, every array equal."""
+    """The trees :func:`pack_trees` packed, every array equal.
+
+    Raises
+    ------
+    ValueError
+        Where the arrays do not fit together (a damaged file).
+    """
+    _check(packed)
     ends = np.cumsum(packed["n_nodes"])
     trees = []
     for end, size, seed in zip(

@@ -88,3 +88,24 @@ def test_trees_the_layout_cannot_hold_are_not_packed(data):
     trees[1].extra_ = 1.0  # an attribute the layout does not know
     assert pack_trees(trees) is None
     assert pack_trees([]) is None
+
+
+def test_packed_trees_that_do_not_fit_together_are_refused(data):
+    X, y = data
+    model = SPLBoostClassifier(
+        estimator=BinnedTreeClassifier(max_depth=2), random_state=0
+    ).fit(X, y)
+    damages = {
+        "n_nodes": lambda p: p["n_nodes"] + 1,
+        "left": lambda p: p["left"] + 50,
+        "tree_feature_": lambda p: p["tree_feature_"] + X.shape[1],
+        "tree_value_": lambda p: p["tree_value_"][:-1],
+    }
+    for name, damage in damages.items():
+        state = model.__getstate__()
+        packed = dict(state["estimators_"])
+        packed[name] = damage(packed)
+        state["estimators_"] = packed
+        loaded = SPLBoostClassifier.__new__(SPLBoostClassifier)
+        with pytest.raises(ValueError, match="packed trees"):
+            loaded.__setstate__(state)
