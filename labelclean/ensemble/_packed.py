@@ -2,9 +2,10 @@
 
 A fitted ensemble holds one :class:`BinnedTreeClassifier` per round, each
 with seven small arrays. Saved as they are, a model file of a few hundred
-rows held over 3,000 arrays, one archive entry and one schema node each: 85 %
-of its bytes and most of its write time were that bookkeeping (sections
-``model-file-level6`` and ``model-file`` of ``benchmarks/RESULTS.md``). In
+rows held over 3,000 arrays, one archive entry and one schema node each,
+whose own values were 5 % of its bytes (``docs/scale.md``, *The model
+file*; sections ``model-file-level6`` and ``model-file`` of
+``benchmarks/RESULTS.md``). In
 the state an ensemble pickles or saves (``__getstate__``), its trees are
 therefore packed into one array per attribute, the rounds' nodes one after
 the other, and unpacked on load (``__setstate__``) into the same trees,
