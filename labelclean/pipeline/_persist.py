@@ -211,6 +211,21 @@ def _migrate(data: bytes) -> bytes:
     return out.getvalue()
 
 
+def _damage(data: bytes) -> str | None:
+    """What fails in a zip archive whose directory reads but whose entries do
+    not all (their compressed data or their CRC-32: a bad disk block, a
+    partial copy); None for an intact archive or bytes that are no archive.
+    Read only once loading has failed, so a sound file pays nothing."""
+    try:
+        with zipfile.ZipFile(io.BytesIO(data)) as archive:
+            bad = archive.testzip()
+    except zipfile.BadZipFile:
+        return None
+    except zlib.error as exc:  # compressed data that does not inflate
+        return str(exc)
+    return None if bad is None else f"entry {bad!r} fails its CRC-32 check"
+
+
 def loads_cleaner(data: bytes, *, source: str = "<bytes>") -> tuple[Any, dict]:
     """Load a cleaner from skops bytes, refusing any unknown type.
 
@@ -223,15 +238,12 @@ def loads_cleaner(data: bytes, *, source: str = "<bytes>") -> tuple[Any, dict]:
     try:
         data = _migrate(data)
         untrusted = sio.get_untrusted_types(data=data)
-    except zlib.error as exc:  # a zip whose compressed data is not intact
+    except (zipfile.BadZipFile, zlib.error, KeyError, ValueError, TypeError) as exc:
+        damage = _damage(data)
+        what = "is damaged" if damage else "is not a labelclean model file"
         raise PipelineDefinitionError(
-            f"{source} is damaged ({exc}); pass the model file a `labelclean run` "
-            "wrote."
-        ) from exc
-    except (zipfile.BadZipFile, KeyError, ValueError, TypeError) as exc:
-        raise PipelineDefinitionError(
-            f"{source} is not a labelclean model file ({exc}); pass the model file "
-            "a `labelclean run` wrote."
+            f"{source} {what} ({damage or exc}); pass the model file a "
+            "`labelclean run` wrote."
         ) from exc
     except RecursionError as exc:
         raise PipelineDefinitionError(
@@ -248,6 +260,12 @@ def loads_cleaner(data: bytes, *, source: str = "<bytes>") -> tuple[Any, dict]:
     try:
         payload = sio.loads(data, trusted=list(untrusted))
     except Exception as exc:
+        damage = _damage(data)
+        if damage:
+            raise PipelineDefinitionError(
+                f"{source} is damaged ({damage}); pass the model file a "
+                "`labelclean run` wrote."
+            ) from exc
         raise PipelineDefinitionError(
             f"cannot load the model {source}: {exc}; it may be damaged or written by "
             "another labelclean version."

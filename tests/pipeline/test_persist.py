@@ -114,6 +114,65 @@ def test_model_files_of_version_1_still_load_and_later_ones_are_refused(
         loads_cleaner(later)
 
 
+def _central_entry(data: bytes, name: str) -> int:
+    """Offset of ``name``'s record in the archive's central directory."""
+    start = 0
+    while (start := data.find(b"PK\x01\x02", start + 1)) >= 0:
+        length = int.from_bytes(data[start + 28 : start + 30], "little")
+        if data[start + 46 : start + 46 + length] == name.encode():
+            return start
+    raise AssertionError(name)
+
+
+def _wrong_checksum(data: bytes, name: str) -> bytes:
+    """The archive with ``name``'s recorded CRC-32 changed: its data inflate,
+    but not to what was written (the archive's directory intact)."""
+    at = _central_entry(data, name) + 16
+    damaged = bytearray(data)
+    damaged[at : at + 4] = bytes(b ^ 0xFF for b in damaged[at : at + 4])
+    return bytes(damaged)
+
+
+def _broken_data(data: bytes, name: str) -> bytes:
+    """The archive with bytes flipped inside ``name``'s compressed data."""
+    info = zipfile.ZipFile(io.BytesIO(data)).getinfo(name)
+    start = info.header_offset + 30 + len(info.filename) + len(info.extra)
+    damaged = bytearray(data)
+    for k in range(start + info.compress_size // 3, start + info.compress_size // 2):
+        damaged[k] ^= 0x5A
+    return bytes(damaged)
+
+
+def _largest_array(data: bytes) -> str:
+    entries = zipfile.ZipFile(io.BytesIO(data)).infolist()
+    return max((e for e in entries if e.filename != "schema.json"),
+               key=lambda e: e.compress_size).filename  # fmt: skip
+
+
+@pytest.mark.parametrize(
+    ("damage", "entry"),
+    [
+        (_wrong_checksum, "schema.json"),  # read while the types are checked
+        (_wrong_checksum, None),  # an array, read while the model is built
+        (_broken_data, None),
+    ],
+)
+def test_a_damaged_entry_is_called_damaged_not_a_foreign_file(fitted, damage, entry):
+    cleaner, _, _ = fitted
+    data = dumps_cleaner(cleaner)
+    damaged = damage(data, entry or _largest_array(data))
+    with pytest.raises(ValueError) as error:
+        loads_cleaner(damaged, source="'model.skops'")
+    message = str(error.value)
+    assert message.startswith("'model.skops' is damaged (")
+    assert "not a labelclean model file" not in message
+    if damage is _wrong_checksum:
+        assert "fails its CRC-32 check" in message
+    # Bytes that are no archive at all are still not a model file.
+    with pytest.raises(ValueError, match="is not a labelclean model file"):
+        loads_cleaner(data[: len(data) // 2], source="'model.skops'")
+
+
 def test_unknown_modules_are_still_refused(fitted):
     cleaner, _, _ = fitted
     data = dumps_cleaner(cleaner)
