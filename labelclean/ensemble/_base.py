@@ -141,8 +141,12 @@ class LearnerFactory:
             plain = False
         self._params = params if plain else None
 
+    def seeds(self, rng: np.random.RandomState) -> dict:
+        """The ``random_state`` parameters of the next learner, drawn from ``rng``."""
+        return {key: rng.randint(np.iinfo(np.int32).max) for key in self.seed_keys}
+
     def __call__(self, rng: np.random.RandomState):
-        seeds = {key: rng.randint(np.iinfo(np.int32).max) for key in self.seed_keys}
+        seeds = self.seeds(rng)
         if self._params is not None:
             return type(self.estimator)(**{**self._params, **seeds})
         estimator = clone(self.estimator)

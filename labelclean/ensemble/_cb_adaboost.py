@@ -10,10 +10,14 @@ coefficient from (III.11) and stop when it is not positive. The confidences
 :class:`labelclean.confidence.KNNConfidence`.
 """
 
+import copy
+import dataclasses
+from concurrent.futures import ThreadPoolExecutor
 from numbers import Integral, Real
 from typing import ClassVar
 
 import numpy as np
+from joblib import effective_n_jobs
 from sklearn.base import clone
 
 from labelclean.confidence import KNNConfidence
@@ -86,6 +90,13 @@ class CBAdaBoostClassifier(BaseWeightBoosting):
     random_state : int, RandomState instance or None, default=None
         Seeds the weak learners, the resampling, the validation rows and the
         confidence estimator.
+    n_jobs : int or None, default=None
+        Threads for the runs of a sequence of learning rates under early
+        stopping, one run per thread (joblib's convention: None is 1, -1
+        every core). Only where a run's learners are binned trees fitted on
+        the weights (not ``resample``): their fit draws nothing at random, so
+        the ensemble is the one the runs give in turn, to the byte, whatever
+        the number of threads.
 
     Attributes
     ----------
@@ -171,6 +182,7 @@ class CBAdaBoostClassifier(BaseWeightBoosting):
         "early_stopping": [StrOptions({"auto"}), "boolean"],
         "validation_fraction": [Interval(Real, 0, 1, closed="neither")],
         "n_iter_no_change": [Interval(Integral, 1, None, closed="left")],
+        "n_jobs": [Integral, None],
     }
 
     def __init__(
@@ -185,6 +197,7 @@ class CBAdaBoostClassifier(BaseWeightBoosting):
         validation_fraction=0.1,
         n_iter_no_change=40,
         random_state=None,
+        n_jobs=None,
     ):
         super().__init__(
             estimator,
@@ -197,6 +210,7 @@ class CBAdaBoostClassifier(BaseWeightBoosting):
         self.early_stopping = early_stopping
         self.validation_fraction = validation_fraction
         self.n_iter_no_change = n_iter_no_change
+        self.n_jobs = n_jobs
 
     @fit_context(prefer_skip_nested_validation=False)
     def fit(self, X, y, gamma=None, sample_weight=None):
@@ -299,13 +313,58 @@ class CBAdaBoostClassifier(BaseWeightBoosting):
             return float(weight @ (1.0 - posterior[rows, predicted]))
 
         stopping = EarlyStopping(expected_error, self.n_iter_no_change)
-        best = None
-        for rate in rates:  # each run leaves new fitted attributes behind
-            self._boost_at(rate, data, stopping)
-            score = self.validation_score_.min()
-            if best is None or score < best[0]:
-                best = (score, dict(self.__dict__))
-        self.__dict__.update(best[1])
+        threads = self._threads_for_rates(rates, data)
+        if threads > 1:
+            runs = self._boost_rates_on_threads(rates, data, stopping, threads)
+        else:
+            runs = []
+            for rate in rates:  # each run leaves new fitted attributes behind
+                self._boost_at(rate, data, stopping)
+                runs.append(dict(self.__dict__))
+        scores = [run["validation_score_"].min() for run in runs]
+        self.__dict__.update(runs[int(np.argmin(scores))])  # the first best
+
+    def _threads_for_rates(self, rates, data) -> int:
+        """Threads for the learning rates' runs (:attr:`n_jobs`, one run per
+        thread at most): 1 unless the learners are binned trees fitted on the
+        weights, whose fit draws nothing from the seeds they are given."""
+        if len(rates) < 2 or data.X_binned is None or self.resample:
+            return 1
+        return int(min(len(rates), effective_n_jobs(self.n_jobs)))
+
+    def _boost_rates_on_threads(self, rates, data, stopping, threads):
+        """Each rate's run on a copy of the ensemble and of the round state,
+        on ``threads`` threads (the trees' kernels release the GIL); returns
+        each run's attributes, as the runs in turn leave them.
+
+        In turn, each run draws its learners' seeds (one draw per round,
+        kept or cut back) from where the run before left the stream. Here
+        every run starts from the stream's first state, and the learners
+        are given afterwards the seeds the runs in turn would have drawn.
+        """
+        start = copy.deepcopy(data.rng)
+
+        def run(rate):
+            counted = _CountedFactory(data.new_learner)
+            own = dataclasses.replace(
+                data, rng=copy.deepcopy(start), new_learner=counted
+            )
+            boosted = object.__new__(type(self))  # copy.copy would pack trees
+            boosted.__dict__.update(self.__dict__)
+            boosted._boost_at(rate, own, stopping)
+            return dict(boosted.__dict__), counted.calls
+
+        with ThreadPoolExecutor(threads, thread_name_prefix="labelclean-rate") as pool:
+            runs = list(pool.map(run, rates))
+        stream = start
+        for attributes, calls in runs:
+            kept = attributes["estimators_"]
+            for k in range(calls):
+                seeds = data.new_learner.seeds(stream)
+                if k < len(kept) and seeds:
+                    kept[k].set_params(**seeds)
+        data.rng.set_state(stream.get_state())
+        return [attributes for attributes, _ in runs]
 
     def _estimate_confidence(self, X, y, data):
         """``gamma`` from the confidence stage: the soft labels when available."""
@@ -420,3 +479,16 @@ class CBAdaBoostClassifier(BaseWeightBoosting):
             return float(w[chosen].sum()), float(w[~chosen].sum())
 
         return targets, gap, w_at
+
+
+class _CountedFactory:
+    """A learner factory that counts the learners it makes (the rounds a run
+    drew seeds for)."""
+
+    def __init__(self, factory):
+        self.factory = factory
+        self.calls = 0
+
+    def __call__(self, rng):
+        self.calls += 1
+        return self.factory(rng)

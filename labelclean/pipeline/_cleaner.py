@@ -180,12 +180,12 @@ class LabelCleaner(DecisionsMixin, ModelSelectionMixin, ClassifierMixin, BaseFil
         Seed of every random choice (neighbour search, folds, models).
     n_jobs : int or None, default=None
         Threads: with more than one, SPLBoost is fitted while the confidence
-        stage runs, and the out-of-fold models are fitted at once; None means
-        1, -1 all processors (joblib's rules). It is also the confidence
-        stage's ``n_jobs`` unless that stage sets its own. The results do not
-        depend on it, except with the approximate neighbour search (200,000
-        rows or more): pynndescent's graph on one thread differs from its
-        graph on several, so there the same ``n_jobs`` gives the same bytes.
+        stage runs, the out-of-fold models at once; None means 1, -1 all
+        processors (joblib's rules). It is also the ``n_jobs`` of the
+        confidence stage and of a model being fitted (CB-AdaBoost's learning
+        rates) that set none. The results do not depend on it, except with the
+        approximate neighbour search (200,000 rows or more), whose graph on one
+        thread (pynndescent's) differs from its graph on several.
 
     Attributes
     ----------

@@ -38,7 +38,7 @@ from labelclean.pipeline._noise_estimate import (
 )
 from labelclean.pipeline._stacking import StackedModel, fit_stack
 from labelclean.utils._sampling import stratified_rows
-from labelclean.utils._threads import one_blas_thread
+from labelclean.utils._threads import fit_on_threads, one_blas_thread
 
 __all__ = ["ModelSelectionMixin"]
 
@@ -122,11 +122,11 @@ class ModelSelectionMixin:
             kwargs["sample_weight"] = weight[rows]
         Z_rows = self._model_input(model, Z[rows])
         if not quiet:  # the caller silences warnings (threads share filters)
-            model.fit(Z_rows, y, **kwargs)
+            fit_on_threads(model, self.n_jobs, Z_rows, y, **kwargs)
             return model
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", UserWarning)
-            model.fit(Z_rows, y, **kwargs)
+            fit_on_threads(model, self.n_jobs, Z_rows, y, **kwargs)
         return model
 
     def _stage_labels(self, codes: np.ndarray) -> np.ndarray:

@@ -1,4 +1,5 @@
-"""Thread limits of the native libraries: BLAS for the solvers, OpenMP per thread."""
+"""Thread limits of the native libraries (BLAS for the solvers, OpenMP per
+thread) and the threads a model borrows for one fit."""
 
 import functools
 from collections.abc import Iterator
@@ -6,7 +7,7 @@ from contextlib import contextmanager
 
 from threadpoolctl import ThreadpoolController
 
-__all__ = ["one_blas_thread", "one_openmp_thread"]
+__all__ = ["fit_on_threads", "one_blas_thread", "one_openmp_thread"]
 
 
 @functools.cache
@@ -59,3 +60,19 @@ def one_openmp_thread(enabled: bool = True) -> Iterator[None]:
         return
     with _openmp_controller().limit(limits=1):
         yield
+
+
+def fit_on_threads(model, n_jobs, *args, **kwargs):
+    """``model.fit(*args, **kwargs)`` on ``n_jobs`` threads where the model
+    takes an ``n_jobs`` and sets none of its own (CB-AdaBoost's runs of its
+    learning rates); its ``n_jobs`` is None again after, so the fitted model
+    (and its file) does not record how many threads fitted it
+    (docs/reliability.md, *Determinism*). Returns the model."""
+    borrow = n_jobs is not None and getattr(model, "n_jobs", 0) is None
+    if borrow:
+        model.set_params(n_jobs=n_jobs)
+    try:
+        return model.fit(*args, **kwargs)
+    finally:
+        if borrow:
+            model.set_params(n_jobs=None)

@@ -1,5 +1,7 @@
 """CB-AdaBoost's early stopping: rounds and learning rate chosen on held-out rows."""
 
+import pickle
+
 import numpy as np
 import pytest
 from sklearn.datasets import make_classification
@@ -82,6 +84,52 @@ def test_every_rate_is_tried_even_after_a_run_still_improving_at_its_last_round(
     assert fast.validation_score_.min() < slow.validation_score_.min()
     assert both.learning_rate_ == 1.0
     assert both.predict_proba(X_test).tobytes() == fast.predict_proba(X_test).tobytes()
+
+
+@pytest.mark.parametrize(
+    ("n_classes", "rates", "kept"),
+    [(2, (1.0, 0.3), 0.3), (2, (0.3, 1.0), 0.3), (4, (1.0, 0.3, 0.1), 0.3)],
+)
+def test_the_rates_run_on_threads_give_the_ensemble_of_the_runs_in_turn(
+    n_classes, rates, kept
+):
+    # On threads every run starts from the seed stream's first state; the
+    # learners are then given the seeds the runs in turn draw. Nothing of a
+    # binned tree's fit is drawn, so the ensembles are the same to the byte,
+    # the learners' seeds included (without the reseeding a later run's
+    # learners would carry the first run's seeds).
+    X, y, X_test, _ = noisy_problem(n_classes, n_rows=2000)
+    gamma = np.full(y.shape[0], 0.8)
+    fits = {}
+    for n_jobs in (None, 2, -1):
+        model = deep(early_stopping=True, learning_rate=rates, n_jobs=n_jobs)
+        fits[n_jobs] = model.fit(X, y, gamma=gamma)
+    assert fits[None].learning_rate_ == kept  # a later run's seeds count, or not
+    assert fits[2]._threads_for_rates(rates, _Binned()) == 2
+    seeds = [[t.random_state for t in m.estimators_] for m in fits.values()]
+    assert seeds[0] == seeds[1] == seeds[2]
+    assert len(set(seeds[0])) == len(seeds[0])  # a seed per round, as drawn
+    probas = [m.predict_proba(X_test).tobytes() for m in fits.values()]
+    assert probas[0] == probas[1] == probas[2]
+    files = [pickle.dumps(m.set_params(n_jobs=None)) for m in fits.values()]
+    assert files[0] == files[1] == files[2]
+
+
+class _Binned:
+    X_binned = np.zeros((1, 1))
+
+
+def test_resampled_rounds_run_in_turn_whatever_the_threads():
+    # A resampled round draws its rows from the seed stream, so a later run
+    # cannot start before the earlier one has drawn: one thread.
+    X, y, X_test, _ = noisy_problem(2, n_rows=1500)
+    gamma = np.full(y.shape[0], 0.8)
+    model = deep(early_stopping=True, learning_rate=(1.0, 0.3), resample=True)
+    assert model.set_params(n_jobs=2)._threads_for_rates((1.0, 0.3), _Binned()) == 1
+    one = deep(early_stopping=True, learning_rate=(1.0, 0.3), resample=True)
+    a = model.fit(X, y, gamma=gamma).predict_proba(X_test)
+    b = one.fit(X, y, gamma=gamma).predict_proba(X_test)
+    assert a.tobytes() == b.tobytes()
 
 
 def test_without_early_stopping_a_sequence_boosts_at_its_first_rate():

@@ -21,10 +21,14 @@ from sklearn.preprocessing import StandardScaler
 from threadpoolctl import threadpool_limits
 
 from labelclean.confidence import KNNConfidence
-from labelclean.ensemble import CBAdaBoostClassifier, SPLBoostClassifier
+from labelclean.ensemble import (
+    BinnedTreeClassifier,
+    CBAdaBoostClassifier,
+    SPLBoostClassifier,
+)
 from labelclean.linear_model import RoSRClassifier
 from labelclean.noise import flip_labels
-from labelclean.pipeline import LabelCleaner
+from labelclean.pipeline import LabelCleaner, dumps_cleaner
 from labelclean.pipeline import _decisions as decisions_module
 from labelclean.pipeline._comparison import choose_model
 from labelclean.pipeline._decisions import Evidence, decide
@@ -164,6 +168,26 @@ def test_threads_do_not_change_the_result(model):
     pd.testing.assert_frame_equal(one.audit_, two.audit_)
     np.testing.assert_array_equal(one.evidence_.model_proba, two.evidence_.model_proba)
     np.testing.assert_array_equal(one.predict_proba(X), two.predict_proba(X))
+
+
+def test_a_model_fitted_on_threads_gives_the_same_cleaner_and_file():
+    # CB-AdaBoost runs its learning rates on the cleaner's threads while
+    # it is fitted (evidence folds and final model alike); the model keeps
+    # no thread count, so the saved cleaner is the same bytes too.
+    X, y = make_classification(1200, n_features=8, n_informative=5, random_state=3)
+    y_noisy, _ = flip_labels(y, 0.2, random_state=3)
+    model = CBAdaBoostClassifier(
+        BinnedTreeClassifier(max_depth=4), early_stopping=True,
+        learning_rate=(1.0, 0.3), n_iter_no_change=10,
+    )  # fmt: skip
+    params = {"suspects": FAST["suspects"], "model": model, "random_state": 2}
+    one = LabelCleaner(**params, n_jobs=1).fit(X, y_noisy)
+    two = LabelCleaner(**params, n_jobs=2).fit(X, y_noisy)
+    assert two.model_.n_jobs is None and model.n_jobs is None
+    assert {one.model_.learning_rate_, two.model_.learning_rate_} == {0.3}
+    pd.testing.assert_frame_equal(one.audit_, two.audit_)
+    np.testing.assert_array_equal(one.predict_proba(X), two.predict_proba(X))
+    assert dumps_cleaner(one) == dumps_cleaner(two)
 
 
 def test_threads_do_not_change_the_result_on_wide_data():

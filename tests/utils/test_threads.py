@@ -1,4 +1,5 @@
-"""Thread limits: the solvers' BLAS, and OpenMP per calling thread."""
+"""Thread limits: the solvers' BLAS, OpenMP per calling thread, and the
+threads a model borrows for one fit."""
 
 import threading
 
@@ -8,7 +9,7 @@ from threadpoolctl import ThreadpoolController, threadpool_limits
 
 from labelclean.ensemble import SPBLClassifier
 from labelclean.linear_model import RoSRClassifier
-from labelclean.utils._threads import one_openmp_thread
+from labelclean.utils._threads import fit_on_threads, one_openmp_thread
 
 
 def _blas_threads() -> int:
@@ -84,3 +85,34 @@ def _in_new_thread(func):
     thread.start()
     thread.join()
     return box[0]
+
+
+class _Recorder:
+    """Records the ``n_jobs`` its fit saw."""
+
+    def __init__(self, n_jobs=None, fail=False):
+        self.n_jobs, self.fail, self.seen = n_jobs, fail, []
+
+    def set_params(self, **params):
+        vars(self).update(params)
+        return self
+
+    def fit(self, X, y):
+        self.seen.append(self.n_jobs)
+        if self.fail:
+            raise ValueError("no fit")
+        return self
+
+
+def test_a_model_borrows_the_threads_for_its_fit_only():
+    free, own = _Recorder(), _Recorder(n_jobs=3)
+    assert fit_on_threads(free, 2, [[0]], [0]) is free
+    assert fit_on_threads(own, 2, [[0]], [0]) is own
+    assert (free.seen, free.n_jobs) == ([2], None)  # the file records no count
+    assert (own.seen, own.n_jobs) == ([3], 3)  # its own setting wins
+    fit_on_threads(free, None, [[0]], [0])
+    assert free.seen == [2, None]
+    failing = _Recorder(fail=True)
+    with pytest.raises(ValueError, match="no fit"):
+        fit_on_threads(failing, -1, [[0]], [0])
+    assert (failing.seen, failing.n_jobs) == ([-1], None)
