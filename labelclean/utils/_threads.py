@@ -68,7 +68,8 @@ def fit_on_threads(model, n_jobs, *args, **kwargs):
     learning rates); its ``n_jobs`` is None again after, so the fitted model
     (and its file) does not record how many threads fitted it
     (docs/reliability.md, *Determinism*). Returns the model."""
-    borrow = n_jobs is not None and getattr(model, "n_jobs", 0) is None
+    params = model.get_params(deep=False) if hasattr(model, "get_params") else {}
+    borrow = n_jobs is not None and "n_jobs" in params and params["n_jobs"] is None
     if borrow:
         model.set_params(n_jobs=n_jobs)
     try:

@@ -93,6 +93,9 @@ class _Recorder:
     def __init__(self, n_jobs=None, fail=False):
         self.n_jobs, self.fail, self.seen = n_jobs, fail, []
 
+    def get_params(self, deep=True):
+        return {"n_jobs": self.n_jobs, "fail": self.fail}
+
     def set_params(self, **params):
         vars(self).update(params)
         return self
@@ -112,6 +115,10 @@ def test_a_model_borrows_the_threads_for_its_fit_only():
     assert (own.seen, own.n_jobs) == ([3], 3)  # its own setting wins
     fit_on_threads(free, None, [[0]], [0])
     assert free.seen == [2, None]
+    unlisted = _Recorder()
+    unlisted.get_params = dict  # an n_jobs attribute, but no such parameter
+    fit_on_threads(unlisted, 2, [[0]], [0])
+    assert unlisted.seen == [None]
     failing = _Recorder(fail=True)
     with pytest.raises(ValueError, match="no fit"):
         fit_on_threads(failing, -1, [[0]], [0])
