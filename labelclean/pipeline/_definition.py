@@ -15,6 +15,10 @@ A definition names the stages of a cleaning pipeline and their parameters
     kind = "knn"
     params = { n_neighbors = 5 }
 
+    [[stages]]
+    name = "model"
+    kind = ["cb_adaboost", "cb_adaboost_trees"]  # compared out of fold
+
 :func:`load_pipeline` finds a definition by name (a file stem in the search
 path, see :func:`pipeline_search_path`) or by path, reads it with the
 standard library's :mod:`tomllib`, and validates all of it before anything
@@ -185,10 +189,11 @@ def _thawed(value: Any) -> Any:
 
 @dataclass(frozen=True)
 class StageSpec:
-    """One ``[[stages]]`` entry: a named, parameterised stage kind."""
+    """One ``[[stages]]`` entry: a named, parameterised stage kind (a model
+    stage's ``kind`` may be a tuple of model kinds, compared out of fold)."""
 
     name: str
-    kind: str
+    kind: str | tuple[str, ...]
     params: Mapping[str, Any] = field(default_factory=lambda: MappingProxyType({}))
     description: str = ""
 
@@ -266,7 +271,7 @@ class PipelineDefinition:
             "stages": [
                 {
                     "name": s.name,
-                    "kind": s.kind,
+                    "kind": _thawed(s.kind),
                     "params": _thawed(s.params),
                     "description": s.description,
                 }
@@ -372,12 +377,36 @@ def _check_stages(stages: Any, registry: StageRegistry) -> Problems:
         if kind is None:
             problems.append(((*loc, "kind"), "is required"))
             continue
+        if isinstance(kind, list):
+            problems.extend(_check_model_list(kind, params, loc))
+            continue
         if not isinstance(kind, str) or kind not in registry:
             problems.append(((*loc, "kind"), registry.unknown_message(kind)))
             continue
         if params is not None:
             for sub, message in registry.get(kind).check_params(params):
                 problems.append(((*loc, "params", *sub), message))
+    return problems
+
+
+def _check_model_list(kinds: list, params: Any, loc: Location) -> Problems:
+    """A model stage's list of kinds: the candidates compared out of fold
+    (``LabelCleaner(model=[...])``), distinct built-in model kinds, no params."""
+    problems: Problems = []
+    unknown = [k for k in kinds if not isinstance(k, str) or k not in MODEL_KINDS]
+    if not kinds or unknown or len(set(map(str, kinds))) < len(kinds):
+        problems.append(
+            (
+                (*loc, "kind"),
+                "a list of kinds names the models compared out of fold, the first "
+                "kept unless another is clearly better: distinct names among "
+                f"{', '.join(MODEL_KINDS)}; got {kinds!r}",
+            )
+        )
+    if params:
+        problems.append(
+            ((*loc, "params"), "a stage whose kind is a list of kinds takes no params")
+        )
     return problems
 
 
@@ -503,7 +532,7 @@ def parse_pipeline(
         stages=tuple(
             StageSpec(
                 name=s["name"],
-                kind=s["kind"],
+                kind=_frozen(s["kind"]),
                 params=_frozen(dict(s.get("params", {}))),
                 description=s.get("description", ""),
             )

@@ -39,10 +39,12 @@ __all__ = [
     "ROWS_PER_LEAF",
     "STAGE_KINDS",
     "TREE_DEPTH",
+    "check_model_list",
     "deep_tree_depth",
     "deep_tree_params",
     "deep_tree_settings",
     "make_stage",
+    "model_candidates",
     "register_stage_kind",
 ]
 
@@ -187,6 +189,40 @@ AUTO_CANDIDATES_MULTICLASS = ("rosr", "cb_adaboost_trees")
 #: model on the cleaned rows, never for the evidence (docs/decisions.md,
 #: *Deeper trees for the final model*).
 FINAL_ONLY_CANDIDATES = ("cb_adaboost_deep",)
+
+
+def model_candidates(spec: Any, n_classes: int, final: bool = False) -> list[str]:
+    """Names of the models ``LabelCleaner(model=spec)`` evaluates out of fold;
+    the first is kept unless another is clearly better (:func:`choose_model`).
+
+    A list or tuple of kind names is itself; ``'auto'`` the candidates for
+    ``n_classes`` (with ``final``, for the final model on the cleaned rows,
+    also :data:`FINAL_ONLY_CANDIDATES`); another name, or an estimator's
+    class name, stands alone."""
+    if isinstance(spec, (list, tuple)):
+        return list(spec)
+    if not isinstance(spec, str):
+        return [type(spec).__name__]
+    if spec != "auto":
+        return [spec]
+    names = AUTO_CANDIDATES if n_classes == 2 else AUTO_CANDIDATES_MULTICLASS
+    return list(names + (FINAL_ONLY_CANDIDATES if final else ()))
+
+
+def check_model_list(spec: Any) -> None:
+    """Refuse a list of models (``LabelCleaner(model=[...])``) that is empty,
+    repeats a name or names anything but a built-in model kind."""
+    if not isinstance(spec, (list, tuple)):
+        return
+    names = list(spec)
+    unknown = [n for n in names if not isinstance(n, str) or n not in MODEL_KINDS]
+    if not names or unknown or len(set(names)) < len(names):
+        raise ValueError(
+            "The 'model' parameter of LabelCleaner, given as a list, names the "
+            "candidates to compare out of fold, the first kept unless another is "
+            f"clearly better: distinct names among {', '.join(MODEL_KINDS)}; got "
+            f"{spec!r}."
+        )
 
 
 def make_stage(spec: Any, seed: int) -> Any:

@@ -70,13 +70,7 @@ class ModelSelectionMixin:
         spec = self.model
         if final and self.final_model is not None:
             spec = self.final_model
-        if not isinstance(spec, str):
-            return [type(spec).__name__]
-        if spec != "auto":
-            return [spec]
-        two = n_classes == 2
-        names = kinds.AUTO_CANDIDATES if two else kinds.AUTO_CANDIDATES_MULTICLASS
-        return list(names + (kinds.FINAL_ONLY_CANDIDATES if final else ()))
+        return kinds.model_candidates(spec, n_classes, final)
 
     def _make_model(self, name: str, seed: int):
         """A fresh final model: ``name`` from :meth:`_model_candidates`; the deep

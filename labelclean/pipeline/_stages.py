@@ -5,8 +5,10 @@ cleaner's ``confidence``, ``suspects`` and ``model`` (by each kind's role),
 and its ``[decisions]`` into the cleaner's decision parameters. A stage
 without parameters is passed by its kind's name, exactly as
 ``LabelCleaner(confidence='knn', ...)`` would take it; a stage with
-parameters as the kind's estimator, unseeded. Either way the cleaner seeds
-every stage from its own ``random_state`` (one seeding policy), so a
+parameters as the kind's estimator, unseeded; a model stage whose kind is
+a list as the tuple of its names (``LabelCleaner(model=(...))``). Either
+way the cleaner seeds every stage from its own ``random_state`` (one
+seeding policy), so a
 definition and the equivalent ``LabelCleaner(...)`` give the same bytes.
 """
 
@@ -56,6 +58,9 @@ def build_cleaner(
     """
     by_role: dict[str, list[Any]] = {"confidence": [], "suspects": [], "model": []}
     for position, stage in enumerate(definition.stages):
+        if isinstance(stage.kind, tuple):  # model kinds compared out of fold
+            by_role["model"].append((position, stage.kind))
+            continue
         kind = STAGE_KINDS.get(stage.kind)
         spec = kind.build(stage.params) if stage.params else kind.name
         by_role[kind.role].append((position, spec))

@@ -121,6 +121,47 @@ def test_run_writes_every_output_and_accounts_for_every_row(noisy_data, tmp_path
     assert manifest["seed"] == 0
 
 
+def test_the_shipped_two_class_pipeline_grows_trees_where_the_label_needs_them(
+    tmp_path,
+):
+    # the label is the sign of x0·x1: no sum of stumps draws it, nor a linear
+    # model; depth-3 trees do, and the default run's evidence finds them
+    # out of fold
+    rng = np.random.RandomState(0)
+    X = rng.uniform(-1, 1, size=(600, 4))
+    truth = np.where(X[:, 0] * X[:, 1] > 0, "same", "opposite")
+    noisy, flipped = flip_labels(truth, 0.1, random_state=0)
+    data = tmp_path / "xor.parquet"
+    frame = pd.DataFrame(X, columns=["x0", "x1", "x2", "x3"]).assign(label=noisy)
+    frame.to_parquet(data, index=False)
+    stumps = tmp_path / "stumps.toml"
+    shipped = (ROOT / "pipelines" / "binary-cbadaboost.toml").read_text()
+    kind = 'kind = ["cb_adaboost", "cb_adaboost_trees", "rosr"]'
+    assert kind in shipped
+    stumps.write_text(shipped.replace(kind, 'kind = "cb_adaboost"'))
+    f1 = {}
+    for name, extra in (("shipped", []), ("stumps", ["-p", str(stumps)])):
+        out = tmp_path / name
+        args = ["run", str(data), "--label", "label", "--out", str(out), *extra]
+        res = runner.invoke(app, args)
+        assert res.exit_code == 0, res.output
+        audit = pd.read_parquet(out / "audit.parquet")
+        f1[name] = f1_score(flipped, audit["decision"] != "kept")
+    final = json.loads((tmp_path / "shipped" / "report.json").read_text())["run"][
+        "final_model"
+    ]
+    selection = final["selection"]
+    assert selection["chosen"] == "cb_adaboost_trees"
+    assert selection["difference"] > selection["standard_error"]
+    assert f1["shipped"] > 0.7 and f1["shipped"] > f1["stumps"] + 0.2, f1
+    html = unescape((tmp_path / "shipped" / "report.html").read_text())
+    assert (
+        "the out-of-fold evidence that decided the rows came from CB-AdaBoost "
+        "(depth-3 trees), which also decides new rows, chosen by out-of-fold "
+        "error rate against the observed labels (CB-AdaBoost " in html
+    )
+
+
 def test_report_names_the_final_model_auto_choice(noisy_data, tmp_path):
     # A definition without a model stage uses model='auto': for two classes it
     # compares RoSR-L and CB-AdaBoost out of fold for the evidence, and
@@ -489,7 +530,12 @@ def test_without_a_pipeline_the_shipped_one_for_the_label_runs(tmp_path):
     # its model stage is the evidence; the final model is 'auto''s stack
     report = json.loads((tmp_path / "d" / "report.json").read_text())
     final = report["run"]["final_model"]
-    assert final["selection"]["chosen"] == "cb_adaboost"
+    # blobs: a linear boundary, which RoSR-L draws clearly better than
+    # CB-AdaBoost's stumps, the first of the candidates
+    candidates = ["cb_adaboost", "cb_adaboost_trees", "rosr"]
+    assert list(final["selection"]["candidates"]) == candidates
+    assert final["selection"]["chosen"] == "rosr"
+    assert final["selection"]["difference"] > final["selection"]["standard_error"]
     assert "cb_adaboost_deep" in final["selection"]["final"]["candidates"]
     assert final["name"] == final["selection"]["final"]["chosen"]
     args = ["run", str(two), "--label", "label", "--out", str(tmp_path / "n")]

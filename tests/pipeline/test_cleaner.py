@@ -320,6 +320,46 @@ def test_explicit_models_are_not_compared_and_more_classes_compare_trees():
     assert list(three.model_selection_["candidates"]) == ["rosr", "cb_adaboost_trees"]
 
 
+def _xor_data(seed):
+    """Two classes by the sign of x0·x1 (no additive boundary), two noise
+    columns, 10 % of the labels flipped."""
+    rng = np.random.RandomState(seed)
+    X = rng.uniform(-1, 1, size=(400, 4))
+    y = (X[:, 0] * X[:, 1] > 0).astype(int)
+    return X, flip_labels(y, 0.1, random_state=seed)[0]
+
+
+@pytest.mark.parametrize(
+    "data, kept", [(_xor_data, "cb_adaboost_trees"), (_linear_data, "cb_adaboost")]
+)
+def test_a_list_of_models_gives_the_evidence_of_the_one_it_keeps(data, kept):
+    X, y = data(0)
+    pair = ["cb_adaboost", "cb_adaboost_trees"]
+    compared = LabelCleaner(**FAST_SUSPECTS, model=pair, random_state=0).fit(X, y)
+    sel = compared.model_selection_
+    assert list(sel["candidates"]) == pair
+    assert sel["chosen"] == kept
+    stumps, trees = (sel["candidates"][n]["error_rate"] for n in pair)
+    if kept == "cb_adaboost_trees":  # stumps cannot draw x0·x1's sign
+        assert stumps > 0.35 > trees
+        assert sel["difference"] > sel["standard_error"]
+    else:  # on a hyperplane the trees are not clearly better: the first stays
+        assert sel["difference"] <= sel["standard_error"]
+    # the rows are decided exactly as by the kept kind alone
+    alone = LabelCleaner(**FAST_SUSPECTS, model=kept, random_state=0).fit(X, y)
+    pd.testing.assert_frame_equal(compared.audit_, alone.audit_)
+    assert repr(compared.decision_model_) == repr(alone.decision_model_)
+
+
+@pytest.mark.parametrize(
+    "model", [[], ["cb_adaboost", "cb_adaboost"], ["cb_adaboost", "knn"], ("rosr", 3)]
+)
+def test_a_list_of_models_names_distinct_model_kinds(model):
+    X, y = _linear_data(0)
+    with pytest.raises(ValueError, match="distinct names among cb_adaboost"):
+        LabelCleaner(**FAST_SUSPECTS, model=model, random_state=0).fit(X, y)
+
+
 def test_choose_model_exact_small_case():
     codes = np.array([0, 1, 1, 0, 1])
     # rosr errs on rows 1 and 3, cb_adaboost on row 3 only; row 4 undecided

@@ -361,3 +361,33 @@ def test_every_shipped_definition_is_valid(path):
     # registered by importing labelclean.pipeline.
     definition = load_pipeline(path)
     assert definition.stages
+
+
+def test_a_model_stage_may_compare_a_list_of_model_kinds():
+    def document(kind, **extra):
+        return {
+            "stages": [
+                {"name": "confidence", "kind": "knn"},
+                {"name": "model", "kind": kind, **extra},
+            ]
+        }
+
+    pair = ["cb_adaboost", "cb_adaboost_trees"]
+    definition = parse_pipeline(document(pair), name="compared")
+    assert definition.stages[1].kind == tuple(pair)
+    assert definition.to_dict()["stages"][1]["kind"] == pair
+    json.dumps(definition.to_dict())  # manifests and reports take it as it is
+    bad = [
+        (["cb_adaboost", "knn"], {}, "kind"),  # not a model
+        ([], {}, "kind"),
+        (["rosr", "rosr"], {}, "kind"),
+        (["rosr", "cb_adaboost_tree"], {}, "kind"),
+        (pair, {"params": {"n_estimators": 5}}, "params"),
+    ]
+    for kind, extra, where in bad:
+        with pytest.raises(PipelineDefinitionError) as excinfo:
+            parse_pipeline(document(kind, **extra), name="bad")
+        problems = _problems(excinfo)
+        assert list(problems) == [f"stages -> 1 -> {where}"], problems
+        expected = "takes no params" if where == "params" else "distinct names among"
+        assert expected in problems[f"stages -> 1 -> {where}"]

@@ -53,6 +53,14 @@ def _same_bytes(a, b, X, y):
             [("knn_confidence", None), ("splboost", None)],
             {"confidence": "knn", "suspects": "splboost", "model": "auto"},
         ),
+        (
+            [("knn", None), (["cb_adaboost", "cb_adaboost_trees"], None)],
+            {
+                "confidence": "knn",
+                "suspects": None,
+                "model": ("cb_adaboost", "cb_adaboost_trees"),
+            },
+        ),
     ],
 )
 def test_definition_and_label_cleaner_give_the_same_bytes(stages, python):
@@ -95,5 +103,12 @@ def test_decisions_default_to_the_cleaner_defaults():
 )
 def test_shipped_pipelines_keep_their_evidence_and_stack_the_final_model(name):
     cleaner = build_cleaner(load_pipeline(name), random_state=0)
-    assert cleaner.model in ("cb_adaboost", "rosr")
+    # the two-class pipeline keeps CB-AdaBoost with stumps unless its trees
+    # or RoSR-L are clearly better out of fold
+    evidence = {
+        "binary-cbadaboost": ("cb_adaboost", "cb_adaboost_trees", "rosr"),
+        "multiclass-rosr": "rosr",
+        "bayes-cbadaboost": "cb_adaboost",
+    }
+    assert cleaner.model == evidence[name]
     assert cleaner.final_model == "auto"

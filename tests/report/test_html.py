@@ -173,7 +173,7 @@ def test_story_names_the_final_model_and_its_choice(audit):
     rechosen = {
         "name": "cb_adaboost_trees",
         "selection": {
-            **chosen["selection"],
+            "candidates": {"rosr": {"error_rate": 0.25, "rows": 10}},
             "chosen": "rosr",
             "final": {
                 "chosen": "cb_adaboost_trees",
@@ -196,6 +196,34 @@ def test_story_names_the_final_model_and_its_choice(audit):
     html = render_html(build_report(audit, run={"final_model": given}))
     assert "The final model was LogisticRegression." in html
     assert "The final model was" not in render_html(build_report(audit))
+
+
+def test_story_says_how_the_evidence_was_chosen_apart_from_the_final_model(audit):
+    # the shipped two-class pipeline: CB-AdaBoost's depth chosen for the
+    # evidence, the final model stacked on the cleaned rows
+    final = {
+        "name": "stacked",
+        "selection": {
+            "chosen": "cb_adaboost_trees",
+            "candidates": {
+                "cb_adaboost": {"error_rate": 0.3, "rows": 10},
+                "cb_adaboost_trees": {"error_rate": 0.2, "rows": 10},
+            },
+            "final": {
+                "chosen": "stacked",
+                "stack": {"members": {"rosr": {"weight": 1.0}}},
+                "candidates": {},
+            },
+        },
+    }
+    html = render_html(build_report(audit, run={"final_model": final}))
+    assert (
+        "the out-of-fold evidence that decided the rows came from CB-AdaBoost "
+        "(depth-3 trees), which also decides new rows, chosen by out-of-fold error "
+        "rate against the observed labels (CB-AdaBoost 30.0%, CB-AdaBoost (depth-3 "
+        "trees) 20.0%; the first kept unless another is lower by more than a "
+        "standard error)." in html
+    )
 
 
 def test_the_deep_trees_are_named_with_the_depth_the_fit_grew(audit):
