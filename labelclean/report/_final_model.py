@@ -142,15 +142,16 @@ def _evidence_and_fit_text(final: Mapping[str, Any], name: str) -> str:
     if on_cleaned.get("chosen") and evidence and evidence != name:
         text += (
             f"; the out-of-fold evidence that decided the rows came from "
-            f"{_MODEL_NAMES.get(evidence, evidence)}, which also decides new rows"
+            f"{_MODEL_NAMES.get(evidence, evidence)}"
         )
         rates = _error_rates(selection)
         if len(rates) > 1:
             text += (
-                ", chosen by out-of-fold error rate against the observed labels "
-                f"({', '.join(rates)}; the first kept unless another is lower by "
+                " (chosen by out-of-fold error rate against the observed labels: "
+                f"{', '.join(rates)}; the first kept unless another is lower by "
                 "more than a standard error)"
             )
+        text += ", which also decides new rows"
     fit = final.get("fit") or {}
     if fit.get("weighted") and fit.get("mean_weight") is not None:
         subject = "Each of them was" if name == "stacked" else "It was"

@@ -157,8 +157,8 @@ def test_the_shipped_two_class_pipeline_grows_trees_where_the_label_needs_them(
     html = unescape((tmp_path / "shipped" / "report.html").read_text())
     assert (
         "the out-of-fold evidence that decided the rows came from CB-AdaBoost "
-        "(depth-3 trees), which also decides new rows, chosen by out-of-fold "
-        "error rate against the observed labels (CB-AdaBoost " in html
+        "(depth-3 trees) (chosen by out-of-fold error rate against the observed "
+        "labels: CB-AdaBoost " in html
     )
 
 

@@ -219,10 +219,10 @@ def test_story_says_how_the_evidence_was_chosen_apart_from_the_final_model(audit
     html = render_html(build_report(audit, run={"final_model": final}))
     assert (
         "the out-of-fold evidence that decided the rows came from CB-AdaBoost "
-        "(depth-3 trees), which also decides new rows, chosen by out-of-fold error "
-        "rate against the observed labels (CB-AdaBoost 30.0%, CB-AdaBoost (depth-3 "
-        "trees) 20.0%; the first kept unless another is lower by more than a "
-        "standard error)." in html
+        "(depth-3 trees) (chosen by out-of-fold error rate against the observed "
+        "labels: CB-AdaBoost 30.0%, CB-AdaBoost (depth-3 trees) 20.0%; the first "
+        "kept unless another is lower by more than a standard error), which also "
+        "decides new rows." in html
     )
 
 
