@@ -117,8 +117,7 @@ class LabelCleaner(DecisionsMixin, ModelSelectionMixin, ClassifierMixin, BaseFil
           held-out rows), 'rosr', 'spbl': that labelclean classifier.
         - a list of those names: compared as 'auto' compares its candidates,
           the first kept unless another is clearly better (the shipped
-          two-class pipeline's ``['cb_adaboost', 'cb_adaboost_trees']``:
-          CB-AdaBoost's trees as deep as the labels show they need).
+          two-class pipeline's ``['cb_adaboost', 'cb_adaboost_trees', 'rosr']``).
 
         When RoSR-L ('rosr', or in the stack of 'auto') is the final model, its
         penalty for ``model_`` is chosen out of fold on the cleaned rows from
@@ -150,7 +149,8 @@ class LabelCleaner(DecisionsMixin, ModelSelectionMixin, ClassifierMixin, BaseFil
         final model must give another label for a row to be corrected (0.9
         when another threshold is given).
     suspect_confidence : float or None, default=None
-        Fixed rule: γ under which a row is a suspect if the model agrees (0.3).
+        Fixed rule: γ below which a row is a suspect if the model agrees (0.3
+        when another threshold is given).
     model_threshold : float or None, default=None
         Fixed rule: a suspect needs the final model's out-of-sample probability
         of its observed label below this (0.4 when another threshold is given).

@@ -8,8 +8,8 @@ without parameters is passed by its kind's name, exactly as
 parameters as the kind's estimator, unseeded; a model stage whose kind is
 a list as the tuple of its names (``LabelCleaner(model=(...))``). Either
 way the cleaner seeds every stage from its own ``random_state`` (one
-seeding policy), so a
-definition and the equivalent ``LabelCleaner(...)`` give the same bytes.
+seeding policy), so a definition and the equivalent ``LabelCleaner(...)``
+give the same bytes.
 """
 
 from collections.abc import Mapping
