@@ -42,7 +42,7 @@ from types import MappingProxyType
 from typing import Any
 
 from labelclean.exceptions import PipelineDefinitionError
-from labelclean.pipeline._kinds import MODEL_KINDS, STAGE_KINDS
+from labelclean.pipeline._kinds import MODEL_KINDS, STAGE_KINDS, model_list_problem
 from labelclean.pipeline._registry import StageRegistry
 from labelclean.utils._suggest import did_you_mean
 
@@ -393,14 +393,13 @@ def _check_model_list(kinds: list, params: Any, loc: Location) -> Problems:
     """A model stage's list of kinds: the candidates compared out of fold
     (``LabelCleaner(model=[...])``), distinct built-in model kinds, no params."""
     problems: Problems = []
-    unknown = [k for k in kinds if not isinstance(k, str) or k not in MODEL_KINDS]
-    if not kinds or unknown or len(set(map(str, kinds))) < len(kinds):
+    problem = model_list_problem(kinds)
+    if problem:
         problems.append(
             (
                 (*loc, "kind"),
                 "a list of kinds names the models compared out of fold, the first "
-                "kept unless another is clearly better: distinct names among "
-                f"{', '.join(MODEL_KINDS)}; got {kinds!r}",
+                f"kept unless another is clearly better: {problem}",
             )
         )
     if params:

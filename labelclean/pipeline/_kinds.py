@@ -45,6 +45,7 @@ __all__ = [
     "deep_tree_settings",
     "make_stage",
     "model_candidates",
+    "model_list_problem",
     "register_stage_kind",
 ]
 
@@ -209,19 +210,28 @@ def model_candidates(spec: Any, n_classes: int, final: bool = False) -> list[str
     return list(names + (FINAL_ONLY_CANDIDATES if final else ()))
 
 
+def model_list_problem(names: Any) -> str | None:
+    """Why a list of models cannot be compared out of fold (empty, a name
+    repeated, or not a built-in model kind), or None. One rule for
+    ``LabelCleaner(model=[...])`` and a definition's list of kinds."""
+    names = list(names)
+    unknown = [n for n in names if not isinstance(n, str) or n not in MODEL_KINDS]
+    if names and not unknown and len(set(names)) == len(names):
+        return None
+    return f"distinct names among {', '.join(MODEL_KINDS)}; got {names!r}"
+
+
 def check_model_list(spec: Any) -> None:
-    """Refuse a list of models (``LabelCleaner(model=[...])``) that is empty,
-    repeats a name or names anything but a built-in model kind."""
+    """Refuse ``LabelCleaner(model=[...])`` when :func:`model_list_problem`
+    finds one."""
     if not isinstance(spec, (list, tuple)):
         return
-    names = list(spec)
-    unknown = [n for n in names if not isinstance(n, str) or n not in MODEL_KINDS]
-    if not names or unknown or len(set(names)) < len(names):
+    problem = model_list_problem(spec)
+    if problem:
         raise ValueError(
             "The 'model' parameter of LabelCleaner, given as a list, names the "
             "candidates to compare out of fold, the first kept unless another is "
-            f"clearly better: distinct names among {', '.join(MODEL_KINDS)}; got "
-            f"{spec!r}."
+            f"clearly better: {problem}."
         )
 
 
