@@ -458,15 +458,17 @@ def _peer_summary(results: dict) -> list[str]:
 
 
 def _silent(results: dict) -> str:
-    """How many tables' own labels lose more than 5 % of a class with no
-    caution in the run's report, and which (the first eight)."""
+    """``N with no caution in the report`` (and which, the first eight): the
+    tables whose own labels lose more than 5 % of a class silently."""
     names = sorted(
         name
         for name, r in results.items()
         if r["class_loss"] > 0.05 and not r["own_cautions"]
     )
     shown = ", ".join(f"`{n}`" for n in names[:8]) + (", ..." if names[8:] else "")
-    return f"{len(names)}" + (f": {shown}" if names else "")
+    return f"{len(names)} with no caution in the report" + (
+        f": {shown}" if names else ""
+    )
 
 
 def report(
@@ -538,8 +540,8 @@ def report(
         "",
         "- Own labels: more than 3 % of the rows flagged in "
         f"{int((flagged > 0.03).sum())} of {len(results)} tables, more than 5 % "
-        f"of a class in {int((loss > 0.05).sum())} ({_silent(results)} of them "
-        "with no caution in the report); mean share flagged "
+        f"of a class in {int((loss > 0.05).sum())} ({_silent(results)}); "
+        "mean share flagged "
         f"{flagged.mean():.4f}, largest {flagged.max():.3f}; "
         f"{sum(r['own_corrections'] for r in results.values())} rows relabelled "
         f"in {sum(r['own_corrections'] > 0 for r in results.values())}"
