@@ -9,8 +9,9 @@ label that disagrees with the most probable class is wrong.
 
 import numpy as np
 from scipy.special import betaincinv
+from scipy.stats import fisher_exact
 
-__all__ = ["anchor_disagreement", "class_disagreement"]
+__all__ = ["anchor_disagreement", "class_disagreement", "flags_against_surest_rows"]
 
 #: Shares of the rows, most confident first, whose labels measure the noise
 #: where the classes are pure (the smallest group has ``_ANCHOR_MIN_ROWS``).
@@ -165,3 +166,66 @@ def class_disagreement(P: np.ndarray, codes: np.ndarray) -> float:
         groups = _nested_groups(disagree, top[order])
         total += rows.size / n * min((wrong / m for m, wrong in groups), default=1.0)
     return float(total)
+
+
+def _surest_labels(P: np.ndarray, codes: np.ndarray, k: int):
+    """The labels' counts among class ``k``'s surest rows (the largest of
+    :data:`_ANCHOR_SHARES` of the rows whose most probable class is ``k``, at
+    least :data:`_ANCHOR_MIN_ROWS`) and their number; None for a class with
+    fewer such rows."""
+    rows = np.flatnonzero(P.argmax(axis=1) == k)
+    if rows.size < _ANCHOR_MIN_ROWS:
+        return None
+    m = max(_ANCHOR_MIN_ROWS, int(np.ceil(_ANCHOR_SHARES[-1] * rows.size)))
+    top = rows[np.argsort(-P[rows, k], kind="stable")[:m]]
+    return np.bincount(codes[top], minlength=P.shape[1]), m
+
+
+def flags_against_surest_rows(
+    P: np.ndarray, codes: np.ndarray, flagged: np.ndarray, alternative: np.ndarray
+) -> dict:
+    """The flags that move labels against the way the surest rows show them
+    flowing (a measurement for the report; no decision reads it).
+
+    A flag on a row labelled *l* whose most probable other class is *j* says
+    that a row of *j* carries the label *l*. Class *j*'s surest rows (label-
+    blind evidence ``P``, read as :func:`class_disagreement` reads them,
+    the largest group) then ought to show labels *l* at least as often as
+    *l*'s surest rows show labels *j*. A direction is **against** them when
+    *l*'s surest rows show labels *j* significantly more often (one-sided
+    Fisher exact test at :data:`_ANCHOR_ALPHA`, Bonferroni over the K(K - 1)
+    directions) and at least twice as often: the surest rows see the pair's
+    labels flowing from *l*'s rows to *j*, the flags move them the other way.
+    That is what one-way noise read backwards, or a rare class inside a
+    large one's region, looks like (docs/decisions.md, *Flags against the
+    surest rows*).
+
+    Returns ``{"flagged", "against", "pairs"}``: the flags, those in
+    directions against the surest rows, and per such direction holding
+    flags ``{"label", "as", "flags", "share_as_label", "share_label_as"}``
+    (class codes; the share of labels *l* among *j*'s surest rows, and of
+    labels *j* among *l*'s).
+    """
+    n_classes = P.shape[1]
+    read = [_surest_labels(P, codes, k) for k in range(n_classes)]
+    pairs = []
+    moves, counts = np.unique(
+        np.c_[codes[flagged], alternative[flagged]], axis=0, return_counts=True
+    )
+    for (label, other), count in zip(moves, counts, strict=True):
+        if read[label] is None or read[other] is None:
+            continue
+        (at_other, m_other), (at_label, m_label) = read[other], read[label]
+        along, back = at_other[label], at_label[other]
+        if back / m_label < 2.0 * along / m_other:
+            continue
+        table = [[back, m_label - back], [along, m_other - along]]
+        p = fisher_exact(table, alternative="greater")[1]
+        if p < _ANCHOR_ALPHA / (n_classes * (n_classes - 1)):
+            pairs.append({
+                "label": int(label), "as": int(other), "flags": int(count),
+                "share_as_label": float(along / m_other),
+                "share_label_as": float(back / m_label),
+            })  # fmt: skip
+    against = sum(p["flags"] for p in pairs)
+    return {"flagged": int(flagged.sum()), "against": against, "pairs": pairs}

@@ -89,7 +89,7 @@ recall with the noise at either end of its interval
 
 import numpy as np
 
-from labelclean.pipeline._anchor import class_disagreement
+from labelclean.pipeline._anchor import class_disagreement, flags_against_surest_rows
 from labelclean.pipeline._corrections import (
     agreement,
     correction_estimates,
@@ -358,6 +358,9 @@ def calibrate(
         "flag_precision": precision,
         "flag_precision_interval": estimate_interval(
             precision, boot["precision"], [o[0] for o in others], flagged.sum()
+        ),
+        "flags_against_surest_rows": flags_against_surest_rows(
+            P if blind is None else blind, codes, flagged, alternative
         ),
         "flag_recall": recall,
         "flag_recall_interval": estimate_interval(

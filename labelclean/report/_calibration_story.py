@@ -8,6 +8,7 @@ plain words (``docs/decisions.md`` says where each number comes from).
 from collections.abc import Mapping
 from typing import Any
 
+from labelclean.report._against import against_caution, against_text
 from labelclean.report._copies import copy_caution
 from labelclean.report._why import mostly_unchecked, unchecked_labels
 from labelclean.utils._labels import LABEL_WRITING_FIXES, label_writing
@@ -354,7 +355,7 @@ def calibration_story(run: Mapping[str, Any]) -> list[str]:
                     else _no_corrections_text(cal, pred)
                 )
             )
-            text += _doubtful_flags_text(cal)
+            text += _doubtful_flags_text(cal) + against_text(cal)
         elif not (pred.get("slight") or pred.get("fair")):
             text += " No row was flagged: no operating point was precise enough."
         story.append(
@@ -435,6 +436,9 @@ def cautions(
     - ``label_copy``: a feature column holds the label's classes, and at
       least half of the flags are rows where it differs from the label
       (``run.label_copies``, :mod:`labelclean.report._copies`).
+    - ``flags_against_surest_rows``: at least half of the flags move labels
+      the way each class's surest rows contradict
+      (:mod:`labelclean.report._against`).
 
     The report's first paragraph says the same at length
     (:func:`calibration_story`). With fixed thresholds only the first four
@@ -474,6 +478,7 @@ def cautions(
                 "export') before relying on their discards or corrections"
             ),
         })  # fmt: skip
+    out += against_caution(cal) if calibrated else []
     return out + _unchecked_caution(_unseen_classes(cal) if calibrated else [])
 
 

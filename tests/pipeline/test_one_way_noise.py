@@ -21,7 +21,11 @@ from sklearn.datasets import make_classification
 from typer.testing import CliRunner
 
 from labelclean.cli.main import app
-from labelclean.pipeline._anchor import anchor_disagreement, class_disagreement
+from labelclean.pipeline._anchor import (
+    anchor_disagreement,
+    class_disagreement,
+    flags_against_surest_rows,
+)
 
 
 @pytest.fixture(scope="module")
@@ -97,3 +101,91 @@ def test_each_class_surest_rows_are_read_alone():
     assert both["upper_limit"] == both["blind_by_class"] == pytest.approx(0.12)
     # a class with fewer rows than the smallest group is not read
     assert class_disagreement(P[:315], codes[:315]) == 0.0
+
+
+# ---------------------------------------------------------------------------
+# One-way noise read backwards: the caution ``flags_against_surest_rows``
+
+
+@pytest.fixture(scope="module")
+def read_backwards():
+    """``LabelCleaner()`` on two unequal classes, 30 % of the smaller one
+    labelled as the larger: the evidence learns the larger class over the
+    smaller one's region and flags the smaller one's right labels."""
+    from labelclean import LabelCleaner
+
+    X, y = make_classification(800, 10, n_informative=5, n_redundant=0,
+                               class_sep=1.2, weights=[0.75, 0.25],
+                               random_state=1)  # fmt: skip
+    rng = np.random.RandomState(2)
+    ones = np.flatnonzero(y == 1)
+    noisy = y.copy()
+    noisy[rng.choice(ones, int(0.3 * ones.size), replace=False)] = 0
+    cleaner = LabelCleaner(random_state=0).fit(X, noisy)
+    return cleaner, noisy, noisy != y
+
+
+def test_flags_read_backwards_carry_the_caution(read_backwards):
+    cleaner, noisy, flipped = read_backwards
+    flagged = cleaner.decisions_ != "kept"
+    # the failure the caution is for: most flags are right labels of the
+    # class the flips came from, moved towards the class they went to
+    assert flagged.sum() >= 10
+    assert (flagged & (noisy == 1)).sum() > 0.5 * flagged.sum()
+    assert (flagged & flipped).sum() < 0.5 * flagged.sum()
+    reading = cleaner.calibration_["flags_against_surest_rows"]
+    assert reading["flagged"] == flagged.sum()
+    assert 2 * reading["against"] >= reading["flagged"]
+    (pair,) = reading["pairs"]
+    assert (pair["label"], pair["as"]) == (1, 0)
+    # the smaller class's surest rows carry the larger's label, about as
+    # often as it was flipped; the larger's carry the smaller's rarely
+    assert pair["share_label_as"] > 2 * pair["share_as_label"]
+    assert pair["share_label_as"] > 0.15
+    report = cleaner.report()
+    (caution,) = [c for c in report["cautions"]
+                  if c["code"] == "flags_against_surest_rows"]  # fmt: skip
+    assert caution["message"].startswith(
+        f"{reading['against']} of the {reading['flagged']} flagged rows go against"
+    )
+    assert "move label '1' to '0'" in caution["message"]
+    assert "rows of '1' recorded as '0'" in caution["message"]
+
+
+def test_flags_along_one_way_noise_carry_no_such_caution(missed_positives):
+    _, report, _, _ = missed_positives
+    reading = report["run"]["calibration"]["flags_against_surest_rows"]
+    assert reading["flagged"] >= 20
+    assert 2 * reading["against"] < reading["flagged"]
+    codes = [c["code"] for c in report["cautions"]]
+    assert "flags_against_surest_rows" not in codes
+
+
+def test_a_direction_is_against_the_surest_rows_only_when_they_say_so():
+    # 1,000 rows of class 0 and 500 of class 1, surest first; the surest
+    # fifth of each (200 and 100 rows) reads the labels
+    n0, n1 = 1000, 500
+    sure0, sure1 = np.linspace(0.99, 0.6, n0), np.linspace(0.99, 0.6, n1)
+    P = np.r_[np.c_[sure0, 1 - sure0], np.c_[1 - sure1, sure1]]
+    codes = np.r_[np.zeros(n0, int), np.ones(n1, int)]
+    codes[[0, 100]] = 1  # class 0's surest: 2 of 200 labelled 1
+    codes[n0 + np.arange(0, 100, 10)] = 0  # class 1's surest: 10 of 100 ...
+    codes[n0 + np.arange(1, 100, 5)] = 0  # ... and 20 more labelled 0
+    alternative = 1 - codes
+    flagged = np.zeros(n0 + n1, bool)
+    flagged[n0 + 100 : n0 + 120] = True  # labelled 1, flagged towards 0
+    back = flags_against_surest_rows(P, codes, flagged, alternative)
+    assert back["flagged"] == back["against"] == 20
+    (pair,) = back["pairs"]
+    assert (pair["label"], pair["as"], pair["flags"]) == (1, 0, 20)
+    assert pair["share_label_as"] == pytest.approx(0.3)
+    assert pair["share_as_label"] == pytest.approx(0.01)
+    # flags labelled 0 towards 1 go the way the surest rows show the labels
+    along = np.zeros(n0 + n1, bool)
+    along[300:320] = True
+    assert flags_against_surest_rows(P, codes, along, alternative)["against"] == 0
+    # the same share both ways (10 %): nothing is against the surest rows
+    even = codes.copy()
+    even[n0 + np.arange(1, 100, 5)] = 1  # class 1's surest: 10 of 100
+    even[np.arange(0, 200, 10)] = 1  # class 0's surest: 20 of 200
+    assert flags_against_surest_rows(P, even, flagged, 1 - even)["against"] == 0

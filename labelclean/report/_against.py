@@ -1,0 +1,83 @@
+"""Flags that move labels against the way the surest rows show them flowing.
+
+Each class's surest rows (the evidence blind to each row's own label) show
+how the labels of a pair of classes are exchanged: the labels of *j* among
+the rows surely of *l*, and the labels of *l* among the rows surely of *j*.
+A flag on a row labelled *l* whose most probable other class is *j* says that
+a row of *j* carries the label *l*. When most flags go a way the surest rows
+contradict (the calibration's ``flags_against_surest_rows``,
+:func:`~labelclean.pipeline._anchor.flags_against_surest_rows`), the run has
+probably read the noise backwards: wrong labels that flow one way (rows of
+*l* recorded as *j*) teach the evidence that *j* covers *l*'s region, so
+*l*'s right labels look wrong; or the class *l* lies inside *j*'s region,
+which no label-noise reading can tell from wrong labels. The report says so
+(caution ``flags_against_surest_rows``); no decision reads it
+(docs/decisions.md, *Flags against the surest rows*).
+"""
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+__all__ = ["against_caution", "against_text"]
+
+
+def _against(cal: Mapping[str, Any]) -> tuple[Mapping[str, Any], list] | None:
+    """The reading and the class names when at least half of the flags (one
+    at least) go against the surest rows; else None."""
+    reading = cal.get("flags_against_surest_rows")
+    classes = cal.get("classes")
+    if not isinstance(reading, Mapping) or not isinstance(classes, Sequence):
+        return None
+    against = reading.get("against") or 0
+    if not against or 2 * against < (reading.get("flagged") or 0):
+        return None
+    return reading, list(classes)
+
+
+def _pair_text(pair: Mapping[str, Any], classes: list) -> str:
+    label, other = classes[pair["label"]], classes[pair["as"]]
+    return (
+        f"{pair['flags']:,} move label '{label}' to '{other}', yet "
+        f"{100 * pair['share_label_as']:.1f}% of the rows surely of '{label}' "
+        f"carry the label '{other}' and only {100 * pair['share_as_label']:.1f}% "
+        f"of those surely of '{other}' carry '{label}'"
+    )
+
+
+def _message(reading: Mapping[str, Any], classes: list) -> str:
+    pairs = sorted(reading["pairs"], key=lambda p: -p["flags"])
+    top = pairs[0]
+    label, other = classes[top["label"]], classes[top["as"]]
+    more = len(pairs) - 1
+    return (
+        f"{reading['against']:,} of the {reading['flagged']:,} flagged rows go "
+        "against what each class's surest rows show: "
+        + _pair_text(top, classes)
+        + (f" (and {more} more such pair(s))" if more else "")
+        + f": the surest rows see labels flowing from '{label}' to '{other}', "
+        "not back. The flags may read one-way noise backwards (rows of "
+        f"'{label}' recorded as '{other}'), or '{label}' may lie inside the "
+        f"region of '{other}'"
+    )
+
+
+def against_text(cal: Mapping[str, Any]) -> str:
+    """The report's sentence (leading space) where most flags go against the
+    surest rows; empty otherwise."""
+    found = _against(cal)
+    return "" if found is None else f" {_message(*found)}."
+
+
+def against_caution(cal: Any) -> list[dict[str, str]]:
+    """Caution ``flags_against_surest_rows`` where most flags go against the
+    surest rows (:func:`_against`)."""
+    found = _against(cal) if isinstance(cal, Mapping) else None
+    if found is None:
+        return []
+    return [{
+        "code": "flags_against_surest_rows",
+        "message": (
+            _message(*found) + "; check them ('labelclean review export') before "
+            "relying on their discards or corrections"
+        ),
+    }]  # fmt: skip
