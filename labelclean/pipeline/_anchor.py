@@ -185,7 +185,7 @@ def flags_against_surest_rows(
     P: np.ndarray, codes: np.ndarray, flagged: np.ndarray, alternative: np.ndarray
 ) -> dict:
     """The flags that move labels against the way the surest rows show them
-    flowing (a measurement for the report; no decision reads it).
+    flowing.
 
     A flag on a row labelled *l* whose most probable other class is *j* says
     that a row of *j* carries the label *l*. Class *j*'s surest rows (label-
@@ -200,11 +200,12 @@ def flags_against_surest_rows(
     large one's region, looks like (docs/decisions.md, *Flags against the
     surest rows*).
 
-    Returns ``{"flagged", "against", "pairs"}``: the flags, those in
+    Returns ``{"flagged", "against", "pairs", "withheld"}``: the flags, those in
     directions against the surest rows, and per such direction holding
     flags ``{"label", "as", "flags", "share_as_label", "share_label_as"}``
     (class codes; the share of labels *l* among *j*'s surest rows, and of
-    labels *j* among *l*'s).
+    labels *j* among *l*'s); ``withheld`` is None (``calibrate`` puts there
+    the reading whose directions it left out of the joint).
     """
     n_classes = P.shape[1]
     read = [_surest_labels(P, codes, k) for k in range(n_classes)]
@@ -228,4 +229,9 @@ def flags_against_surest_rows(
                 "share_label_as": float(back / m_label),
             })  # fmt: skip
     against = sum(p["flags"] for p in pairs)
-    return {"flagged": int(flagged.sum()), "against": against, "pairs": pairs}
+    return {
+        "flagged": int(flagged.sum()),
+        "against": against,
+        "pairs": pairs,
+        "withheld": None,
+    }

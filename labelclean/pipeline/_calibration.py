@@ -78,6 +78,13 @@ fit's own evidence (``docs/decisions.md``, "Calibrated decisions"):
    95 % lower limit of its count, and, where the cap binds, under the
    least noise the surest rows admit (their lower limit); a pair corrects
    its surest rows as far as they do.
+6. **Flags against the surest rows.** Where at least half of the flags move
+   a label *l* to a class *j* whose surest rows carry labels *l* much less
+   often than *l*'s carry labels *j*
+   (:func:`~labelclean.pipeline._anchor.flags_against_surest_rows`), steps
+   2–5 are done again with those cells of the joint emptied onto its
+   diagonal after the cap: one-way noise read backwards, or a class inside
+   another's region (docs/decisions.md, *Flags against the surest rows*).
 
 The uncertainty comes from a bootstrap over rows (the noise estimate, the
 known-flip measurement and the classes' own surest rows are redone on each
@@ -89,7 +96,8 @@ recall with the noise at either end of its interval
 
 import numpy as np
 
-from labelclean.pipeline._anchor import class_disagreement, flags_against_surest_rows
+from labelclean.pipeline._anchor import flags_against_surest_rows
+from labelclean.pipeline._bootstrap import bootstrap, class_intervals, class_noise
 from labelclean.pipeline._corrections import (
     agreement,
     correction_estimates,
@@ -130,6 +138,7 @@ from labelclean.pipeline._predictability import (
     kappa_lower_limit,
     weak_agreement,
 )
+from labelclean.report._against import most_flags_against
 from labelclean.report._why import flags_nothing
 
 __all__ = [
@@ -152,10 +161,6 @@ DEFAULT_CORRECTION_PRECISION = 0.9
 #: than wrong: a flag set whose flags are mostly wrong removes more good rows
 #: than bad ones.
 DEFAULT_FLAG_PRECISION_FLOOR = 0.5
-
-#: Rows used for each bootstrap resample (a seeded sample above this).
-_BOOTSTRAP_ROWS = 20_000
-_BOOTSTRAP_REPS = 30
 
 
 class Calibration:
@@ -301,7 +306,30 @@ def calibrate(
     Returns
     -------
     calibration : Calibration
+
+    Where most flags move labels against the way each class's surest rows
+    show them flowing (:func:`~labelclean.report._against.most_flags_against`),
+    the calibration is done again with those directions left out of the
+    joint, and its ``flags_against_surest_rows`` keeps the first reading
+    under ``withheld`` (docs/decisions.md, *Flags against the surest rows*).
     """
+    settings = (require_agreement, target_precision, random_state)
+    first = _calibrate_once(evidence, *settings)
+    reading = first.summary["flags_against_surest_rows"]
+    if not most_flags_against(reading):
+        return first
+    closed = np.zeros(first.joint.shape, dtype=bool)
+    for pair in reading["pairs"]:
+        closed[pair["label"], pair["as"]] = True
+    again = _calibrate_once(evidence, *settings, closed=closed)
+    again.summary["flags_against_surest_rows"]["withheld"] = reading
+    return again
+
+
+def _calibrate_once(
+    evidence, require_agreement, target_precision, random_state, closed=None
+) -> Calibration:
+    """:func:`calibrate` with the joint's cells ``closed`` left out."""
     codes, (n, n_classes) = evidence.codes, evidence.confidence_proba.shape
     P = combine_evidence(evidence.confidence_proba, evidence.model_proba)
     blind = label_blind_evidence(evidence)
@@ -313,8 +341,8 @@ def calibrate(
     low = not (moderate or substantial)  # the cautious reading
     weak = weak_agreement(kappa_star, kappas[4])  # below moderate or chance: no flags
     gate, (recognised, class_kappas), told = class_gate(P, codes, anchor, not low)
-    Q = reviewed_joint(P, codes, evidence.review, predictable=not low, recognised=gate,
-                       blind=blind, substantial=substantial)  # fmt: skip
+    Q = reviewed_joint(P, codes, evidence.review, closed, blind=blind, recognised=gate,
+                       predictable=not low, substantial=substantial)  # fmt: skip
     tempered, r, temperature = tempered_posterior(P, codes, Q)
     W = noise_posterior(P, codes, Q)
     alternative, strength, shrinkage = correction_posterior(P, codes, Q, W)
@@ -327,10 +355,11 @@ def calibrate(
     other = ~np.eye(n_classes, dtype=bool)
     allowed = moderate and substantial and bool(between[other].any())  # step 5
     precision, recall, _ = estimates_at(threshold, tempered, codes, Q, r)
-    boot = _bootstrap(evidence, threshold, random_state, not low, gate, substantial)
+    boot = bootstrap(evidence, threshold, random_state, not low, gate, substantial,
+                     closed)  # fmt: skip
     others, noise_ends, class_ends = _other_noise_levels(
         P, tempered, codes, Q, r, threshold,
-        (low, anchor, evidence.review, substantial, boot["blind_by_class"]),
+        (low, anchor, evidence.review, substantial, boot["blind_by_class"], closed),
     )  # fmt: skip
     noise = 1.0 - float(np.trace(Q))
     noise_interval = estimate_interval(noise, boot["noise_rate"], noise_ends)
@@ -345,7 +374,7 @@ def calibrate(
         "noise_rate": noise,
         "noise_rate_interval": noise_interval,
         "noise_rate_per_class": [float(v) for v in class_noise(Q)],
-        "noise_rate_per_class_interval": _class_intervals(Q, boot, class_ends),
+        "noise_rate_per_class_interval": class_intervals(Q, boot, class_ends),
         "noise_cap_reading": cap_level(not low, substantial),
         "rows_per_class": np.bincount(codes, minlength=n_classes).tolist(),
         "flag_threshold": threshold,
@@ -441,17 +470,19 @@ def _other_noise_levels(P, tempered, codes, Q, r, threshold, reading):
     agreement with the noise taken out is substantial (which reading capped
     the joint, :func:`~labelclean.pipeline._noise_estimate.cap_level`) and
     the bootstrap standard deviation of the class-by-class reading (None
-    without one, :func:`_bootstrap`); and no noise at all where the
+    without one, :func:`~labelclean.pipeline._bootstrap.bootstrap`) and the
+    joint's closed cells (:func:`calibrate`); and no noise at all where the
     evidence is wrong where it is surest
     (``anchor["evidence_wrong_where_surest"]``).
     Returns the (precision, recall, ...) tuples, the noise rates, and each
     class's noise rate at each of them (:func:`class_noise`)."""
-    low, anchor, review, substantial, by_class_sd = reading
+    low, anchor, review, substantial, by_class_sd, closed = reading
     others = [estimates_at(threshold, tempered, codes, Q, r, weighted=False)]
     noise_ends, class_ends = [], []
     lower = "lower_limit" if cap_level(not low, substantial) == "share" else "share"
-    uncapped = reviewed_joint(P, codes, review, predictable=not low, noise_cap=1.0)
-    joints = [uncapped, reviewed_joint(P, codes, review, predictable=not low,
+    uncapped = reviewed_joint(P, codes, review, closed, predictable=not low,
+                              noise_cap=1.0)  # fmt: skip
+    joints = [uncapped, reviewed_joint(P, codes, review, closed, predictable=not low,
                                        noise_cap=anchor[lower])]  # fmt: skip
     by_class = 0.0 if low else anchor.get("blind_by_class", 0.0)
     if by_class > 1.0 - float(np.trace(uncapped)):  # one-way noise read higher
@@ -465,79 +496,6 @@ def _other_noise_levels(P, tempered, codes, Q, r, threshold, reading):
         noise_ends.append(0.0)  # its count may be the evidence's errors alone
         class_ends.append(np.zeros(Q.shape[0]))
     return others, noise_ends, class_ends
-
-
-def _bootstrap(
-    evidence, threshold, random_state, predictable, recognised=None, substantial=True
-):
-    """Point estimates ± 1.645 bootstrap standard deviations (about 5–95 %).
-
-    The noise estimate, the known-flip measurement and the class-by-class
-    reading of the surest rows (:func:`class_disagreement`, where there is
-    label-blind evidence and the reading is the predictable one, the only
-    one that reads it) are redone on each resample of the rows; the
-    interval is centred on the full-data estimate (resamples repeat rows,
-    which biases the bootstrap mean of the estimate).
-    """
-    P = combine_evidence(evidence.confidence_proba, evidence.model_proba)
-    blind, codes = label_blind_evidence(evidence), evidence.codes
-    rng = np.random.RandomState(random_state)
-    n, n_classes = P.shape
-    size = min(n, _BOOTSTRAP_ROWS)
-    review = evidence.review
-    values: dict[str, list[float]] = {
-        "noise_rate": [], "precision": [], "recall": [], "blind_by_class": []
-    }  # fmt: skip
-    per_class = []
-    for _ in range(_BOOTSTRAP_REPS):
-        rows = rng.randint(n, size=size)
-        Pb, cb = P[rows], codes[rows]
-        if np.unique(cb).shape[0] < n_classes:
-            continue
-        review_b = tuple(None if a is None else a[rows] for a in review)
-        Qb = reviewed_joint(
-            Pb,
-            cb,
-            review_b,
-            predictable=predictable,
-            recognised=recognised,
-            blind=None if blind is None else blind[rows],
-            substantial=substantial,
-        )
-        Pt, rb, _ = tempered_posterior(Pb, cb, Qb)
-        precision, recall, rate = estimates_at(threshold, Pt, cb, Qb, rb)
-        values["noise_rate"].append(rate)
-        values["precision"].append(precision)
-        values["recall"].append(recall)
-        per_class.append(class_noise(Qb))
-        if blind is not None and predictable:  # read in the predictable reading only
-            values["blind_by_class"].append(class_disagreement(blind[rows], cb))
-    out = {}
-    for key, vals in values.items():
-        finite = np.asarray([v for v in vals if np.isfinite(v)])
-        out[key] = float(finite.std(ddof=1)) if finite.size > 1 else None
-    out["noise_rate_per_class"] = (
-        [float(v) for v in np.std(per_class, axis=0, ddof=1)]
-        if len(per_class) > 1
-        else None
-    )
-    return out
-
-
-def _class_intervals(Q, boot, class_ends) -> list:
-    """Each class's noise interval, built as the overall one: the class's
-    rate ± 1.645 bootstrap standard deviations, widened to its rate at the
-    other noise levels (:func:`_other_noise_levels`)."""
-    sds = boot["noise_rate_per_class"] or [None] * Q.shape[0]
-    return [
-        estimate_interval(rate, sd, [end[k] for end in class_ends])
-        for k, (rate, sd) in enumerate(zip(class_noise(Q), sds, strict=True))
-    ]
-
-
-def class_noise(Q) -> np.ndarray:
-    """Each observed class's share of wrong labels in the joint ``Q``."""
-    return 1.0 - np.diag(Q) / np.maximum(Q.sum(axis=1), 1e-300)
 
 
 def unchecked_classes(calibration: Calibration) -> np.ndarray:

@@ -486,8 +486,10 @@ def estimate_interval(value, sd, others=(), count=None, steps=None):
     return [float(max(0.0, low)), float(min(1.0, high))]
 
 
-def reviewed_joint(P, codes, review, **kwargs):
-    """The joint of observed and true labels of the rows still to decide.
+def reviewed_joint(P, codes, review, closed=None, **kwargs):
+    """The joint of observed and true labels of the rows still to decide,
+    with the cells ``closed`` (``[observed, true]``, or None) emptied onto
+    their diagonal (:func:`close_cells`).
 
     ``review``: the reviewed rows (mask) and every row's label code before
     the review, or Nones. With both, two estimates of the noise of the rows
@@ -511,7 +513,7 @@ def reviewed_joint(P, codes, review, **kwargs):
     n_classes = P.shape[1]
     on_verdicts = estimate_joint(P, codes, n_classes, **kwargs)
     if known is None or before is None:
-        return on_verdicts
+        return close_cells(on_verdicts, closed)
     joint = estimate_joint(P, before, n_classes, **kwargs)
     counts = joint * codes.shape[0]
     np.add.at(counts, before[known], -noise_posterior(P[known], before[known], joint))
@@ -519,7 +521,19 @@ def reviewed_joint(P, codes, review, **kwargs):
     more_noise = np.diag(rows[1]) < np.diag(rows[0])
     rest = ~known
     share = np.bincount(codes[rest], minlength=n_classes) / max(int(rest.sum()), 1)
-    return share[:, None] * np.where(more_noise[:, None], rows[1], rows[0])
+    joint = share[:, None] * np.where(more_noise[:, None], rows[1], rows[0])
+    return close_cells(joint, closed)
+
+
+def close_cells(Q, closed):
+    """The joint with the cells ``closed`` set to 0 and each observed class's
+    mass kept (on the diagonal): after the cap, so the noise can only fall
+    (docs/decisions.md, *Flags against the surest rows*). None: ``Q``."""
+    if closed is None or not np.any(closed):
+        return Q
+    out = np.where(closed, 0.0, Q)
+    out[np.diag_indices(Q.shape[0])] += Q.sum(axis=1) - out.sum(axis=1)
+    return out
 
 
 def new_row_joint(Q, n_rows, gate=None):

@@ -436,9 +436,9 @@ def cautions(
     - ``label_copy``: a feature column holds the label's classes, and at
       least half of the flags are rows where it differs from the label
       (``run.label_copies``, :mod:`labelclean.report._copies`).
-    - ``flags_against_surest_rows``: at least half of the flags move labels
-      the way each class's surest rows contradict
-      (:mod:`labelclean.report._against`).
+    - ``flags_against_surest_rows``: at least half of the flags of a first
+      reading moved labels the way each class's surest rows contradict, and
+      the run left those moves out (:mod:`labelclean.report._against`).
 
     The report's first paragraph says the same at length
     (:func:`calibration_story`). With fixed thresholds only the first four

@@ -125,31 +125,38 @@ def read_backwards():
     return cleaner, noisy, noisy != y
 
 
-def test_flags_read_backwards_carry_the_caution(read_backwards):
+def test_flags_read_backwards_are_left_out_and_said(read_backwards):
     cleaner, noisy, flipped = read_backwards
-    flagged = cleaner.decisions_ != "kept"
-    # the failure the caution is for: most flags are right labels of the
-    # class the flips came from, moved towards the class they went to
-    assert flagged.sum() >= 10
-    assert (flagged & (noisy == 1)).sum() > 0.5 * flagged.sum()
-    assert (flagged & flipped).sum() < 0.5 * flagged.sum()
     reading = cleaner.calibration_["flags_against_surest_rows"]
-    assert reading["flagged"] == flagged.sum()
-    assert 2 * reading["against"] >= reading["flagged"]
-    (pair,) = reading["pairs"]
+    # the first reading: most flags were right labels of the class the flips
+    # came from, moved towards the class they went to
+    first = reading["withheld"]
+    assert first["flagged"] >= 10
+    assert 2 * first["against"] >= first["flagged"]
+    (pair,) = first["pairs"]
     assert (pair["label"], pair["as"]) == (1, 0)
+    assert not (flipped & (noisy == 1)).any()  # every label '1' is right
     # the smaller class's surest rows carry the larger's label, about as
     # often as it was flipped; the larger's carry the smaller's rarely
     assert pair["share_label_as"] > 2 * pair["share_as_label"]
     assert pair["share_label_as"] > 0.15
-    report = cleaner.report()
-    (caution,) = [c for c in report["cautions"]
+    # that direction is left out: no label '1' is taken for a hidden '0'
+    flagged = cleaner.decisions_ != "kept"
+    assert flagged.sum() == reading["flagged"] < first["flagged"]
+    assert not (flagged & (noisy == 1)).any()
+    assert cleaner.noise_joint_[1, 0] == 0.0
+    assert cleaner.noise_rate_per_class_[1] == 0.0
+    (caution,) = [c for c in cleaner.report()["cautions"]
                   if c["code"] == "flags_against_surest_rows"]  # fmt: skip
     assert caution["message"].startswith(
-        f"{reading['against']} of the {reading['flagged']} flagged rows go against"
+        f"{first['against']} of the {first['flagged']} rows a first reading "
+        "flagged go against"
     )
-    assert "move label '1' to '0'" in caution["message"]
-    assert "rows of '1' recorded as '0'" in caution["message"]
+    assert "moved label '1' to '0'" in caution["message"]
+    assert f"and {reading['flagged']} row(s) flagged without them" in caution["message"]
+    assert caution["message"].endswith(
+        "review the rows labelled '1' and '0' ('labelclean review export')"
+    )
 
 
 def test_flags_along_one_way_noise_carry_no_such_caution(missed_positives):
@@ -157,6 +164,7 @@ def test_flags_along_one_way_noise_carry_no_such_caution(missed_positives):
     reading = report["run"]["calibration"]["flags_against_surest_rows"]
     assert reading["flagged"] >= 20
     assert 2 * reading["against"] < reading["flagged"]
+    assert reading["withheld"] is None
     codes = [c["code"] for c in report["cautions"]]
     assert "flags_against_surest_rows" not in codes
 
