@@ -355,9 +355,11 @@ def calibration_story(run: Mapping[str, Any]) -> list[str]:
                     else _no_corrections_text(cal, pred)
                 )
             )
-            text += _doubtful_flags_text(cal) + against_text(cal)
+            text += _doubtful_flags_text(cal)
         elif not (pred.get("slight") or pred.get("fair")):
             text += " No row was flagged: no operating point was precise enough."
+        if cal.get("decision_rule") != "thresholds":
+            text += against_text(cal)
         story.append(
             text
             + _shrinkage_text(cal)

@@ -26,6 +26,7 @@ from labelclean.pipeline._anchor import (
     class_disagreement,
     flags_against_surest_rows,
 )
+from labelclean.report import render_html
 
 
 @pytest.fixture(scope="module")
@@ -157,6 +158,9 @@ def test_flags_read_backwards_are_left_out_and_said(read_backwards):
     assert caution["message"].endswith(
         "review the rows labelled '1' and '0' ('labelclean review export')"
     )
+    # the report's summary says it too, beside the caution
+    html = unescape(render_html(cleaner.report()))
+    assert html.count("Those moves were left out of the noise estimate") == 2
 
 
 def test_flags_along_one_way_noise_carry_no_such_caution(missed_positives):
