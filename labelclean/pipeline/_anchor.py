@@ -11,7 +11,12 @@ import numpy as np
 from scipy.special import betaincinv
 from scipy.stats import fisher_exact
 
-__all__ = ["anchor_disagreement", "class_disagreement", "flags_against_surest_rows"]
+__all__ = [
+    "anchor_disagreement",
+    "class_disagreement",
+    "flags_against_surest_rows",
+    "withheld_cells",
+]
 
 #: Shares of the rows, most confident first, whose labels measure the noise
 #: where the classes are pure (the smallest group has ``_ANCHOR_MIN_ROWS``).
@@ -235,3 +240,17 @@ def flags_against_surest_rows(
         "pairs": pairs,
         "withheld": None,
     }
+
+
+def withheld_cells(reading, n_classes: int) -> np.ndarray | None:
+    """The joint's cells ``[observed, true]`` that a calibration left out: the
+    pairs of ``reading['withheld']`` (a calibration's
+    ``flags_against_surest_rows``); None where it left none out (or in a
+    file written before it could)."""
+    withheld = reading.get("withheld") if isinstance(reading, dict) else None
+    if not withheld:
+        return None
+    cells = np.zeros((n_classes, n_classes), dtype=bool)
+    for pair in withheld["pairs"]:
+        cells[pair["label"], pair["as"]] = True
+    return cells

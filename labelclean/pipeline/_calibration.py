@@ -96,7 +96,7 @@ recall with the noise at either end of its interval
 
 import numpy as np
 
-from labelclean.pipeline._anchor import flags_against_surest_rows
+from labelclean.pipeline._anchor import flags_against_surest_rows, withheld_cells
 from labelclean.pipeline._bootstrap import bootstrap, class_intervals, class_noise
 from labelclean.pipeline._corrections import (
     agreement,
@@ -318,9 +318,7 @@ def calibrate(
     reading = first.summary["flags_against_surest_rows"]
     if not most_flags_against(reading):
         return first
-    closed = np.zeros(first.joint.shape, dtype=bool)
-    for pair in reading["pairs"]:
-        closed[pair["label"], pair["as"]] = True
+    closed = withheld_cells({"withheld": reading}, first.joint.shape[0])
     again = _calibrate_once(evidence, *settings, closed=closed)
     again.summary["flags_against_surest_rows"]["withheld"] = reading
     return again

@@ -25,6 +25,7 @@ import pandas as pd
 from numpy.typing import ArrayLike
 from sklearn.utils.validation import check_is_fitted
 
+from labelclean.pipeline._anchor import withheld_cells
 from labelclean.pipeline._calibration import (
     Calibration,
     calibrate,
@@ -395,7 +396,10 @@ class DecisionsMixin:
         joint = self.noise_joint_
         if new_rows and getattr(self, "noise_gate_", None) is not None:
             fitted_rows = sum(fitted.get("rows_per_class", [])) or 1
-            joint = new_row_joint(joint, fitted_rows, self.noise_gate_)
+            closed = withheld_cells(
+                fitted.get("flags_against_surest_rows"), joint.shape[0]
+            )
+            joint = new_row_joint(joint, fitted_rows, self.noise_gate_, closed)
         calibration = Calibration(
             joint,
             self.flag_threshold_,

@@ -536,7 +536,7 @@ def close_cells(Q, closed):
     return out
 
 
-def new_row_joint(Q, n_rows, gate=None):
+def new_row_joint(Q, n_rows, gate=None, closed=None):
     """The joint with which rows the fit did not see are decided.
 
     Its flip cells count the fit's own rows' flips; a new row's can fall in
@@ -545,13 +545,15 @@ def new_row_joint(Q, n_rows, gate=None):
     counted flips and k cells that may hold noise (``gate``: a cell the
     class and pair tests clear stays empty) has the share k / (m + k) of
     its flips spread evenly over those cells; its noise rate is kept
-    (docs/decisions.md, *New rows*).
+    (docs/decisions.md, *New rows*). Cells the fit ``closed`` stay empty.
     """
     n_classes = Q.shape[0]
     allowed = ~np.eye(n_classes, dtype=bool)  # cells of flips
     if gate is not None:
         gate = np.asarray(gate, dtype=bool)
         allowed &= np.outer(gate, gate) if gate.ndim == 1 else gate
+    if closed is not None:
+        allowed &= ~closed
     out = Q.copy()
     for true in range(n_classes):
         cells = allowed[:, true]

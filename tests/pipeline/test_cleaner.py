@@ -735,6 +735,13 @@ def test_new_row_joint_spreads_one_pseudo_flip_per_open_cell():
     np.testing.assert_allclose(out[:, 2], Q[:, 2])  # no flips: unchanged
     # without a gate every off-diagonal cell is open
     assert new_row_joint(Q, 100)[2, 0] > 0
+    # a cell the fit left out (flags against the surest rows) stays empty:
+    # class 1's flip then stays in its one open cell
+    closed = np.zeros((3, 3), dtype=bool)
+    closed[2, 1] = True
+    out = new_row_joint(Q, 100, gate, closed)
+    assert out[2, 1] == 0.0 and out[0, 1] == pytest.approx(0.01)
+    np.testing.assert_allclose(out.sum(axis=0), Q.sum(axis=0))
 
 
 def test_new_rows_are_judged_like_the_training_rows(monkeypatch):
@@ -755,7 +762,9 @@ def test_new_rows_are_judged_like_the_training_rows(monkeypatch):
     assert applied >= run - 0.03
     # The fit's own decisions are untouched; judged on the fit's joint as it
     # is, the new batch's flips in the empty cells are missed.
-    monkeypatch.setattr(decisions_module, "new_row_joint", lambda Q, n, gate: Q)
+    monkeypatch.setattr(
+        decisions_module, "new_row_joint", lambda Q, n, gate, closed=None: Q
+    )
     missed = f1_score(flip_new, cleaner.audit(X_new, y_new)["decision"] != "kept")
     assert missed < run - 0.05
 

@@ -123,11 +123,11 @@ def read_backwards():
     noisy = y.copy()
     noisy[rng.choice(ones, int(0.3 * ones.size), replace=False)] = 0
     cleaner = LabelCleaner(random_state=0).fit(X, noisy)
-    return cleaner, noisy, noisy != y
+    return cleaner, X, noisy, noisy != y
 
 
 def test_flags_read_backwards_are_left_out_and_said(read_backwards):
-    cleaner, noisy, flipped = read_backwards
+    cleaner, X, noisy, flipped = read_backwards
     reading = cleaner.calibration_["flags_against_surest_rows"]
     # the first reading: most flags were right labels of the class the flips
     # came from, moved towards the class they went to
@@ -158,6 +158,9 @@ def test_flags_read_backwards_are_left_out_and_said(read_backwards):
     assert caution["message"].endswith(
         "review the rows labelled '1' and '0' ('labelclean review export')"
     )
+    # rows judged after the fit (here the same ones) are judged without them
+    applied = cleaner.audit(X, noisy)["decision"].to_numpy() != "kept"
+    assert not (applied & (noisy == 1)).any()
     # the report's summary says it too, beside the caution
     html = unescape(render_html(cleaner.report()))
     assert html.count("Those moves were left out of the noise estimate") == 2
