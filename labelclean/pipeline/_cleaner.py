@@ -234,10 +234,10 @@ class LabelCleaner(DecisionsMixin, ModelSelectionMixin, ClassifierMixin, BaseFil
         the observed labels through the estimated noise), the estimated
         ``flag_precision`` and ``flag_recall`` of the flags and
         ``correction_precision`` and ``correction_recall`` of the corrections
-        (with intervals; per pair of classes too), and how well the features
-        predict the label (``predictability``: overall, per class and, with
-        more than two classes, per pair; ``not_checked``: classes taken as
-        right unchecked, reason ``not_checked``). See ``docs/decisions.md``.
+        (with intervals; per pair of classes too), how well the features
+        predict the label (``predictability``, per class and pair too;
+        ``not_checked``: classes taken as right unchecked) and the flags against
+        the surest rows (``flags_against_surest_rows``); see docs/decisions.md.
     noise_rate_ : float
         Estimated share of wrong labels among the fitted rows.
     noise_rate_per_class_ : dict
