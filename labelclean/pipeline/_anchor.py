@@ -15,6 +15,7 @@ __all__ = [
     "anchor_disagreement",
     "class_disagreement",
     "flags_against_surest_rows",
+    "pair_cells",
     "withheld_cells",
 ]
 
@@ -160,30 +161,37 @@ def class_disagreement(P: np.ndarray, codes: np.ndarray) -> float:
     surest rows*).
     """
     n = codes.shape[0]
-    top, best = P.max(axis=1), P.argmax(axis=1)
+    best = P.argmax(axis=1)
     total = 0.0
     for k in range(P.shape[1]):
-        rows = np.flatnonzero(best == k)
-        if rows.size < _ANCHOR_MIN_ROWS:
+        order = _surest_of(P, best, k)
+        if order is None:
             continue
-        order = rows[np.argsort(-top[rows], kind="stable")]
         disagree = np.r_[0.0, np.cumsum(codes[order] != k)]
-        groups = _nested_groups(disagree, top[order])
-        total += rows.size / n * min((wrong / m for m, wrong in groups), default=1.0)
+        groups = _nested_groups(disagree, P[order, k])
+        total += order.size / n * min((wrong / m for m, wrong in groups), default=1.0)
     return float(total)
 
 
-def _surest_labels(P: np.ndarray, codes: np.ndarray, k: int):
+def _surest_of(P: np.ndarray, best: np.ndarray, k: int) -> np.ndarray | None:
+    """The rows whose most probable class (``best``) is ``k``, surest first;
+    None where there are fewer than :data:`_ANCHOR_MIN_ROWS`."""
+    rows = np.flatnonzero(best == k)
+    if rows.size < _ANCHOR_MIN_ROWS:
+        return None
+    return rows[np.argsort(-P[rows, k], kind="stable")]
+
+
+def _surest_labels(P: np.ndarray, codes: np.ndarray, best: np.ndarray, k: int):
     """The labels' counts among class ``k``'s surest rows (the largest of
     :data:`_ANCHOR_SHARES` of the rows whose most probable class is ``k``, at
     least :data:`_ANCHOR_MIN_ROWS`) and their number; None for a class with
     fewer such rows."""
-    rows = np.flatnonzero(P.argmax(axis=1) == k)
-    if rows.size < _ANCHOR_MIN_ROWS:
+    order = _surest_of(P, best, k)
+    if order is None:
         return None
-    m = max(_ANCHOR_MIN_ROWS, int(np.ceil(_ANCHOR_SHARES[-1] * rows.size)))
-    top = rows[np.argsort(-P[rows, k], kind="stable")[:m]]
-    return np.bincount(codes[top], minlength=P.shape[1]), m
+    m = max(_ANCHOR_MIN_ROWS, int(np.ceil(_ANCHOR_SHARES[-1] * order.size)))
+    return np.bincount(codes[order[:m]], minlength=P.shape[1]), m
 
 
 def flags_against_surest_rows(
@@ -213,7 +221,8 @@ def flags_against_surest_rows(
     the reading whose directions it left out of the joint).
     """
     n_classes = P.shape[1]
-    read = [_surest_labels(P, codes, k) for k in range(n_classes)]
+    best = P.argmax(axis=1)
+    read = [_surest_labels(P, codes, best, k) for k in range(n_classes)]
     pairs = []
     moves, counts = np.unique(
         np.c_[codes[flagged], alternative[flagged]], axis=0, return_counts=True
@@ -242,15 +251,18 @@ def flags_against_surest_rows(
     }
 
 
-def withheld_cells(reading, n_classes: int) -> np.ndarray | None:
-    """The joint's cells ``[observed, true]`` that a calibration left out: the
-    pairs of ``reading['withheld']`` (a calibration's
-    ``flags_against_surest_rows``); None where it left none out (or in a
-    file written before it could)."""
-    withheld = reading.get("withheld") if isinstance(reading, dict) else None
-    if not withheld:
-        return None
+def pair_cells(pairs, n_classes: int) -> np.ndarray:
+    """The joint's cells ``[observed, true]`` of the directions ``pairs``
+    (:func:`flags_against_surest_rows`' ``pairs``)."""
     cells = np.zeros((n_classes, n_classes), dtype=bool)
-    for pair in withheld["pairs"]:
+    for pair in pairs:
         cells[pair["label"], pair["as"]] = True
     return cells
+
+
+def withheld_cells(reading, n_classes: int) -> np.ndarray | None:
+    """The joint's cells a calibration left out: the pairs of
+    ``reading['withheld']`` (a calibration's ``flags_against_surest_rows``);
+    None where it left none out (or in a file written before it could)."""
+    withheld = reading.get("withheld") if isinstance(reading, dict) else None
+    return None if not withheld else pair_cells(withheld["pairs"], n_classes)

@@ -96,7 +96,7 @@ recall with the noise at either end of its interval
 
 import numpy as np
 
-from labelclean.pipeline._anchor import flags_against_surest_rows, withheld_cells
+from labelclean.pipeline._anchor import flags_against_surest_rows, pair_cells
 from labelclean.pipeline._bootstrap import bootstrap, class_intervals, class_noise
 from labelclean.pipeline._corrections import (
     agreement,
@@ -318,7 +318,7 @@ def calibrate(
     reading = first.summary["flags_against_surest_rows"]
     if not most_flags_against(reading):
         return first
-    closed = withheld_cells({"withheld": reading}, first.joint.shape[0])
+    closed = pair_cells(reading["pairs"], first.joint.shape[0])
     again = _calibrate_once(evidence, *settings, closed=closed)
     again.summary["flags_against_surest_rows"]["withheld"] = reading
     return again

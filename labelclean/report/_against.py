@@ -59,11 +59,16 @@ def _pair_text(pair: Mapping[str, Any], classes: list) -> str:
     )
 
 
+def _top(reading: Mapping[str, Any], classes: list):
+    """The pair holding the most flags against the surest rows, and its
+    class names (label, the class the flags moved it to)."""
+    top = max(reading["pairs"], key=lambda p: p["flags"])
+    return top, classes[top["label"]], classes[top["as"]]
+
+
 def _message(reading: Mapping[str, Any], classes: list, after) -> str:
-    pairs = sorted(reading["pairs"], key=lambda p: -p["flags"])
-    top = pairs[0]
-    label, other = classes[top["label"]], classes[top["as"]]
-    more = len(pairs) - 1
+    top, label, other = _top(reading, classes)
+    more = len(reading["pairs"]) - 1
     first = "a first reading flagged" if after is not None else "flagged"
     text = (
         f"{reading['against']:,} of the {reading['flagged']:,} rows {first} go "
@@ -99,8 +104,7 @@ def against_caution(cal: Any) -> list[dict[str, str]]:
     if found is None:
         return []
     reading, classes, after = found
-    top = max(reading["pairs"], key=lambda p: p["flags"])
-    label, other = classes[top["label"]], classes[top["as"]]
+    _, label, other = _top(reading, classes)
     check = (
         f"the run cannot tell which: review the rows labelled '{label}' and "
         f"'{other}' ('labelclean review export')"
