@@ -61,6 +61,7 @@ from sklearn.datasets import load_iris, load_wine, make_classification
 from sklearn.ensemble import HistGradientBoostingClassifier
 from sklearn.impute import SimpleImputer
 from sklearn.linear_model import LogisticRegression
+from sklearn.metrics import roc_auc_score
 from sklearn.model_selection import cross_val_predict, train_test_split
 from sklearn.pipeline import make_pipeline
 from sklearn.preprocessing import OneHotEncoder, StandardScaler
@@ -294,6 +295,25 @@ def ceiling_f1(flipped, score, floor=0.5):
     return float(f1.max())
 
 
+def evidence_doubt(audit):
+    """How little labelclean's evidence supports each row's label, before any
+    calibration: 1 − the mean of the audit's ``confidence`` and
+    ``model_probability`` (either alone where the other is missing), the
+    ranking ``labelclean review export`` falls back on. Unlike
+    ``noise_probability`` it is not 0 on the rows of classes a cautious run
+    left unchecked."""
+    both = audit[["confidence", "model_probability"]].to_numpy(dtype=float)
+    return 1.0 - np.nanmean(both, axis=1)
+
+
+def ranking_auc(flipped, score):
+    """AUROC of ``score`` for the flipped rows (nan without flips, or when
+    every row is flipped)."""
+    if flipped.all() or not flipped.any():
+        return float("nan")
+    return float(roc_auc_score(flipped, score))
+
+
 def make_cleaner(model, seed, n_classes):
     """labelclean as a cell runs it: ``LabelCleaner(model=model)`` (the
     final model ``'auto'``'s stack either way), or with ``pipeline:NAME`` the
@@ -344,6 +364,9 @@ def run_cell(X_tr, y_noisy, y_true, flipped, X_te, y_te, seed, out, model="auto"
     out["lc_share"].append(flagged.mean())
     noise = cleaner.audit_["noise_probability"].to_numpy(dtype=float)
     out["lc_ceiling"].append(ceiling_f1(flipped, noise))
+    doubt = evidence_doubt(cleaner.audit_)
+    out["lc_evidence_ceiling"].append(ceiling_f1(flipped, doubt))
+    out["lc_auc"].append(ranking_auc(flipped, doubt))
     cal = cleaner.calibration_
     est, interval = cal["flag_precision"], cal["flag_precision_interval"]
     if flagged.sum() and est is not None and interval is not None:
@@ -385,6 +408,7 @@ def run_cell(X_tr, y_noisy, y_true, flipped, X_te, y_te, seed, out, model="auto"
         p, r, f1 = scores(flipped, issues)
         self_confidence = probs[np.arange(codes.shape[0]), codes]
         out[f"{name}_ceiling"].append(ceiling_f1(flipped, -self_confidence))
+        out[f"{name}_auc"].append(ranking_auc(flipped, -self_confidence))
         out[f"{name}_p"].append(p)
         out[f"{name}_share"].append(float(np.mean(issues)))
         out[f"{name}_f1"].append(f1)
@@ -409,12 +433,19 @@ def _mean(values):
     return float(arr.mean()) if arr.size else float("nan")
 
 
+#: The rankings whose AUROC for the flips :func:`per_table` compares.
+AUC_KEYS = ("lc", "lr", "hgb")
+
+
 def per_table(cells) -> list[str]:
     """Per data set, over its noisy cells: in how many the flag F1 is at least
     the better cleanlab's and the final model at least as accurate as the
     better CleanLearning; the mean flag F1 and precision (labelclean's over
-    the cells where it flags) against the better cleanlab's per cell; and the
-    share of rows flagged at 0 % noise, cleanlab's beside it."""
+    the cells where it flags) against the better cleanlab's per cell; the
+    share of rows flagged at 0 % noise, cleanlab's beside it; and how well
+    each ranking orders the flips (AUROC, and the oracle ceiling at half right
+    flags) before any threshold, so that a gap in F1 can be told apart as
+    the ranking's or the operating point's."""
     lines = [
         "",
         "Per data set, over its noisy cells (means of the cells' means):",
@@ -422,8 +453,10 @@ def per_table(cells) -> list[str]:
         "| data | flag F1 ≥ best cleanlab | mean flag F1: labelclean / best "
         "cleanlab | mean flag precision: labelclean / best cleanlab | flagged "
         "at 0 % noise (cleanlab LR, HGB) | final-model accuracy ≥ best "
-        "CleanLearning |",
-        "|---|---|---|---|---|---|",
+        "CleanLearning | AUROC of the flips' ranking: labelclean evidence / "
+        "cleanlab LR / HGB | ceiling at P ≥ 0.5: best cleanlab / labelclean "
+        "evidence |",
+        "|---|---|---|---|---|---|---|---|",
     ]
     for name in dict.fromkeys(name for name, _, _ in cells):
         noisy = [out for n, rate, out in cells if n == name and rate > 0]
@@ -446,11 +479,19 @@ def per_table(cells) -> list[str]:
             if clean
             else "not measured"
         )
+        auc = [np.mean([_mean(out[f"{k}_auc"]) for out in noisy]) for k in AUC_KEYS]
+        peers = [np.fmax(out["lr_ceiling"], out["hgb_ceiling"]) for out in noisy]
+        ceiling = [
+            np.mean([_mean(c) for c in peers]),
+            np.mean([_mean(out["lc_evidence_ceiling"]) for out in noisy]),
+        ]
         lines.append(
             f"| {name} | {sum(map(at_least, ours, best))} of {len(noisy)} | "
             f"{np.mean(ours):.3f} / {np.mean(best):.3f} | "
             f"{f'{np.mean(precision):.3f}' if precision else '–'} / "
-            f"{np.mean(best_p):.3f} | {at_zero} | {sum(acc)} of {len(noisy)} |"
+            f"{np.mean(best_p):.3f} | {at_zero} | {sum(acc)} of {len(noisy)} | "
+            f"{' / '.join(f'{a:.3f}' for a in auc)} | "
+            f"{ceiling[0]:.3f} / {ceiling[1]:.3f} |"
         )
     return lines
 
@@ -497,10 +538,12 @@ def main(
         "the highest flag F1 of any threshold whose flags are at least half right "
         "(an oracle that knows the flips), on the better cleanlab ranking (1 − "
         "out-of-fold probability of the label, LR or HGB per repetition) and on "
-        "labelclean's `noise_probability`. Mean ± sd." + _model_note(args.model),
+        "labelclean's `noise_probability` and on its evidence before calibration "
+        "(1 − the mean of the audit's `confidence` and `model_probability`). "
+        "Mean ± sd." + _model_note(args.model),
         "",
         "| data | noise | F1 labelclean | F1 cleanlab+LR | F1 cleanlab+HGB "
-        "| ceiling at P ≥ 0.5: cleanlab / labelclean ranking "
+        "| ceiling at P ≥ 0.5: cleanlab / labelclean noise_probability / evidence "
         "| P labelclean | est. P | covered | P best cleanlab | corr. P (n) "
         "| flagged | flagged CL+LR / +HGB | max loss | acc labelclean | acc CL+LR "
         "| acc CL+HGB | acc HGB | acc LR |",
@@ -525,7 +568,8 @@ def main(
             lines.append(
                 f"| {name} | {kind} {rate:.0%} | {_m(out['lc_f1'])} | "
                 f"{_m(out['lr_f1'])} | {_m(out['hgb_f1'])} | "
-                f"{_mean(ceiling):.3f} / {_mean(out['lc_ceiling']):.3f} | "
+                f"{_mean(ceiling):.3f} / {_mean(out['lc_ceiling']):.3f} / "
+                f"{_mean(out['lc_evidence_ceiling']):.3f} | "
                 f"{_m(out['lc_p'])} | "
                 f"{_m(out['lc_est_p'])} | "
                 f"{f'{np.mean(cov):.0%}' if cov else '–'} | {best_p:.3f} | "
