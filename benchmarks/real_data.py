@@ -301,9 +301,13 @@ def evidence_doubt(audit):
     ``model_probability`` (either alone where the other is missing), the
     ranking ``labelclean review export`` falls back on. Unlike
     ``noise_probability`` it is not 0 on the rows of classes a cautious run
-    left unchecked."""
-    both = audit[["confidence", "model_probability"]].to_numpy(dtype=float)
-    return 1.0 - np.nanmean(both, axis=1)
+    left unchecked; 0.5 for a row with neither."""
+    columns = [c for c in ("confidence", "model_probability") if c in audit]
+    support = audit[columns].to_numpy(dtype=float)
+    known = np.isfinite(support)
+    count = known.sum(axis=1)
+    mean = np.where(known, support, 0.0).sum(axis=1) / np.maximum(count, 1)
+    return np.where(count > 0, 1.0 - mean, 0.5)
 
 
 def ranking_auc(flipped, score):
