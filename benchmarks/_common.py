@@ -20,8 +20,18 @@ import numpy as np
 RESULTS = Path(__file__).with_name("RESULTS.md")
 
 
+#: Packages whose versions can move labelclean's numbers besides numpy,
+#: pandas and scikit-learn: the same library gave other numbers on three
+#: cells of real_data.py in an earlier environment with those three at the
+#: same versions (RESULTS.md, ``real-data-s99``'s first lines), so a section
+#: names these too.
+_MORE_VERSIONS = ("scipy", "numba", "pynndescent")
+
+
 def machine() -> str:
     """One line describing the machine and the library versions."""
+    from importlib.metadata import PackageNotFoundError, version
+
     import pandas
     import sklearn
 
@@ -29,11 +39,17 @@ def machine() -> str:
         load = ", ".join(f"{x:.2f}" for x in os.getloadavg())
     except OSError:  # pragma: no cover
         load = "n/a"
+    more = []
+    for name in _MORE_VERSIONS:
+        try:
+            more.append(f"{name} {version(name)}")
+        except PackageNotFoundError:
+            more.append(f"{name} absent")
     return (
         f"{platform.processor() or platform.machine()}, {os.cpu_count()} cores, "
         f"Python {platform.python_version()}, numpy {np.__version__}, "
-        f"pandas {pandas.__version__}, scikit-learn {sklearn.__version__}; "
-        f"load average at start {load}"
+        f"pandas {pandas.__version__}, scikit-learn {sklearn.__version__}, "
+        f"{', '.join(more)}; load average at start {load}"
     )
 
 
