@@ -76,6 +76,7 @@ from labelclean.pipeline import (
     load_pipeline,
     shipped_pipeline_name,
 )
+from labelclean.review import evidence_against
 
 
 def _frame(X, names=None):
@@ -295,21 +296,6 @@ def ceiling_f1(flipped, score, floor=0.5):
     return float(f1.max())
 
 
-def evidence_doubt(audit):
-    """How little labelclean's evidence supports each row's label, before any
-    calibration: 1 − the mean of the audit's ``confidence`` and
-    ``model_probability`` (either alone where the other is missing), the
-    ranking ``labelclean review export`` falls back on. Unlike
-    ``noise_probability`` it is not 0 on the rows of classes a cautious run
-    left unchecked; 0.5 for a row with neither."""
-    columns = [c for c in ("confidence", "model_probability") if c in audit]
-    support = audit[columns].to_numpy(dtype=float)
-    known = np.isfinite(support)
-    count = known.sum(axis=1)
-    mean = np.where(known, support, 0.0).sum(axis=1) / np.maximum(count, 1)
-    return np.where(count > 0, 1.0 - mean, 0.5)
-
-
 def ranking_auc(flipped, score):
     """AUROC of ``score`` for the flipped rows (nan without flips, or when
     every row is flipped)."""
@@ -368,7 +354,7 @@ def run_cell(X_tr, y_noisy, y_true, flipped, X_te, y_te, seed, out, model="auto"
     out["lc_share"].append(flagged.mean())
     noise = cleaner.audit_["noise_probability"].to_numpy(dtype=float)
     out["lc_ceiling"].append(ceiling_f1(flipped, noise))
-    doubt = evidence_doubt(cleaner.audit_)
+    doubt = evidence_against(cleaner.audit_)
     out["lc_evidence_ceiling"].append(ceiling_f1(flipped, doubt))
     out["lc_auc"].append(ranking_auc(flipped, doubt))
     cal = cleaner.calibration_

@@ -6,6 +6,7 @@ See ``docs/review.md``.
 
 from labelclean.review._apply import apply_review, read_verdicts
 from labelclean.review._export import (
+    evidence_against,
     export_review,
     label_studio_config,
     load_run,
@@ -15,6 +16,7 @@ from labelclean.review._export import (
 
 __all__ = [
     "apply_review",
+    "evidence_against",
     "export_review",
     "label_studio_config",
     "load_run",

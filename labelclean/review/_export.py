@@ -73,12 +73,16 @@ def run_audit_schema(run_dir: str | os.PathLike[str]) -> Any:
     return inspect_parquet(_audit_path(run_dir)).schema
 
 
-def _evidence_against(audit: pd.DataFrame) -> np.ndarray:
-    """1 - the mean of the stages' probabilities of the observed label.
+def evidence_against(audit: pd.DataFrame) -> np.ndarray:
+    """1 - the mean of the stages' probabilities of the observed label
+    (the audit's ``confidence`` and ``model_probability``, whichever it has;
+    0 for a row with neither): how little the evidence supports each label
+    before any calibration.
 
     Breaks ties of ``noise_probability``: where the run read the data
     cautiously (classes the evidence does not tell apart are assumed clean),
     every row's probability can be 0, and input order would pick the rows.
+    ``benchmarks/real_data.py`` ranks the flips by it too.
     """
     columns = [c for c in ("confidence", "model_probability") if c in audit.columns]
     if not columns:
@@ -112,7 +116,7 @@ def review_rows(
         dtype=np.float64, na_value=np.nan
     )
     priority = 1.0 - np.abs(2.0 * p - 1.0)
-    against = _evidence_against(audit)
+    against = evidence_against(audit)
     candidates = np.flatnonzero(np.isfinite(p))
     keys = (candidates, -against[candidates], -p[candidates], -priority[candidates])
     order = candidates[np.lexsort(keys)][:max_rows]

@@ -16,6 +16,7 @@ from typer.testing import CliRunner
 
 from labelclean.cli.main import app
 from labelclean.noise import flip_labels
+from labelclean.review import evidence_against
 
 runner = CliRunner()
 
@@ -371,3 +372,16 @@ def test_reviewed_rows_are_known_truth_in_a_later_run(run, tmp_path):
     bad = again("bad")
     assert bad.exit_code == 3 and "outside the input's classes" in bad.stderr
     assert not (tmp_path / "bad").exists()
+
+
+def test_evidence_against_reads_whichever_stage_the_audit_has():
+    audit = pd.DataFrame(
+        {
+            "confidence": [0.9, np.nan, np.nan, 0.2],
+            "model_probability": [0.7, 0.4, np.nan, np.nan],
+        }
+    )
+    np.testing.assert_allclose(evidence_against(audit), [0.2, 0.6, 0.0, 0.8])
+    only = audit[["confidence"]]
+    np.testing.assert_allclose(evidence_against(only), [0.1, 0.0, 0.0, 0.8])
+    assert evidence_against(audit[[]]).tolist() == [0.0] * 4
