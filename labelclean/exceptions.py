@@ -10,6 +10,7 @@ __all__ = [
     "CompilationCacheWarning",
     "DataValidationError",
     "GuardrailError",
+    "GuardrailWarning",
     "InputFileError",
     "LabelWritingWarning",
     "LabelcleanError",
@@ -68,6 +69,16 @@ class LabelWritingWarning(UserWarning):
     several ways (``'yes'`` and ``'Yes '``), or a missing value written as a
     label (``'N/A'``). Each is read as a class of its own; nothing is merged
     (docs/validation.md, *How the labels are written*)."""
+
+
+class GuardrailWarning(UserWarning):
+    """A fit whose decisions fail an output guardrail at the shipped
+    pipelines' limits: more than half of a class discarded or corrected into
+    another class (``class_net_change``), or far more rows flagged than the
+    estimated noise explains (``flagged_vs_noise``). ``labelclean run`` with
+    those pipelines withholds the cleaned rows and exits 7 on the same checks;
+    a fit in Python keeps its decisions and says so with this warning
+    (docs/validation.md, *Output guardrails*)."""
 
 
 class CompilationCacheWarning(UserWarning):

@@ -484,7 +484,7 @@ class LabelCleaner(DecisionsMixin, ModelSelectionMixin, ClassifierMixin, BaseFil
         evidence = Evidence(codes, soft, oof, spl_weight, known, before, blind)
         self.evidence_ = evidence
         self._calibrate(evidence, draw_seed(rng))
-        decided = self._decide(evidence)
+        decided = self._decide_fitted(evidence)
         decision, _, new_codes, _ = decided
         self.decisions_ = decision
         self.audit_ = with_user_columns(

@@ -31,6 +31,7 @@ from labelclean.pipeline._calibration import (
     calibrate,
     decide_calibrated,
 )
+from labelclean.pipeline._fit_guardrails import warn_failed_guardrails
 from labelclean.pipeline._folds import proba_in_classes
 from labelclean.pipeline._noise_estimate import closed_classes, new_row_joint
 from labelclean.report import build_report, to_jsonable
@@ -419,6 +420,16 @@ class DecisionsMixin:
             reason[evidence.known] = "reviewed"
             new_codes[evidence.known] = evidence.codes[evidence.known]
         return decision, reason, new_codes, noise
+
+    def _decide_fitted(self, evidence: Evidence):
+        """:meth:`_decide` on the fitted rows, with a
+        :class:`~labelclean.exceptions.GuardrailWarning` for each output
+        guardrail the decisions fail at the shipped limits."""
+        decided = self._decide(evidence)
+        labels = np.asarray(self.classes_).tolist()  # plain values, as in messages
+        calibration = getattr(self, "calibration_", None)
+        warn_failed_guardrails(labels, evidence.codes, decided, calibration)
+        return decided
 
     def _audit_frame(
         self, index, y, ev, decided, neighbor_counts, zero_round

@@ -632,3 +632,34 @@ def test_many_rows_at_one_point_pass_the_output_checks(tmp_path):
         len(pd.read_parquet(out / "cleaned.parquet"))
         == (audit["decision"] != "discarded").sum()
     )
+
+
+def test_the_run_checks_its_own_limits_where_the_fit_would_warn(tmp_path):
+    # 'b' drawn where 'a' lies: a loose fixed rule takes most of it, which a
+    # fit in Python warns of (GuardrailWarning); a run leaves that to its
+    # output suite, at the definition's limits, and says it once
+    rng = np.random.default_rng(0)
+    X = np.vstack([rng.normal(0, 1, (230, 2)), rng.normal(4, 1, (200, 2))])
+    frame = pd.DataFrame(X, columns=["f1", "f2"])
+    frame["label"] = ["a"] * 200 + ["b"] * 30 + ["c"] * 200
+    frame.insert(0, "row_id", np.arange(len(frame)))
+    data = {"train": tmp_path / "data.parquet", "pipeline": tmp_path / "loose.toml"}
+    frame.to_parquet(data["train"], index=False)
+    data["pipeline"].write_text(
+        FAST_PIPELINE.replace(
+            "max_discarded_share = 0.3",
+            "max_discarded_share = 1.0\nmax_changed_share_per_class = 1.0",
+        )
+    )
+    res = _run(data, tmp_path / "loose", "--suspect-confidence", "0.5")
+    assert res.exit_code == 0, res.output
+    audit = pd.read_parquet(tmp_path / "loose" / "audit.parquet")
+    b = audit[audit["observed_label"] == "b"]
+    assert (b["decision"] != "kept").mean() > 0.5  # the premise
+    assert "class_net_change" not in res.stderr
+    assert "decisions stand" not in res.stderr
+    data["pipeline"].write_text(FAST_PIPELINE)  # max_changed_share_per_class 0.3
+    res = _run(data, tmp_path / "strict", "--suspect-confidence", "0.5",
+               "--fail-on", "error")  # fmt: skip
+    assert res.exit_code == 7, res.output
+    assert "class_net_change" in res.stderr and "decisions stand" not in res.stderr
