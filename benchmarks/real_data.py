@@ -69,6 +69,7 @@ from sklearn.preprocessing import OneHotEncoder, StandardScaler
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from benchmarks._common import Timer, at_least, section_head, write_section
+from labelclean.exceptions import GuardrailWarning
 from labelclean.noise import flip_labels
 from labelclean.pipeline import (
     LabelCleaner,
@@ -340,10 +341,15 @@ def run_cell(X_tr, y_noisy, y_true, flipped, X_te, y_te, seed, out, model="auto"
     from ``model``, and the peers."""
     from cleanlab.classification import CleanLearning
 
-    with Timer() as t:
+    with Timer() as t, warnings.catch_warnings(record=True) as said:
+        warnings.simplefilter("always", GuardrailWarning)
         n_classes = np.unique(y_noisy).shape[0]
         cleaner = make_cleaner(model, seed, n_classes).fit(X_tr, y_noisy)
     out["time_labelclean"].append(t.seconds)
+    # the fit's decisions fail an output guardrail: `run` would withhold them
+    failed = sorted({str(w.message).split(":")[0] for w in said
+                     if issubclass(w.category, GuardrailWarning)})  # fmt: skip
+    out["lc_guardrails"].append(failed)
     decisions = cleaner.decisions_
     flagged = decisions != "kept"
     corrected = decisions == "corrected"
@@ -591,7 +597,15 @@ def main(
                     verdict["corr"].append(_mean(out["lc_corr_p"]) >= 0.9)
                 verdict["corr_p_cov"].extend(out["lc_corr_precision_covered"])
                 verdict["corr_r_cov"].extend(out["lc_corr_recall_covered"])
+                verdict["guardrails"].extend(
+                    f"{name} {kind}{rate:.0%} ({', '.join(g)})"
+                    for g in out["lc_guardrails"]
+                    if g
+                )
+                verdict["fits"].extend(out["lc_guardrails"])
             else:
+                verdict["clean_guardrails"].extend(g for g in out["lc_guardrails"] if g)
+                verdict["clean_fits"].extend(out["lc_guardrails"])
                 verdict["clean_share"].append(_mean(out["lc_share"]) <= 0.03)
                 verdict["clean_loss"].append(_mean(out["lc_max_class_loss"]) <= 0.05)
             cells.append((name, rate, out))
@@ -618,7 +632,13 @@ def main(
         f"{len(verdict['corr_r_cov'])}). "
         f"At 0 %: at most 3 % flagged in {sum(verdict['clean_share'])} of "
         f"{len(verdict['clean_share'])} data sets, no class losing more than 5 % in "
-        f"{sum(verdict['clean_loss'])} of {len(verdict['clean_loss'])}.",
+        f"{sum(verdict['clean_loss'])} of {len(verdict['clean_loss'])}. "
+        "A fit's decisions failed an output guardrail at the shipped limits "
+        "(`GuardrailWarning`; `labelclean run` would withhold its cleaned rows) in "
+        f"{len(verdict['clean_guardrails'])} of {len(verdict['clean_fits'])} "
+        f"repetitions at 0 % and {len(verdict['guardrails'])} of "
+        f"{len(verdict['fits'])} with flips"
+        + (f": {'; '.join(verdict['guardrails'])}." if verdict["guardrails"] else "."),
     ]
     write_section(args.section, "\n".join([*lines, *summary, *per_table(cells)]))
 
