@@ -59,13 +59,14 @@ def warn_failed_guardrails(
     decided: tuple,
     calibration: dict[str, Any] | None,
 ) -> None:
-    """Warn once for each of ``class_net_change`` and ``flagged_vs_noise``
-    that the decisions fail at :data:`SHIPPED_MAX_CHANGED_SHARE`.
+    """Warn once for each of ``class_net_change`` (at
+    :data:`SHIPPED_MAX_CHANGED_SHARE`) and ``flagged_vs_noise`` that the
+    decisions fail.
 
     Parameters
     ----------
     labels : list
-        The classes, as the calibration names them (``calibration_['classes']``).
+        The classes (``classes_``) as plain values, in code order.
     codes : ndarray of shape (n_samples,)
         Observed label codes.
     decided : tuple

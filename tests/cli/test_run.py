@@ -658,7 +658,7 @@ def test_the_run_checks_its_own_limits_where_the_fit_would_warn(tmp_path):
     assert (b["decision"] != "kept").mean() > 0.5  # the premise
     assert "class_net_change" not in res.stderr
     assert "decisions stand" not in res.stderr
-    data["pipeline"].write_text(FAST_PIPELINE)  # max_changed_share_per_class 0.3
+    data["pipeline"].write_text(FAST_PIPELINE)  # 0.3 of a class at most
     res = _run(data, tmp_path / "strict", "--suspect-confidence", "0.5",
                "--fail-on", "error")  # fmt: skip
     assert res.exit_code == 7, res.output
