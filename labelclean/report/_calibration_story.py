@@ -10,6 +10,7 @@ from typing import Any
 
 from labelclean.report._against import against_caution, against_text
 from labelclean.report._copies import copy_caution
+from labelclean.report._unflagged import unflagged_disagreement_text
 from labelclean.report._why import mostly_unchecked, unchecked_labels
 from labelclean.utils._labels import LABEL_WRITING_FIXES, label_writing
 
@@ -429,6 +430,8 @@ def cautions(
       only in case, spacing or Unicode form, read as separate classes;
     - ``poor_predictability``: the features predict the label poorly, so
       wrong labels cannot be told from hard cases and the estimates are rough;
+      where nothing was flagged though the surest rows disagree with their
+      labels beyond chance, it says so and points to ``review export``;
     - ``doubtful_flags``: the flags' precision interval reaches under one
       half, so most flagged rows may carry right labels; with the report's
       ``classes``, it names the class that loses the largest share of its
@@ -462,7 +465,7 @@ def cautions(
             "message": (
                 f"the features predict the label poorly{_agreement_numbers(pred)}: "
                 "wrong labels cannot be told from hard cases, and the estimates "
-                "are rough"
+                f"are rough{unflagged_disagreement_text(cal)}"
             ),
         })  # fmt: skip
     calibrated = cal.get("decision_rule") != "thresholds"

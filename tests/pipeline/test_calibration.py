@@ -1554,6 +1554,16 @@ def test_the_report_opens_with_a_poorly_predicted_label(tmp_path):
     assert report["cautions"][0]["code"] == "poor_predictability"
     assert "WARNING: [poor_predictability] the features predict the label " \
         "poorly" in res.stderr  # fmt: skip
+    # 30 % flipped: the surest rows disagree beyond chance, and the caution
+    # points to the review of the rows the evidence doubts most
+    anchor = report["run"]["calibration"]["anchor_disagreement"]
+    assert anchor["lower_limit"] >= 0.005
+    assert (
+        f"no row was flagged, yet {anchor['share']:.1%} of the labels of the rows "
+        f"the evidence is surest of disagree with it (at least "
+        f"{anchor['lower_limit']:.1%})" in res.stderr
+    )
+    assert "('labelclean review export')" in report["cautions"][0]["message"]
 
 
 def test_the_class_table_calls_its_estimates_rough_where_the_reading_is_cautious(

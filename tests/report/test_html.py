@@ -428,6 +428,32 @@ def test_flags_the_data_cannot_tell_from_right_labels_are_said_to_be_doubtful(
     assert "flagged rows may carry right labels" in unescape(render_html(older))
 
 
+def test_a_cautious_run_that_flagged_nothing_points_to_the_review(audit):
+    # the surest rows disagree beyond chance, yet no row was flagged: the
+    # caution gives the share and its lower limit and names review export
+    reading = {"low": True, "kappa": 0.38, "out_of_fold_accuracy": 0.63,
+               "majority_share": 0.52}  # fmt: skip
+    anchor = {"share": 0.19, "lower_limit": 0.044, "upper_limit": 0.37}
+    cal = {"noise_rate": 0.0, "predictability": reading, "flagged": 0,
+           "anchor_disagreement": anchor}  # fmt: skip
+    (said,) = build_report(audit, run={"calibration": cal})["cautions"]
+    assert said["code"] == "poor_predictability"
+    assert said["message"].endswith(
+        "are rough; no row was flagged, yet 19.0% of the labels of the rows the "
+        "evidence is surest of disagree with it (at least 4.4%), as wrong labels "
+        "would and overlapping classes can: a person can check the rows whose "
+        "labels the evidence doubts most ('labelclean review export')"
+    )
+    # not where the disagreement may be chance, where rows were flagged, or
+    # where fixed thresholds made the decisions
+    for change in ({"anchor_disagreement": {**anchor, "lower_limit": 0.004}},
+                   {"flagged": 3}, {"decision_rule": "thresholds"}):  # fmt: skip
+        run = {"calibration": {**cal, **change}}
+        said = build_report(audit, run=run)["cautions"][0]
+        assert said["code"] == "poor_predictability"
+        assert "review export" not in said["message"], change
+
+
 def test_a_caution_is_written_whatever_the_reading_holds(audit):
     # κ read as NaN is null in report.json: the caution still says what it
     # can, and the report is still written and rendered.

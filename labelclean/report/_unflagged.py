@@ -1,0 +1,44 @@
+"""What a cautious run that flagged nothing can still tell its reader.
+
+Where the features predict the label poorly, labelclean assumes overlap
+wherever the data cannot tell it from wrong labels, and may flag no row at
+all, even where the rows the evidence is surest of disagree with their
+labels beyond chance (the anchor reading's one-sided lower limit above 0).
+Wrong labels would explain that disagreement as well as overlapping classes
+do, and only a person can tell which (docs/decisions.md, *In one page*).
+The evidence still ranks the rows: in three such runs with 20 % of the
+labels flipped (cars, seattle_weather and diamonds in ``benchmarks/review.py``,
+section ``review-unchecked``), 86–100 % of the rows ``labelclean review
+export`` ranked first were wrong labels. :func:`unflagged_disagreement_text`
+says so in the ``poor_predictability`` caution.
+"""
+
+from collections.abc import Mapping
+from typing import Any
+
+__all__ = ["unflagged_disagreement_text"]
+
+#: The lower limit under which the disagreement is not worth a sentence
+#: (printed, it would read "at least 0.0 %").
+_SHOWN = 0.005
+
+
+def unflagged_disagreement_text(cal: Mapping[str, Any]) -> str:
+    """``'; yet 19.0% of the labels ...'`` where a calibrated run flagged no
+    row and its surest rows disagree with their labels beyond chance; ``''``
+    otherwise."""
+    anchor = cal.get("anchor_disagreement")
+    fixed = cal.get("decision_rule") == "thresholds"  # its flags are not these
+    if fixed or cal.get("flagged") or not isinstance(anchor, Mapping):
+        return ""
+    share, low = anchor.get("share"), anchor.get("lower_limit")
+    if not isinstance(low, (int, float)) or not isinstance(share, (int, float)):
+        return ""
+    if low < _SHOWN:
+        return ""
+    return (
+        f"; no row was flagged, yet {share:.1%} of the labels of the rows the "
+        f"evidence is surest of disagree with it (at least {low:.1%}), as wrong "
+        "labels would and overlapping classes can: a person can check the rows "
+        "whose labels the evidence doubts most ('labelclean review export')"
+    )
