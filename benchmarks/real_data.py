@@ -297,6 +297,16 @@ def ceiling_f1(flipped, score, floor=0.5):
     return float(f1.max())
 
 
+def told_count_f1(flipped, score):
+    """Flag F1 of the ``flipped.sum()`` rows ``score`` ranks first (an oracle
+    that is told how many labels are wrong, not which): what a ranking gives
+    once the noise level is known (nan without flips)."""
+    if not flipped.any():
+        return float("nan")
+    top = np.argsort(-score, kind="stable")[: int(flipped.sum())]
+    return float(flipped[top].mean())  # precision = recall = F1 at that count
+
+
 def ranking_auc(flipped, score):
     """AUROC of ``score`` for the flipped rows (nan without flips, or when
     every row is flipped)."""
@@ -363,6 +373,7 @@ def run_cell(X_tr, y_noisy, y_true, flipped, X_te, y_te, seed, out, model="auto"
     doubt = evidence_against(cleaner.audit_)
     out["lc_evidence_ceiling"].append(ceiling_f1(flipped, doubt))
     out["lc_auc"].append(ranking_auc(flipped, doubt))
+    out["lc_told_f1"].append(told_count_f1(flipped, doubt))
     cal = cleaner.calibration_
     est, interval = cal["flag_precision"], cal["flag_precision_interval"]
     if flagged.sum() and est is not None and interval is not None:
@@ -405,6 +416,7 @@ def run_cell(X_tr, y_noisy, y_true, flipped, X_te, y_te, seed, out, model="auto"
         self_confidence = probs[np.arange(codes.shape[0]), codes]
         out[f"{name}_ceiling"].append(ceiling_f1(flipped, -self_confidence))
         out[f"{name}_auc"].append(ranking_auc(flipped, -self_confidence))
+        out[f"{name}_told_f1"].append(told_count_f1(flipped, -self_confidence))
         out[f"{name}_p"].append(p)
         out[f"{name}_share"].append(float(np.mean(issues)))
         out[f"{name}_f1"].append(f1)
@@ -439,9 +451,10 @@ def per_table(cells) -> list[str]:
     better CleanLearning; the mean flag F1 and precision (labelclean's over
     the cells where it flags) against the better cleanlab's per cell; the
     share of rows flagged at 0 % noise, cleanlab's beside it; and how well
-    each ranking orders the flips (AUROC, and the oracle ceiling at half right
-    flags) before any threshold, so that a gap in F1 can be told apart as
-    the ranking's or the operating point's."""
+    each ranking orders the flips (AUROC, the oracle ceiling at half right
+    flags, and the F1 of its top rows when told how many labels are wrong)
+    before any threshold, so that a gap in F1 can be told apart as the
+    ranking's or the operating point's."""
     lines = [
         "",
         "Per data set, over its noisy cells (means of the cells' means):",
@@ -451,8 +464,9 @@ def per_table(cells) -> list[str]:
         "at 0 % noise (cleanlab LR, HGB) | final-model accuracy ≥ best "
         "CleanLearning | AUROC of the flips' ranking: labelclean evidence / "
         "cleanlab LR / HGB | ceiling at P ≥ 0.5: best cleanlab / labelclean "
-        "evidence |",
-        "|---|---|---|---|---|---|---|---|",
+        "evidence | F1 told the number of flips: labelclean evidence / "
+        "cleanlab LR / HGB |",
+        "|---|---|---|---|---|---|---|---|---|",
     ]
     for name in dict.fromkeys(name for name, _, _ in cells):
         noisy = [out for n, rate, out in cells if n == name and rate > 0]
@@ -476,6 +490,9 @@ def per_table(cells) -> list[str]:
             else "not measured"
         )
         auc = [np.mean([_mean(out[f"{k}_auc"]) for out in noisy]) for k in AUC_KEYS]
+        told = [
+            np.mean([_mean(out[f"{k}_told_f1"]) for out in noisy]) for k in AUC_KEYS
+        ]
         peers = [np.fmax(out["lr_ceiling"], out["hgb_ceiling"]) for out in noisy]
         ceiling = [
             np.mean([_mean(c) for c in peers]),
@@ -487,7 +504,8 @@ def per_table(cells) -> list[str]:
             f"{f'{np.mean(precision):.3f}' if precision else '–'} / "
             f"{np.mean(best_p):.3f} | {at_zero} | {sum(acc)} of {len(noisy)} | "
             f"{' / '.join(f'{a:.3f}' for a in auc)} | "
-            f"{ceiling[0]:.3f} / {ceiling[1]:.3f} |"
+            f"{ceiling[0]:.3f} / {ceiling[1]:.3f} | "
+            f"{' / '.join(f'{t:.3f}' for t in told)} |"
         )
     return lines
 
@@ -536,7 +554,9 @@ def main(
         "out-of-fold probability of the label, LR or HGB per repetition) and on "
         "labelclean's `noise_probability` and on its evidence before calibration "
         "(1 − the mean of the audit's `confidence` and `model_probability`). "
-        "Mean ± sd." + _model_note(args.model),
+        "Told the number of flips: the flag F1 of a ranking's first rows, as "
+        "many as there are flips (an oracle that knows how many labels are wrong, "
+        "not which). Mean ± sd." + _model_note(args.model),
         "",
         "| data | noise | F1 labelclean | F1 cleanlab+LR | F1 cleanlab+HGB "
         "| ceiling at P ≥ 0.5: cleanlab / labelclean noise_probability / evidence "
