@@ -315,17 +315,21 @@ def ranking_auc(flipped, score):
     return float(roc_auc_score(flipped, score))
 
 
-def make_cleaner(model, seed, n_classes):
+def make_cleaner(model, seed, n_classes, known_noise_rate=None):
     """labelclean as a cell runs it: ``LabelCleaner(model=model)`` (the
     final model ``'auto'``'s stack either way), or with ``pipeline:NAME`` the
     definition NAME (``pipeline:shipped``: the one ``labelclean run`` uses
-    for ``n_classes``), built as the command builds it."""
+    for ``n_classes``), built as the command builds it; told
+    ``known_noise_rate`` where given."""
+    told = {} if known_noise_rate is None else {"known_noise_rate": known_noise_rate}
     if model.startswith("pipeline:"):
         name = model.removeprefix("pipeline:")
         name = shipped_pipeline_name(n_classes) if name == "shipped" else name
-        return build_cleaner(load_pipeline(name), random_state=seed, n_jobs=-1)
+        return build_cleaner(load_pipeline(name), random_state=seed, n_jobs=-1,
+                             overrides=told)  # fmt: skip
     final = None if model == "auto" else "auto"  # None: the defaults exactly
-    return LabelCleaner(model=model, final_model=final, random_state=seed, n_jobs=-1)
+    return LabelCleaner(model=model, final_model=final, random_state=seed, n_jobs=-1,
+                        **told)  # fmt: skip
 
 
 def _model_note(model):
@@ -346,15 +350,20 @@ def _model_note(model):
     )
 
 
-def run_cell(X_tr, y_noisy, y_true, flipped, X_te, y_te, seed, out, model="auto"):
+def run_cell(
+    X_tr, y_noisy, y_true, flipped, X_te, y_te, seed, out, model="auto", told=None
+):
     """One repetition of a cell: labelclean as :func:`make_cleaner` builds it
-    from ``model``, and the peers."""
+    from ``model``, and the peers; with ``told``, labelclean is told that
+    share times the flipped share of wrong labels (``known_noise_rate``; not
+    where nothing was flipped)."""
     from cleanlab.classification import CleanLearning
 
+    rate = None if told is None or not flipped.any() else told * flipped.mean()
     with Timer() as t, warnings.catch_warnings(record=True) as said:
         warnings.simplefilter("always", GuardrailWarning)
         n_classes = np.unique(y_noisy).shape[0]
-        cleaner = make_cleaner(model, seed, n_classes).fit(X_tr, y_noisy)
+        cleaner = make_cleaner(model, seed, n_classes, rate).fit(X_tr, y_noisy)
     out["time_labelclean"].append(t.seconds)
     # the fit's decisions fail an output guardrail: `run` would withhold them
     failed = sorted({str(w.message).split(":")[0] for w in said
@@ -535,6 +544,14 @@ def main(
         "model='auto''s stack); or pipeline:NAME, a definition built as "
         "`labelclean run` builds it (pipeline:shipped: the one it uses by default)",
     )
+    parser.add_argument(
+        "--known-noise",
+        type=float,
+        default=None,
+        metavar="FACTOR",
+        help="tell labelclean FACTOR times the flipped share as its "
+        "known_noise_rate (1: the truth; an oracle of the noise level)",
+    )
     args = parser.parse_args()
     warnings.simplefilter("ignore")
     names = args.data or list(datasets)
@@ -556,7 +573,14 @@ def main(
         "(1 − the mean of the audit's `confidence` and `model_probability`). "
         "Told the number of flips: the flag F1 of a ranking's first rows, as "
         "many as there are flips (an oracle that knows how many labels are wrong, "
-        "not which). Mean ± sd." + _model_note(args.model),
+        "not which). Mean ± sd."
+        + _model_note(args.model)
+        + (
+            f" labelclean is told {args.known_noise:g} × the flipped share of wrong "
+            "labels (`known_noise_rate`; an oracle of the noise level, not at 0 %)."
+            if args.known_noise is not None
+            else ""
+        ),
         "",
         "| data | noise | F1 labelclean | F1 cleanlab+LR | F1 cleanlab+HGB "
         "| ceiling at P ≥ 0.5: cleanlab / labelclean noise_probability / evidence "
@@ -577,7 +601,8 @@ def main(
                 X_tr, X_te, y_tr, y_te, y_noisy, flipped = split_and_flip(
                     X, y, kind, rate, rep
                 )
-                run_cell(X_tr, y_noisy, y_tr, flipped, X_te, y_te, rep, out, args.model)
+                run_cell(X_tr, y_noisy, y_tr, flipped, X_te, y_te, rep, out,
+                         args.model, args.known_noise)  # fmt: skip
             best_p = max(_mean(out["lr_p"]), _mean(out["hgb_p"]))
             cov = out["lc_covered"]
             ceiling = np.fmax(out["lr_ceiling"], out["hgb_ceiling"])

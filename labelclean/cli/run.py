@@ -36,6 +36,16 @@ TargetPrecision = Annotated[
         "(calibrated on the input's own rows).",
     ),
 ]
+KnownNoiseRate = Annotated[
+    float | None,
+    typer.Option(
+        min=0.0,
+        max=1.0,
+        help="Share of wrong labels known from outside the data (e.g. an audit "
+        "of a sample): the rows the evidence doubts most are discarded up to it "
+        "(reason known_noise).",
+    ),
+]
 CorrectThreshold = Annotated[
     float | None,
     typer.Option(
@@ -107,6 +117,7 @@ def run(
     exclude: Exclude = None,
     seed: Seed = 0,
     target_precision: TargetPrecision = None,
+    known_noise_rate: KnownNoiseRate = None,
     correct_threshold: CorrectThreshold = None,
     suspect_confidence: SuspectConfidence = None,
     final_model: FinalModelOption = None,
@@ -132,6 +143,7 @@ def run(
         k: v
         for k, v in {
             "target_precision": target_precision,
+            "known_noise_rate": known_noise_rate,
             "correct_threshold": correct_threshold,
             "suspect_confidence": suspect_confidence,
             "final_model": final_model.value if final_model else None,

@@ -45,6 +45,7 @@ from labelclean.pipeline._decisions import (
 from labelclean.pipeline._folds import cross_fitted_proba, repeated_folds
 from labelclean.pipeline._kinds import check_model_list, make_stage
 from labelclean.pipeline._model_selection import ModelSelectionMixin
+from labelclean.pipeline._suspect_rows import rows_kept_by_suspects
 from labelclean.utils._features import (
     MISSING_VALUE_HANDLING,
     check_fitted_frame,
@@ -143,6 +144,15 @@ class LabelCleaner(DecisionsMixin, ModelSelectionMixin, ClassifierMixin, BaseFil
         operating point of highest estimated F1 among those at least half
         right (step 4), and corrections at 0.9 (none where the features predict
         the label poorly, or their precision interval reaches below one half).
+    known_noise_rate : float or None, default=None
+        The share of wrong labels, where it is known from outside the data
+        (an audit of a random sample of the labels). Where the decisions flag
+        fewer rows, the kept rows the evidence doubts most are discarded too,
+        up to that share (reason ``known_noise``; new rows at the same cut):
+        what the data cannot tell where the features only partly predict the
+        label (docs/decisions.md, *A share of wrong labels known from
+        outside the data*). The estimates in ``calibration_`` do not cover
+        those rows; ``calibration_['known_noise']`` counts them.
     correct_threshold : float or None, default=None
         Setting any of the three thresholds replaces the calibrated decisions
         with the fixed rule: probability both the confidence stage and the
@@ -303,6 +313,7 @@ class LabelCleaner(DecisionsMixin, ModelSelectionMixin, ClassifierMixin, BaseFil
         ],
         "final_model": [StrOptions({"auto", *ModelSelectionMixin.MODEL_KINDS}), None],
         "target_precision": [Interval(Real, 0.0, 1.0, closed="right"), None],
+        "known_noise_rate": [Interval(Real, 0.0, 1.0, closed="neither"), None],
         "correct_threshold": [Interval(Real, 0.0, 1.0, closed="both"), None],
         "suspect_confidence": [Interval(Real, 0.0, 1.0, closed="both"), None],
         "model_threshold": [Interval(Real, 0.0, 1.0, closed="both"), None],
@@ -322,6 +333,7 @@ class LabelCleaner(DecisionsMixin, ModelSelectionMixin, ClassifierMixin, BaseFil
         *,
         final_model: str | None = None,
         target_precision: float | None = None,
+        known_noise_rate: float | None = None,
         correct_threshold: float | None = None,
         suspect_confidence: float | None = None,
         model_threshold: float | None = None,
@@ -337,6 +349,7 @@ class LabelCleaner(DecisionsMixin, ModelSelectionMixin, ClassifierMixin, BaseFil
         self.model = model
         self.final_model = final_model
         self.target_precision = target_precision
+        self.known_noise_rate = known_noise_rate
         self.correct_threshold = correct_threshold
         self.suspect_confidence = suspect_confidence
         self.model_threshold = model_threshold
@@ -474,7 +487,9 @@ class LabelCleaner(DecisionsMixin, ModelSelectionMixin, ClassifierMixin, BaseFil
         soft, neighbor_counts, blind = self._fit_confidence_and_suspects(
             raw, y, Z, codes, folds, rng, clock, weight
         )
-        spl_weight, zero_round, train_rows = self._rows_kept_by_suspects(codes)
+        spl_weight, zero_round, train_rows = rows_kept_by_suspects(
+            self.suspect_estimator_, codes, self.classes_.shape[0]
+        )
         clock.lap("suspects")
         model_seed = draw_seed(rng)
         oof, soft_model = self._fit_out_of_fold(
@@ -538,24 +553,6 @@ class LabelCleaner(DecisionsMixin, ModelSelectionMixin, ClassifierMixin, BaseFil
                     suspects.fit(self._model_input(suspects, Z), labels, **weighted)
         blind = getattr(conf, "unfiltered_soft_labels_", None)  # KNN: see Evidence
         return soft, getattr(conf, "neighbor_counts_", None), blind
-
-    def _rows_kept_by_suspects(self, codes):
-        """SPLBoost's weights and zero rounds, and the rows the models learn from."""
-        n_samples = codes.shape[0]
-        if self.suspect_estimator_ is None:
-            return None, None, np.arange(n_samples)
-        spl_weight = np.asarray(self.suspect_estimator_.spl_weights_, float)
-        zero_round = getattr(self.suspect_estimator_, "zero_weight_round_", None)
-        kept = np.flatnonzero(spl_weight > 0)
-        if np.unique(codes[kept]).shape[0] == self.classes_.shape[0]:
-            return spl_weight, zero_round, kept
-        warnings.warn(
-            "SPLBoost gave zero weight to every row of a class; the final "
-            "model is fitted on all rows.",
-            UserWarning,
-            stacklevel=3,
-        )
-        return spl_weight, zero_round, np.arange(n_samples)
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()

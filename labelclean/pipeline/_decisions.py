@@ -33,6 +33,7 @@ from labelclean.pipeline._calibration import (
 )
 from labelclean.pipeline._fit_guardrails import warn_failed_guardrails
 from labelclean.pipeline._folds import proba_in_classes
+from labelclean.pipeline._known_noise import add_known_noise
 from labelclean.pipeline._noise_estimate import closed_classes, new_row_joint
 from labelclean.report import build_report, to_jsonable
 from labelclean.report._copies import label_copies
@@ -419,13 +420,24 @@ class DecisionsMixin:
             decision[evidence.known] = "kept"
             reason[evidence.known] = "reviewed"
             new_codes[evidence.known] = evidence.codes[evidence.known]
+        cut = getattr(self, "known_noise_cut_", None) if new_rows else None
+        if cut is not None:  # the fit's cut for a known share of wrong labels
+            rate = self.known_noise_rate
+            return add_known_noise(evidence, (decision, reason, new_codes, noise),
+                                   rate, cut)[0]  # fmt: skip
         return decision, reason, new_codes, noise
 
     def _decide_fitted(self, evidence: Evidence):
-        """:meth:`_decide` on the fitted rows, with a
+        """:meth:`_decide` on the fitted rows, up to a known share of wrong
+        labels (:func:`add_known_noise`), with a
         :class:`~labelclean.exceptions.GuardrailWarning` for each output
         guardrail the decisions fail at the shipped limits."""
-        decided = self._decide(evidence)
+        rate = getattr(self, "known_noise_rate", None)
+        decided, self.known_noise_cut_, info = add_known_noise(
+            evidence, self._decide(evidence), rate
+        )
+        if info is not None:
+            self.calibration_["known_noise"] = info
         labels = np.asarray(self.classes_).tolist()  # plain values, as in messages
         calibration = getattr(self, "calibration_", None)
         warn_failed_guardrails(labels, evidence.codes, decided, calibration)

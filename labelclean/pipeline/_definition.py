@@ -146,6 +146,7 @@ SECTIONS: dict[str, dict[str, Callable[[Any], str | None]]] = {
     },
     "decisions": {
         "target_precision": _PROBABILITY,
+        "known_noise_rate": _PROBABILITY,
         "correct_threshold": _PROBABILITY,
         "suspect_confidence": _PROBABILITY,
         "model_threshold": _PROBABILITY,

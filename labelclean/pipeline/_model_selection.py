@@ -195,7 +195,7 @@ class ModelSelectionMixin:
         candidates*). ``decision_model_``, whose probabilities decide new
         rows (:meth:`audit`), is the model the decisions were calibrated on.
         """
-        n_soft = int(train_rows.shape[0])  # an index array (_rows_kept_by_suspects)
+        n_soft = int(train_rows.shape[0])  # an index array (rows_kept_by_suspects)
         self.final_fit_ = {"rows": "soft", "n_rows": n_soft, "weighted": False}
         if self.final_fit == "soft":
             self.decision_model_ = self.model_

@@ -80,7 +80,7 @@ def build_cleaner(
         )
     decisions = dict(definition.decisions)
     decisions.update({k: v for k, v in (overrides or {}).items() if v is not None})
-    return LabelCleaner(
+    cleaner = LabelCleaner(
         confidence=by_role["confidence"][0][1],
         suspects=by_role["suspects"][0][1] if by_role["suspects"] else None,
         model=by_role["model"][0][1] if by_role["model"] else "auto",
@@ -88,3 +88,11 @@ def build_cleaner(
         random_state=random_state,
         n_jobs=n_jobs,
     )
+    try:  # a value the definition's check or an option let through (0 for
+        # a share that must be above 0): said now, in one line, not at fit
+        cleaner._validate_params()
+    except ValueError as exc:
+        raise PipelineDefinitionError(
+            f"invalid pipeline {definition.name!r}: [decisions] {exc}"
+        ) from None
+    return cleaner

@@ -10,7 +10,10 @@ from typing import Any
 
 from labelclean.report._against import against_caution, against_text
 from labelclean.report._copies import copy_caution
-from labelclean.report._unflagged import unflagged_disagreement_text
+from labelclean.report._unflagged import (
+    known_noise_caution,
+    unflagged_disagreement_text,
+)
 from labelclean.report._why import mostly_unchecked, unchecked_labels
 from labelclean.utils._labels import LABEL_WRITING_FIXES, label_writing
 
@@ -441,6 +444,8 @@ def cautions(
     - ``label_copy``: a feature column holds the label's classes, and at
       least half of the flags are rows where it differs from the label
       (``run.label_copies``, :mod:`labelclean.report._copies`).
+    - ``known_noise``: rows discarded to reach a share of wrong labels the
+      run was told (``known_noise_rate``), which its estimates do not cover;
     - ``flags_against_surest_rows``: at least half of the flags of a first
       reading moved labels the way each class's surest rows contradict, and
       the run left those moves out (:mod:`labelclean.report._against`).
@@ -484,6 +489,7 @@ def cautions(
             ),
         })  # fmt: skip
     out += against_caution(cal) if calibrated else []
+    out += known_noise_caution(cal)
     return out + _unchecked_caution(_unseen_classes(cal) if calibrated else [])
 
 

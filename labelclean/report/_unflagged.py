@@ -16,7 +16,7 @@ says so in the ``poor_predictability`` caution.
 from collections.abc import Mapping
 from typing import Any
 
-__all__ = ["unflagged_disagreement_text"]
+__all__ = ["known_noise_caution", "unflagged_disagreement_text"]
 
 #: The lower limit under which the disagreement is not worth a sentence
 #: (printed, it would read "at least 0.0 %").
@@ -29,7 +29,8 @@ def unflagged_disagreement_text(cal: Mapping[str, Any]) -> str:
     otherwise."""
     anchor = cal.get("anchor_disagreement")
     fixed = cal.get("decision_rule") == "thresholds"  # its flags are not these
-    if fixed or cal.get("flagged") or not isinstance(anchor, Mapping):
+    told = isinstance(cal.get("known_noise"), Mapping) and cal["known_noise"]["added"]
+    if fixed or told or cal.get("flagged") or not isinstance(anchor, Mapping):
         return ""
     share, low = anchor.get("share"), anchor.get("lower_limit")
     if not isinstance(low, (int, float)) or not isinstance(share, (int, float)):
@@ -42,3 +43,24 @@ def unflagged_disagreement_text(cal: Mapping[str, Any]) -> str:
         "labels would and overlapping classes can: a person can check the rows "
         "whose labels the evidence doubts most ('labelclean review export')"
     )
+
+
+def known_noise_caution(cal: Mapping[str, Any]) -> list[dict[str, str]]:
+    """``known_noise`` where rows were discarded to reach a share of wrong
+    labels the run was told (``LabelCleaner(known_noise_rate=...)``,
+    :mod:`labelclean.pipeline._known_noise`): the evidence alone did not flag
+    them, and the calibration's estimates do not cover them."""
+    known = cal.get("known_noise")
+    if not isinstance(known, Mapping) or not known.get("added"):
+        return []
+    flagged = int(cal.get("flagged") or 0)
+    return [{
+        "code": "known_noise",
+        "message": (
+            f"{known['added']} row(s) were discarded because the run was told "
+            f"that {known['rate']:.1%} of the labels are wrong (known_noise_rate), "
+            f"beyond the {flagged} the evidence flagged on its own: they are the "
+            "rows whose labels the evidence doubts most, and the estimated "
+            "precision and recall of the flags do not cover them"
+        ),
+    }]  # fmt: skip

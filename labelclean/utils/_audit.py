@@ -62,6 +62,11 @@ DECISION_REASONS = {
         "stages"
     ),
     "reviewed": "a person reviewed the row; its cleaned label is the verdict",
+    "known_noise": (
+        "the run was told what share of the labels is wrong, and the evidence "
+        "doubts this label among the most, so the row is discarded to reach "
+        "that share (not flagged by the evidence alone)"
+    ),
     "correction_not_precise": (
         "the label is likely wrong, but the other class is not probable enough "
         "to relabel it (for this row, for corrections between these two classes "

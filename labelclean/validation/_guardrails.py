@@ -321,6 +321,9 @@ def _flagged_vs_noise_check(
     share = flagged / n_rows if n_rows else 0.0
     interval = calibration.get("noise_rate_interval") or [None, None]
     upper = interval[1] if interval[1] is not None else calibration["noise_rate"]
+    # a share of wrong labels the run was told (``known_noise_rate``) is noise
+    # it may flag, whatever the estimate
+    upper = max(upper, (calibration.get("known_noise") or {}).get("rate", 0.0))
     limit = min(1.0, FLAGGED_OVER_NOISE * upper + 0.01)
     ok = share <= limit + 1e-12
     return CheckResult(

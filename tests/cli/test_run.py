@@ -663,3 +663,35 @@ def test_the_run_checks_its_own_limits_where_the_fit_would_warn(tmp_path):
                "--fail-on", "error")  # fmt: skip
     assert res.exit_code == 7, res.output
     assert "class_net_change" in res.stderr and "decisions stand" not in res.stderr
+
+
+def test_a_known_share_of_wrong_labels_from_the_command_line(tmp_path):
+    X, y = make_blobs(600, centers=3, cluster_std=3.0, random_state=0)
+    noisy, _ = flip_labels(np.array(["a", "b", "c"])[y], 0.2, random_state=0)
+    frame = pd.DataFrame(X, columns=["f1", "f2"])
+    frame["label"] = noisy
+    data = tmp_path / "data.parquet"
+    frame.to_parquet(data, index=False)
+    out = tmp_path / "out"
+    res = runner.invoke(
+        app, ["run", str(data), "--label", "label", "--out", str(out),
+              "--known-noise-rate", "0.2"],
+    )  # fmt: skip
+    assert res.exit_code == 0, res.output
+    audit = pd.read_parquet(out / "audit.parquet")
+    report = json.loads((out / "report.json").read_text())
+    known = report["run"]["calibration"]["known_noise"]
+    assert known["rate"] == 0.2
+    assert (audit["reason"] == "known_noise").sum() == known["added"] > 0
+    assert (audit["decision"] != "kept").sum() == round(0.2 * len(frame))
+    assert f"WARNING: [known_noise] {known['added']} row(s) were discarded" in (
+        res.stderr
+    )
+    # a share of 0 is refused in one line, before anything is fitted
+    res = runner.invoke(
+        app, ["run", str(data), "--label", "label", "--out", str(tmp_path / "z"),
+              "--known-noise-rate", "0"],
+    )  # fmt: skip
+    assert res.exit_code == 6
+    assert "known_noise_rate" in res.stderr and "Traceback" not in res.output
+    assert not (tmp_path / "z").exists()

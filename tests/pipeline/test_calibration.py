@@ -538,6 +538,13 @@ def test_net_change_counts_corrections_as_well_as_discards():
     )
     flagged = calibrated.check("flagged_vs_noise")
     assert not flagged.success and flagged.details["share"] == 0.3
+    # a share of wrong labels the run was told (known_noise_rate) may be flagged
+    told = {"noise_rate": 0.05, "noise_rate_interval": [0.02, 0.08],
+            "known_noise": {"rate": 0.3, "added": 4, "cut": 0.8}}  # fmt: skip
+    told_check = validate_output(
+        audit, max_changed_share_per_class=1.0, calibration=told
+    ).check("flagged_vs_noise")
+    assert told_check.success and told_check.details["limit"] == pytest.approx(0.46)
 
 
 def _ordinal_six(n=1500):

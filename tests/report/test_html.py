@@ -454,6 +454,28 @@ def test_a_cautious_run_that_flagged_nothing_points_to_the_review(audit):
         assert "review export" not in said["message"], change
 
 
+def test_rows_discarded_for_a_known_share_are_said(audit):
+    reading = {"low": True, "kappa": 0.38, "out_of_fold_accuracy": 0.63,
+               "majority_share": 0.52}  # fmt: skip
+    anchor = {"share": 0.19, "lower_limit": 0.044, "upper_limit": 0.37}
+    cal = {"noise_rate": 0.0, "predictability": reading, "flagged": 0,
+           "anchor_disagreement": anchor,
+           "known_noise": {"rate": 0.2, "added": 41, "cut": 0.83}}  # fmt: skip
+    said = build_report(audit, run={"calibration": cal})["cautions"]
+    assert [c["code"] for c in said] == ["poor_predictability", "known_noise"]
+    assert said[1]["message"].startswith(
+        "41 row(s) were discarded because the run was told that 20.0% of the "
+        "labels are wrong (known_noise_rate), beyond the 0 the evidence flagged "
+        "on its own"
+    )
+    # rows were discarded, so the caution does not say that none was flagged
+    assert "no row was flagged" not in said[0]["message"]
+    cal["known_noise"]["added"] = 0  # the share was reached without them
+    codes = [c["code"] for c in build_report(audit, run={"calibration": cal})[
+        "cautions"]]  # fmt: skip
+    assert codes == ["poor_predictability"]
+
+
 def test_a_caution_is_written_whatever_the_reading_holds(audit):
     # κ read as NaN is null in report.json: the caution still says what it
     # can, and the report is still written and rendered.
