@@ -29,7 +29,8 @@ def unflagged_disagreement_text(cal: Mapping[str, Any]) -> str:
     otherwise."""
     anchor = cal.get("anchor_disagreement")
     fixed = cal.get("decision_rule") == "thresholds"  # its flags are not these
-    told = isinstance(cal.get("known_noise"), Mapping) and cal["known_noise"]["added"]
+    known = cal.get("known_noise")
+    told = isinstance(known, Mapping) and known.get("added")  # rows added for it
     if fixed or told or cal.get("flagged") or not isinstance(anchor, Mapping):
         return ""
     share, low = anchor.get("share"), anchor.get("lower_limit")
