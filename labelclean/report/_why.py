@@ -31,6 +31,10 @@ _OUTCOME = {
     "low_confidence": "discarded: no other label is trusted enough",
     "spl_zero_weight": "discarded: no other label is trusted enough",
     "low_confidence_and_spl_zero": "discarded: no other label is trusted enough",
+    "known_noise": (
+        "discarded: among the labels the evidence doubts most, up to the share "
+        "of wrong labels the run was told"
+    ),
 }
 
 
@@ -160,6 +164,7 @@ so the run took this label as right; the model gives 'a' 0.30 and predicts \
     noise = _number(record, "noise_probability")
     assumed = record.get("reason") == "not_checked" or (
         record.get("observed_label") in list(unchecked)
+        and record.get("reason") != "known_noise"  # the run was told otherwise
     )
     if assumed:
         parts.append(

@@ -14,6 +14,7 @@ from typer.testing import CliRunner
 from labelclean.cli.main import app
 from labelclean.report import build_report, render_html
 from labelclean.report._calibration_story import cautions
+from labelclean.report._why import why
 
 SECTIONS = [
     "Summary",
@@ -470,6 +471,14 @@ def test_rows_discarded_for_a_known_share_are_said(audit):
     )
     # rows were discarded, so the caution does not say that none was flagged
     assert "no row was flagged" not in said[0]["message"]
+    # a row's why says what was done, not "unchecked", in a class not checked
+    row = {"decision": "discarded", "reason": "known_noise", "observed_label": "a",
+           "noise_probability": 0.0, "cleaned_label": None}  # fmt: skip
+    assert why(row, unchecked=["a"]).endswith(
+        "discarded: among the labels the evidence doubts most, up to the share "
+        "of wrong labels the run was told."
+    )
+    assert "not checked" not in why(row, unchecked=["a"])
     cal["known_noise"]["added"] = 0  # the share was reached without them
     codes = [c["code"] for c in build_report(audit, run={"calibration": cal})[
         "cautions"]]  # fmt: skip
