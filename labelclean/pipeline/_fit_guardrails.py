@@ -32,8 +32,11 @@ def class_change_counts(
 ) -> dict[Any, dict[str, int]]:
     """Per observed class: its rows, those discarded, those corrected out.
 
-    The shape of :meth:`labelclean.report.AuditSummary.class_counts` that
-    :func:`change_checks` reads.
+    The counts :meth:`labelclean.report.AuditSummary.class_counts` gives the
+    output suite, read from the decisions alone: a whole summary of the
+    fit's audit (distributions, examples, suspects) would cost a large fit
+    what the run's own summary already costs it once (a test keeps the two
+    equal).
     """
     n_classes = len(labels)
 

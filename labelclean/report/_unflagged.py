@@ -54,13 +54,21 @@ def known_noise_caution(cal: Mapping[str, Any]) -> list[dict[str, str]]:
     known = cal.get("known_noise")
     if not isinstance(known, Mapping) or not known.get("added"):
         return []
-    flagged = int(cal.get("flagged") or 0)
+    # the calibrated flags' count; under fixed thresholds the rule's flags
+    # are not these, so the count is left out
+    fixed = cal.get("decision_rule") == "thresholds"
+    beyond = (
+        ", beyond the rows the fixed thresholds flagged"
+        if fixed
+        else f", beyond the {int(cal.get('flagged') or 0)} the evidence flagged on "
+        "its own"
+    )
     return [{
         "code": "known_noise",
         "message": (
             f"{known['added']} row(s) were discarded because the run was told "
-            f"that {known['rate']:.1%} of the labels are wrong (known_noise_rate), "
-            f"beyond the {flagged} the evidence flagged on its own: they are the "
+            f"that {known['rate']:.1%} of the labels are wrong (known_noise_rate)"
+            f"{beyond}: they are the "
             "rows whose labels the evidence doubts most, and the estimated "
             "precision and recall of the flags do not cover them"
         ),

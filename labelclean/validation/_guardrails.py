@@ -323,8 +323,9 @@ def _flagged_vs_noise_check(
     upper = interval[1] if interval[1] is not None else calibration["noise_rate"]
     # a share of wrong labels the run was told (``known_noise_rate``) is noise
     # it may flag, whatever the estimate
-    upper = max(upper, (calibration.get("known_noise") or {}).get("rate", 0.0))
-    limit = min(1.0, FLAGGED_OVER_NOISE * upper + 0.01)
+    told = (calibration.get("known_noise") or {}).get("rate")
+    limit = FLAGGED_OVER_NOISE * (upper if told is None else max(upper, told))
+    limit = min(1.0, limit + 0.01)
     ok = share <= limit + 1e-12
     return CheckResult(
         name="flagged_vs_noise",
@@ -340,8 +341,9 @@ def _flagged_vs_noise_check(
         message=(
             f"{flagged} of {n_rows} rows ({share:.1%}) were discarded or "
             f"corrected; the estimated noise is "
-            f"{calibration['noise_rate']:.1%} (up to {upper:.1%}), limit "
-            f"{limit:.1%}"
+            f"{calibration['noise_rate']:.1%} (up to {upper:.1%}"
+            + ("" if told is None else f", or the {told:.1%} the run was told")
+            + f"), limit {limit:.1%}"
             + ("." if ok else "; the decisions flag more than the noise explains.")
         ),
         details={

@@ -545,6 +545,7 @@ def test_net_change_counts_corrections_as_well_as_discards():
         audit, max_changed_share_per_class=1.0, calibration=told
     ).check("flagged_vs_noise")
     assert told_check.success and told_check.details["limit"] == pytest.approx(0.46)
+    assert "(up to 8.0%, or the 30.0% the run was told)" in told_check.message
 
 
 def _ordinal_six(n=1500):

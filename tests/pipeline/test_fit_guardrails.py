@@ -9,6 +9,8 @@ import pytest
 from labelclean.exceptions import GuardrailWarning
 from labelclean.pipeline import LabelCleaner
 from labelclean.pipeline._fit_guardrails import class_change_counts
+from labelclean.report import AuditSummary
+from labelclean.validation import validate_output
 
 
 def _class_inside_another():
@@ -98,3 +100,28 @@ def test_class_change_counts_counts_discards_and_corrections_out():
         "y": {"n_observed": 2, "discarded": 0, "corrected_out": 0},
         "z": {"n_observed": 1, "discarded": 1, "corrected_out": 0},
     }
+
+
+def test_the_fits_counts_and_message_are_the_output_suites():
+    X, y = _class_inside_another()
+    cleaner = LabelCleaner(suspect_confidence=0.5, random_state=0)
+    (caught,) = _guardrail_warnings(cleaner, X, y)
+    summary = AuditSummary()
+    summary.add(cleaner.audit_)
+    codes = np.searchsorted(cleaner.classes_, y)
+    cleaned = cleaner.audit_["cleaned_label"].to_numpy(dtype=object)
+    new_codes = np.where(  # a discarded row has no cleaned label
+        pd.isna(cleaned), codes, np.searchsorted(cleaner.classes_, cleaned.astype(str))
+    )
+    counts = class_change_counts(
+        cleaner.classes_.tolist(), codes, cleaner.decisions_, new_codes
+    )
+    assert counts == summary.class_counts()
+    assert counts["b"]["discarded"] + counts["b"]["corrected_out"] > 15  # premise
+    suite = validate_output(
+        cleaner.audit_, max_changed_share_per_class=0.5,
+        calibration=cleaner.calibration_,
+    )  # fmt: skip
+    assert str(caught.message).startswith(
+        "class_net_change: " + suite.check("class_net_change").message
+    )

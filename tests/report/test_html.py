@@ -479,6 +479,12 @@ def test_rows_discarded_for_a_known_share_are_said(audit):
         "of wrong labels the run was told."
     )
     assert "not checked" not in why(row, unchecked=["a"])
+    # under fixed thresholds the calibrated count is not the rule's flags
+    fixed = {**cal, "decision_rule": "thresholds"}
+    (told,) = [c for c in build_report(audit, run={"calibration": fixed})[
+        "cautions"] if c["code"] == "known_noise"]  # fmt: skip
+    assert "beyond the rows the fixed thresholds flagged:" in told["message"]
+    assert "beyond the 0" not in told["message"]
     cal["known_noise"]["added"] = 0  # the share was reached without them
     codes = [c["code"] for c in build_report(audit, run={"calibration": cal})[
         "cautions"]]  # fmt: skip
