@@ -119,8 +119,13 @@ def _nested_groups(cumulative, top):
     """``(m, disagreements)`` for each group of :data:`_ANCHOR_SHARES` of the
     rows (at least :data:`_ANCHOR_MIN_ROWS`, none beyond the rows there are);
     ``top`` sorted descending, ``cumulative`` as :func:`_disagreements_in_first`
-    reads it."""
+    reads it. Fewer rows than :data:`_ANCHOR_MIN_ROWS` are read as one group
+    of them all (with no group at all, the reading would be the empty
+    minimum's 1: every label disagreeing, on a table of a dozen rows)."""
     n = top.shape[0]
+    if 0 < n < _ANCHOR_MIN_ROWS:
+        yield n, _disagreements_in_first(cumulative, top, n)
+        return
     for share in _ANCHOR_SHARES:
         m = max(_ANCHOR_MIN_ROWS, int(np.ceil(share * n)))
         if m > n:

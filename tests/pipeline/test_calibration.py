@@ -772,6 +772,19 @@ def test_the_surest_rows_tied_across_a_groups_edge_are_shared_by_their_labels():
     assert first["anchor_disagreement"]["share"] == pytest.approx(2 / 20)
 
 
+def test_anchor_disagreement_on_fewer_rows_than_a_group_reads_them_all():
+    # 12 rows, 3 of whose labels disagree with the most probable class: the
+    # reading is 3 of 12 with a wide interval, not "every label disagrees".
+    P = np.tile([[0.9, 0.1], [0.2, 0.8]], (6, 1))
+    codes = np.argmax(P, axis=1)
+    codes[:3] = 1 - codes[:3]
+    anchor = anchor_disagreement(P, codes)
+    assert anchor["share"] == pytest.approx(3 / 12)
+    assert 0.0 < anchor["lower_limit"] < 0.25 < anchor["upper_limit"] < 1.0
+    assert not anchor["evidence_wrong_where_surest"]
+    assert anchor_disagreement(P, np.argmax(P, axis=1))["share"] == 0.0
+
+
 def test_anchor_disagreement_measures_noise_on_the_surest_rows():
     rng = np.random.RandomState(0)
     n = 5000
