@@ -43,7 +43,7 @@ def drift(
     """Compare runs' label-noise profiles; exit 7 when a class drifted."""
     with user_errors():
         # lazy: keeps `labelclean --help` fast
-        from labelclean.drift import drift_report
+        from labelclean.drift import describe_alert, drift_report
         from labelclean.exceptions import GuardrailError
 
         result = drift_report(
@@ -71,15 +71,14 @@ def drift(
             names = ", ".join(repr(c) for c in result["not_checked_classes"])
             typer.echo(
                 f"WARNING: [classes_not_checked] class(es) {names} were kept "
-                "unchecked in a run: their drift cannot be seen",
+                "unchecked in a run: their drift cannot be seen in the estimated "
+                "wrong labels, only in the rows the model assigns to another class",
                 err=True,
             )
         if not result["success"]:
             first = result["alerts"][0]
             raise GuardrailError(
-                f"label-noise drift: class {first['label']!r} rose from "
-                f"{100 * first['baseline']:.1f}% to {100 * first['value']:.1f}% "
-                f"estimated wrong labels in {first['run']}"
+                f"label-noise drift: {describe_alert(first)}"
                 + (
                     f" (and {len(result['alerts']) - 1} more alert(s))"
                     if len(result["alerts"]) > 1

@@ -11,8 +11,20 @@ difference (Welch's standard error from the two batches' standard deviations
 and row counts), so that a small class's sampling noise alone does not
 raise an alert. A class whose rows a run kept unchecked (reason
 ``not_checked``: the evidence does not tell it apart, and its noise
-probability is 0 by assumption) cannot show drift: it is reported as not
-checked, never as drifted or as quiet.
+probability is 0 by assumption) cannot show drift there: it is reported as
+not checked, never as drifted or as quiet.
+
+The noise probability reads each row through the fit's estimate of which
+labels hide which classes, so a kind of wrong label the training rows did
+not have (rainy days recorded as ``sun`` after the labelling changed, where
+the fit saw none) gets a probability of 0 however plainly the evidence
+contradicts it. The profile's second measure does not depend on that
+estimate: the share of a class's rows whose ``model_label`` (a model that
+never saw the row's label) is another class. It drifts under the same two
+limits, its standard error that of a difference of two proportions (each
+shrunk by half a row towards one half, so that a small class with no
+disagreement does not make every change significant), for every class,
+checked or not.
 """
 
 import math
@@ -21,7 +33,7 @@ from typing import Any
 
 from labelclean.report._why import mostly_unchecked
 
-__all__ = ["DRIFT_FORMAT", "compare"]
+__all__ = ["DRIFT_FORMAT", "compare", "describe_alert"]
 
 DRIFT_FORMAT = "labelclean-drift"
 
@@ -55,6 +67,21 @@ def _change(base: Mapping[str, Any], now: Mapping[str, Any]) -> dict[str, Any]:
     else:
         z = increase / se
     return {"increase": increase, "z": z}
+
+
+def _disagreement_change(base: Mapping[str, Any], now: Mapping[str, Any]) -> dict:
+    """Increase of a class's share of rows the model assigns to another
+    class, and its z score (None where either profile has no such share)."""
+    shares = [side.get("disagreement_share") for side in (base, now)]
+    rows = [side.get("rows_with_model_label") or 0 for side in (base, now)]
+    if None in shares or not all(rows):
+        return {"disagreement_increase": None, "disagreement_z": None}
+    increase = shares[1] - shares[0]
+    var = 0.0
+    for share, n in zip(shares, rows, strict=True):
+        p = (share * n + 0.5) / (n + 1.0)
+        var += p * (1.0 - p) / n
+    return {"disagreement_increase": increase, "disagreement_z": increase / var**0.5}
 
 
 def compare(
@@ -117,15 +144,18 @@ def compare(
         classes = {}
         for label, now in profile.items():
             entry = _entry(now, base.get(label), max_increase, min_z)
-            if entry["alert"]:
+            for measure in entry["alert_measures"]:
+                key = "" if measure == "noise_probability" else "disagreement_"
+                column = key + "share" if key else "mean_noise_probability"
                 alerts.append(
                     {
                         "run": name,
                         "label": label,
-                        "baseline": base[label]["mean_noise_probability"],
-                        "value": now["mean_noise_probability"],
-                        "increase": entry["increase"],
-                        "z": entry["z"],
+                        "measure": measure,
+                        "baseline": base[label][column],
+                        "value": now[column],
+                        "increase": entry[key + "increase"],
+                        "z": entry[key + "z"],
                     }
                 )
             classes[label] = {k: _finite(v) for k, v in entry.items()}
@@ -152,9 +182,10 @@ def compare(
         "max_increase": max_increase,
         "min_z": min_z,
         "rule": (
-            "A class drifts when its mean noise_probability rose by more than "
-            "max_increase over the baseline and by more than min_z standard "
-            "errors of the difference"
+            "A class drifts when its mean noise_probability (a class kept "
+            "unchecked has none) or its share of rows the model assigns to "
+            "another class rose by more than max_increase over the baseline "
+            "and by more than min_z standard errors of the difference"
         ),
         "runs": runs,
         "alerts": [{k: _finite(v) for k, v in a.items()} for a in alerts],
@@ -170,19 +201,46 @@ def _entry(now, base, max_increase: float, min_z: float) -> dict[str, Any]:
     entry = {
         "rows": now.get("rows"),
         "mean_noise_probability": now.get("mean_noise_probability"),
+        "disagreement_share": now.get("disagreement_share"),
         "flagged_share": now.get("flagged_share"),
         "not_checked": mostly_unchecked(now) or mostly_unchecked(base),
     }
     if base is None:
-        return {**entry, "increase": None, "z": None, "alert": False}
+        unknown = ("increase", "z", "disagreement_increase", "disagreement_z")
+        return {**entry, **dict.fromkeys(unknown), "alert": False, "alert_measures": []}
     entry.update(_change(base, now))
-    entry["alert"] = bool(
-        not entry["not_checked"]
-        and entry["increase"] is not None
-        and entry["increase"] > max_increase
-        and entry["z"] > min_z
+    entry.update(_disagreement_change(base, now))
+    measures = []
+    if not entry["not_checked"] and _beyond(entry, "", max_increase, min_z):
+        measures.append("noise_probability")
+    if _beyond(entry, "disagreement_", max_increase, min_z):
+        measures.append("disagreement")
+    return {**entry, "alert": bool(measures), "alert_measures": measures}
+
+
+def _beyond(entry, key: str, max_increase: float, min_z: float) -> bool:
+    """Whether the entry's increase (``key`` its measure's prefix) passes
+    both limits."""
+    increase, z = entry[key + "increase"], entry[key + "z"]
+    return increase is not None and increase > max_increase and z > min_z
+
+
+#: What each measure's share is of, in an alert's sentence.
+_MEASURED = {
+    "noise_probability": "estimated wrong labels",
+    "disagreement": "of its rows assigned to another class by the model",
+}
+
+
+def describe_alert(alert: Mapping[str, Any]) -> str:
+    """``"class 'a' rose from 10.0% to 18.0% estimated wrong labels in week3"``:
+    one alert of :func:`compare` in words (``measure`` absent: the noise
+    probability, as in results of earlier versions)."""
+    measured = _MEASURED[alert.get("measure", "noise_probability")]
+    return (
+        f"class {alert['label']!r} rose from {100 * alert['baseline']:.1f}% to "
+        f"{100 * alert['value']:.1f}% {measured} in {alert['run']}"
     )
-    return entry
 
 
 def _finite(value: Any) -> Any:

@@ -14,7 +14,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from labelclean.drift._compare import compare
+from labelclean.drift._compare import compare, describe_alert
 from labelclean.exceptions import InputFileError
 from labelclean.io import OutputFolder, read_report_json
 
@@ -89,6 +89,12 @@ def drift_report(
 _CSP = "default-src 'none'; img-src data:; style-src 'unsafe-inline'"
 
 
+_ALT = (
+    "Per class and run: the estimated share of wrong labels, and the share of "
+    "rows the model assigns to another class."
+)
+
+
 def _pct(value: Any) -> str:
     return "–" if value is None else f"{100 * value:.1f}%"
 
@@ -100,28 +106,36 @@ def _plot(drift: dict[str, Any]) -> str:
     from matplotlib.figure import Figure
 
     labels = sorted({c for r in drift["runs"] for c in r["classes"]})
-    fig = Figure(figsize=(7, 3), layout="constrained")
+    fig = Figure(figsize=(9, 3), layout="constrained")
     FigureCanvasAgg(fig)
-    ax = fig.add_subplot()
+    noise_ax, model_ax = fig.subplots(1, 2, sharex=True)
     x = list(range(len(drift["runs"])))
     with matplotlib.rc_context({"text.parse_math": False}):
         for label in labels:
-            y = [  # a class kept unchecked has no estimate to draw
-                None
-                if (c := r["classes"].get(label) or {}).get("not_checked")
-                else c.get("mean_noise_probability")
-                for r in drift["runs"]
+            entries = [r["classes"].get(label) or {} for r in drift["runs"]]
+            noise = [  # a class kept unchecked has no estimate to draw
+                None if c.get("not_checked") else c.get("mean_noise_probability")
+                for c in entries
             ]
-            ax.plot(x, [float("nan") if v is None else 100 * v for v in y],
-                    marker="o", label=label)  # fmt: skip
-        ax.set_xticks(x, [str(i + 1) for i in x])
-        ax.set_xlabel("run (in the order given)")
-        ax.set_ylabel("estimated wrong labels (%)")
-        ax.set_ylim(bottom=0)  # a share; no negative axis where nothing is drawn
-        ax.legend(fontsize="small", frameon=False, ncols=min(len(labels), 4))
+            model = [c.get("disagreement_share") for c in entries]
+            for ax, y in ((noise_ax, noise), (model_ax, model)):
+                ax.plot(x, [float("nan") if v is None else 100 * v for v in y],
+                        marker="o", label=label)  # fmt: skip
+        for ax, what in ((noise_ax, "estimated wrong labels (%)"),
+                         (model_ax, "model assigns another class (%)")):  # fmt: skip
+            ax.set_xticks(x, [str(i + 1) for i in x])
+            ax.set_xlabel("run (in the order given)")
+            ax.set_ylabel(what)
+            ax.set_ylim(bottom=0)  # a share; no negative axis where nothing is drawn
+        noise_ax.legend(fontsize="small", frameon=False, ncols=min(len(labels), 4))
     buffer = io.BytesIO()
     fig.savefig(buffer, format="png", dpi=96, metadata={"Software": None})
     return "data:image/png;base64," + base64.b64encode(buffer.getvalue()).decode()
+
+
+def _change(increase: Any, baseline: bool) -> str:
+    """`` (+8.2)``: a change against the baseline, in points."""
+    return "" if increase is None or baseline else f" ({100 * increase:+.1f})"
 
 
 def render_drift(drift: dict[str, Any]) -> str:
@@ -137,16 +151,21 @@ def render_drift(drift: dict[str, Any]) -> str:
             if c is None:
                 cells.append("<td class='muted'>–</td>")
                 continue
-            change = (
-                ""
-                if c.get("increase") is None or run["name"] == drift["baseline"]
-                else f" ({100 * c['increase']:+.1f})"
+            baseline = run["name"] == drift["baseline"]
+            noise = (
+                "<span class='muted'>not checked</span>"
+                if c.get("not_checked")
+                else _pct(c["mean_noise_probability"])
+                + _change(c.get("increase"), baseline)
             )
-            if c.get("not_checked"):
-                cells.append("<td class='muted'>not checked</td>")
-                continue
+            model = _pct(c.get("disagreement_share")) + _change(
+                c.get("disagreement_increase"), baseline
+            )
             cls = " class='alert'" if c.get("alert") else ""
-            cells.append(f"<td{cls}>{_pct(c['mean_noise_probability'])}{change}</td>")
+            model += "" if c.get("rows") is None else f" of {c['rows']}"
+            cells.append(
+                f"<td{cls}>{noise}<br><span class='small'>model: {model}</span></td>"
+            )
         mark = " (baseline)" if run["name"] == drift["baseline"] else ""
         rows.append(
             f"<tr><td>{i + 1}</td><td>{esc(run['name'])}{mark}</td>"
@@ -158,19 +177,14 @@ def render_drift(drift: dict[str, Any]) -> str:
     verdict = (
         ("No checked class drifted." if unchecked else "No class drifted.")
         if drift["success"]
-        else "Drift: "
-        + "; ".join(
-            f"class {esc(a['label'])} rose from {_pct(a['baseline'])} to "
-            f"{_pct(a['value'])} in {esc(a['run'])}"
-            for a in drift["alerts"]
-        )
-        + "."
+        else "Drift: " + "; ".join(map(esc, map(describe_alert, drift["alerts"]))) + "."
     )
     if unchecked:
         verdict += (
-            f" Not checked, so their drift cannot be seen: class(es) "
-            f"{esc(', '.join(map(str, unchecked)))} (the evidence does not tell "
-            "them apart; their rows were kept as labelled)."
+            f" Not checked, so their drift cannot be seen in the estimated wrong "
+            f"labels: class(es) {esc(', '.join(map(str, unchecked)))} (the evidence "
+            "does not tell them apart; their rows were kept as labelled); their "
+            "rows the model assigns to another class are compared."
         )
     return f"""<!DOCTYPE html>
 <html lang="en"><head><meta charset="utf-8">
@@ -181,14 +195,18 @@ def render_drift(drift: dict[str, Any]) -> str:
 table{{border-collapse:collapse;font-size:.9rem;display:block;overflow-x:auto}}
 th,td{{border:1px solid #d8dde5;padding:.25rem .55rem;text-align:left}}
 th{{background:#f5f7fa}}td.alert{{background:#fdecea;font-weight:600;color:#c62828}}
-.muted{{color:#5b6472}}img{{max-width:100%}}</style></head><body>
+.muted{{color:#5b6472}}.small{{font-size:.8rem;color:#5b6472}}
+img{{max-width:100%}}</style></head><body>
 <h1>Label-noise drift</h1>
 <p class="{"ok" if drift["success"] else "alert"}">{verdict}</p>
-<p class="muted">Estimated share of wrong labels per observed class (the mean calibrated
-probability that a row's label is wrong), and its change in points against the
-baseline. {esc(drift["rule"])} (max_increase {drift["max_increase"]:g},
+<p class="muted">Per observed class: the estimated share of wrong labels (the mean
+calibrated probability that a row's label is wrong) and, under it ("model"), the
+share of the class's rows that a model which never saw their labels assigns to
+another class, read without the fit's estimate of the noise, of the class's rows
+in the run; each with its change in points against the baseline.
+{esc(drift["rule"])} (max_increase {drift["max_increase"]:g},
 min_z {drift["min_z"]:g}).</p>
-<img src="{_plot(drift)}" alt="Estimated share of wrong labels per class and run.">
+<img src="{_plot(drift)}" alt="{_ALT}">
 <table><thead><tr><th>#</th><th>run</th><th>command</th><th>rows</th>{head}</tr></thead>
 <tbody>{"".join(rows)}</tbody></table>
 </body></html>

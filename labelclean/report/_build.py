@@ -194,11 +194,16 @@ def noise_profile(summary: Any, classes: list[dict[str, Any]]) -> dict[str, Any]
     wrong, so the mean estimates the class's share of wrong labels, on any
     batch, training or new), the shares flagged and corrected away, and the
     share kept unchecked (reason ``not_checked``, whose probability is 0 by
-    assumption).
+    assumption), and the share of its rows whose ``model_label`` is another
+    class (``disagreement_share``: read without the fit's estimate of the
+    noise, so a kind of wrong label the fit never saw shows there too).
     Means are rounded to 12 decimals so that batches summed in another order
     give the same report.
     """
     by_label = {to_jsonable(summary._labels[k]): v for k, v in summary._noise.items()}
+    disagree = {
+        to_jsonable(summary._labels[k]): v for k, v in summary._disagree.items()
+    }
     rows = []
     for c in classes:
         if not c["n_observed"]:
@@ -206,6 +211,7 @@ def noise_profile(summary: Any, classes: list[dict[str, Any]]) -> dict[str, Any]
         n, total, squares, unchecked = by_label.get(c["label"], (0.0,) * 4)
         mean = total / n if n else None
         var = max(squares / n - mean * mean, 0.0) if n else None
+        read, other = disagree.get(c["label"], (0, 0))
         rows.append(
             {
                 "label": c["label"],
@@ -217,6 +223,8 @@ def noise_profile(summary: Any, classes: list[dict[str, Any]]) -> dict[str, Any]
                 "corrected_share": c["share_corrected"],
                 # rows whose noise probability is 0 by assumption: no drift shows
                 "not_checked_share": unchecked / n if n else None,
+                "rows_with_model_label": int(read),
+                "disagreement_share": round(other / read, 12) if read else None,
             }
         )
     n_all = sum(r["rows_with_noise_probability"] for r in rows)

@@ -121,6 +121,9 @@ class AuditSummary:
         self._noise: dict[Any, list[float]] = {}
         # observed label -> rows a person relabelled (reason 'reviewed')
         self._reviewed_out: Counter = Counter()
+        # observed label -> [rows with a model label, rows whose model label
+        # is another class]: the evidence's disagreement, which drift reads
+        self._disagree: dict[Any, list[int]] = {}
 
     @property
     def decisions(self) -> dict[str, int]:
@@ -202,6 +205,7 @@ class AuditSummary:
             self._rounds.update(Counter(present.tolist()))
             self._rounds_missing += int(rounds.isna().sum())
         self._add_noise(audit, observed)
+        self._add_disagreement(audit, observed)
         by_person = (reason.to_numpy() == "reviewed") & (decision == "corrected")
         if by_person.any():
             self._reviewed_out.update(observed[by_person].tolist())
@@ -232,6 +236,26 @@ class AuditSummary:
             acc = self._noise.setdefault(label, [0.0, 0.0, 0.0, 0.0])
             for k, key in enumerate("nsqu"):
                 acc[k] += float(row[key])
+
+    def _add_disagreement(self, audit: Any, observed: Any) -> None:
+        """Per observed class: the rows with a ``model_label`` and those whose
+        model label is another class (the model never saw the row's label:
+        out of fold in a run, fitted on other rows in ``apply``)."""
+        if "model_label" not in audit.columns:
+            return
+        model = audit["model_label"].astype(object)
+        known = (observed.notna() & model.notna()).to_numpy()
+        if not known.any():
+            return
+        frame = pd.DataFrame(
+            {"o": observed.to_numpy()[known],
+             "d": (model.to_numpy()[known] != observed.to_numpy()[known])}
+        )  # fmt: skip
+        counts = frame.groupby("o", sort=False, observed=True)["d"].agg(["size", "sum"])
+        for label, row in counts.iterrows():
+            acc = self._disagree.setdefault(label, [0, 0])
+            acc[0] += int(row["size"])
+            acc[1] += int(row["sum"])
 
     def _add_suspects(self, audit: Any, positions: Any, decision: Any) -> None:
 
@@ -324,6 +348,10 @@ class AuditSummary:
             acc = self._noise.setdefault(label, [0.0, 0.0, 0.0, 0.0])
             for k, value in enumerate(sums):
                 acc[k] += value
+        for label, (rows, other_class) in other._disagree.items():
+            acc = self._disagree.setdefault(label, [0, 0])
+            acc[0] += rows
+            acc[1] += other_class
         if self.class_order is None:
             self.class_order = other.class_order
         if other._suspects is not None:

@@ -104,11 +104,14 @@ def test_flags_doubled_noise_in_one_class(weeks, tmp_path):
         str(weeks / f"week{i}") for i in (1, 2, 3)
     ]
     # Rows of 'b' relabelled 'a': the share of wrong labels among the rows
-    # labelled 'a' rose (from about 10 % to about 18 %); 'b' did not drift.
-    assert [(a["run"], a["label"]) for a in drift["alerts"]] == [
-        (str(weeks / "week3"), "a")
+    # labelled 'a' rose (from about 10 % to about 18 %), and so did the share
+    # of them the model assigns to 'b'; 'b' did not drift.
+    assert [(a["run"], a["label"], a["measure"]) for a in drift["alerts"]] == [
+        (str(weeks / "week3"), "a", "noise_probability"),
+        (str(weeks / "week3"), "a", "disagreement"),
     ]
-    assert drift["alerts"][0]["increase"] > 0.05
+    assert all(a["increase"] > 0.05 for a in drift["alerts"])
+    assert errors[0].endswith(f"(and 1 more alert(s)); see {out / 'drift.html'}.")
     page = (out / "drift.html").read_text()
     assert "class='alert'" in page and "default-src 'none'" in page
 
@@ -179,17 +182,22 @@ def test_a_class_kept_unchecked_is_named_not_checked_never_quiet(tmp_path):
     assert "no checked class drifted" in result.stdout
     assert (
         "WARNING: [classes_not_checked] class(es) 'a', 'b', 'c' were kept "
-        "unchecked in a run: their drift cannot be seen" in result.stderr
+        "unchecked in a run: their drift cannot be seen in the estimated wrong "
+        "labels, only in the rows the model assigns to another class" in result.stderr
     )
     drift = json.loads((out / "drift.json").read_text())
     assert drift["not_checked_classes"] == ["a", "b", "c"]
     later = drift["runs"][1]["classes"]
     assert all(c["not_checked"] and not c["alert"] for c in later.values())
+    # The model's disagreement is still read (more flips: it rose, within
+    # three standard errors on 300 rows a class).
+    assert all(0 < c["disagreement_increase"] < 3 * 0.05 for c in later.values())
+    assert all(c["disagreement_z"] < 3 for c in later.values())
     page = (out / "drift.html").read_text()
-    assert page.count("<td class='muted'>not checked</td>") == 6
+    assert page.count("<span class='muted'>not checked</span>") == 6
     assert (
-        "No checked class drifted. Not checked, so their drift cannot be seen: "
-        "class(es) a, b, c" in page
+        "No checked class drifted. Not checked, so their drift cannot be seen in "
+        "the estimated wrong labels: class(es) a, b, c" in page
     )
 
 
@@ -212,3 +220,82 @@ def test_compare_never_calls_an_unchecked_class_drifted():
     # Profiles written before the share: checked, as they were.
     old = report(0.1, None)
     assert compare([old, old])["not_checked_classes"] == []
+
+
+def test_compare_reads_the_models_disagreement_without_the_noise_estimate():
+    def report(share, rows, unchecked=0.0, mean=0.05):
+        return {
+            "noise_profile": {
+                "classes": [
+                    {"label": "x", "rows": rows, "rows_with_noise_probability": rows,
+                     "mean_noise_probability": mean, "sd_noise_probability": 0.1,
+                     "not_checked_share": unchecked,
+                     "rows_with_model_label": rows, "disagreement_share": share}
+                ]
+            }
+        }  # fmt: skip
+
+    # The noise estimate flat, the model's disagreement up 15 points on 400
+    # rows: drift, named by its measure.
+    drift = compare([report(0.10, 400), report(0.25, 400)], names=["w1", "w2"])
+    assert [(a["label"], a["measure"]) for a in drift["alerts"]] == [
+        ("x", "disagreement")
+    ]
+    alert = drift["alerts"][0]
+    assert (alert["baseline"], alert["value"]) == (0.10, 0.25)
+    assert alert["z"] > 3
+    # The same rise on 12 rows is within sampling noise, and a class with no
+    # disagreement at all on a few rows does not make every change significant.
+    assert compare([report(0.10, 12), report(0.25, 12)])["success"]
+    assert compare([report(0.0, 8), report(0.25, 8)])["success"]
+    # A class kept unchecked has no noise estimate to compare, but its
+    # disagreement is compared all the same.
+    drift = compare([report(0.10, 400, 1.0), report(0.25, 400, 1.0, mean=0.9)])
+    assert [a["measure"] for a in drift["alerts"]] == ["disagreement"]
+    assert drift["not_checked_classes"] == ["x"]
+    # Profiles written before the measure: nothing to compare there.
+    old = report(0.10, 400)
+    del old["noise_profile"]["classes"][0]["disagreement_share"]
+    assert compare([old, report(0.25, 400)])["success"]
+
+
+def test_a_kind_of_wrong_label_the_fit_never_saw_drifts(tmp_path):
+    """The fit saw clean labels, so its estimate of the noise gives no row of
+    a new batch a probability of being wrong, even where a third of one
+    class's rows now carry another label (a labelling rule that changed):
+    the model's disagreement shows it."""
+    (tmp_path / "fast.toml").write_text(PIPELINE)
+    centers = [[0, 0], [4, 0], [0, 4]]
+    for name, seed, moved in [("train", 0, 0.0), ("same", 1, 0.0), ("later", 2, 0.35)]:
+        X, y = make_blobs(900, centers=centers, cluster_std=0.8, random_state=seed)
+        labels = np.array(["a", "b", "c"])[y]
+        rng = np.random.RandomState(seed)
+        labels[(y == 2) & (rng.rand(y.size) < moved)] = "b"  # c recorded as b
+        frame = pd.DataFrame(X, columns=["f1", "f2"])
+        frame["label"] = labels
+        frame.to_parquet(tmp_path / f"{name}.parquet")
+    argv = ["run", str(tmp_path / "train.parquet"), "-p",
+            str(tmp_path / "fast.toml"), "-o", str(tmp_path / "train")]  # fmt: skip
+    assert runner.invoke(app, argv).exit_code == 0
+    for name in ("same", "later"):
+        model = str(tmp_path / "train" / "model.skops")
+        argv = ["apply", model, str(tmp_path / f"{name}.parquet"), "-o",
+                str(tmp_path / name)]  # fmt: skip
+        assert runner.invoke(app, argv).exit_code == 0
+    out = tmp_path / "drift"
+    argv = ["drift", str(tmp_path / "train"), str(tmp_path / "same"),
+            str(tmp_path / "later"), "-o", str(out)]  # fmt: skip
+    result = runner.invoke(app, argv)
+    assert result.exit_code == 7, result.output
+    drift = json.loads((out / "drift.json").read_text())
+    later = drift["runs"][2]["classes"]["b"]
+    assert later["mean_noise_probability"] < 0.05  # the estimate sees nothing
+    assert later["disagreement_share"] > 0.2
+    assert [(a["run"], a["label"], a["measure"]) for a in drift["alerts"]] == [
+        (str(tmp_path / "later"), "b", "disagreement")
+    ]
+    before = drift["runs"][0]["classes"]["b"]["disagreement_share"]
+    assert f"class 'b' rose from {100 * before:.1f}%" in result.stderr
+    assert "of its rows assigned to another class by the model" in result.stderr
+    page = (out / "drift.html").read_text()
+    assert "class='alert'" in page and "model: " in page
