@@ -76,7 +76,7 @@ def run_version(frame: pd.DataFrame, root: Path) -> tuple[int, dict, str]:
     done = _labelclean("drift", *map(str, folders), "--out", str(root / "drift"))
     drift = json.loads((root / "drift" / "drift.json").read_text())
     last = (done.stderr.strip().splitlines() or [""])[-1]
-    return done.returncode, drift, last
+    return done.returncode, drift, last.replace(f"{root}/", "")
 
 
 def _cell(entry: dict) -> str:
