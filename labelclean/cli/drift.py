@@ -26,7 +26,8 @@ def drift(
             min=0.0,
             max=1.0,
             help="Largest tolerated rise of a class's estimated share of wrong "
-            "labels (0.05 = 5 points).",
+            "labels, or of its share of rows the model assigns to another class "
+            "(0.05 = 5 points).",
         ),
     ] = 0.05,
     min_z: Annotated[
