@@ -15,7 +15,9 @@ monitor should stay quiet on them and speak on the recorded ones.
 
 Per version and year: the exit code of ``drift``, its alerts, and per class
 the rows, the mean noise probability and the share of rows the model assigns
-to another class (with its z score against 2012).
+to another class (with its z score against 2012); and how many of the first
+rows ``labelclean review export`` puts before a person for each later year
+carry a label the corrected file does not (the next step after an alert).
 
     pip install -e ".[peers]"          # vega_datasets
     python benchmarks/drift_years.py   # section drift-years
@@ -57,10 +59,27 @@ def _labelclean(*args: str) -> subprocess.CompletedProcess:
     return subprocess.run([str(exe), *args], capture_output=True, text=True)
 
 
-def run_version(frame: pd.DataFrame, root: Path) -> tuple[int, dict, str]:
+def review_errors(folder: Path, rows: pd.DataFrame, truth: pd.Series, n: int) -> int:
+    """How many of the ``n`` rows ``labelclean review export`` puts first for
+    a person carry a label other than ``truth`` (the rows of that batch)."""
+    out = folder.with_name(folder.name + "-review.csv")
+    done = _labelclean("review", "export", str(folder), "--out", str(out),
+                       "--max-rows", str(n))  # fmt: skip
+    if done.returncode != 0:
+        raise RuntimeError(done.stderr.strip().splitlines()[-1])
+    exported = pd.read_csv(out)["row_id"].to_numpy()
+    recorded = rows["weather"].to_numpy()[exported]
+    return int((recorded != truth.to_numpy()[exported]).sum())
+
+
+def run_version(
+    frame: pd.DataFrame, root: Path, truth: pd.Series, n_review: int
+) -> tuple[int, dict, str, list[int]]:
     """run on 2012, apply to the later years, drift: the exit code of drift,
-    drift.json and the last line of its stderr."""
-    folders = []
+    drift.json, the last line of its stderr, and per later year the wrong
+    labels (against ``truth``) among the first ``n_review`` rows exported for
+    review."""
+    folders, review = [], []
     for year, rows in frame.groupby(frame["date"].dt.year):
         path = root / f"{year}.parquet"
         rows.drop(columns="date").reset_index(drop=True).to_parquet(path)
@@ -72,11 +91,16 @@ def run_version(frame: pd.DataFrame, root: Path) -> tuple[int, dict, str]:
             done = _labelclean("apply", model, str(path), "--out", str(out))
         if done.returncode != 0:
             raise RuntimeError(f"{year}: {done.stderr.strip().splitlines()[-1]}")
+        if folders:
+            year_truth = truth[rows.index].reset_index(drop=True)
+            review.append(
+                review_errors(out, rows.reset_index(drop=True), year_truth, n_review)
+            )
         folders.append(out)
     done = _labelclean("drift", *map(str, folders), "--out", str(root / "drift"))
     drift = json.loads((root / "drift" / "drift.json").read_text())
     last = (done.stderr.strip().splitlines() or [""])[-1]
-    return done.returncode, drift, last.replace(f"{root}/", "")
+    return done.returncode, drift, last.replace(f"{root}/", ""), review
 
 
 def _cell(entry: dict) -> str:
@@ -96,6 +120,7 @@ def _cell(entry: dict) -> str:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--section", default="drift-years")
+    parser.add_argument("--review-rows", type=int, default=30)
     args = parser.parse_args()
     lines = [
         *section_head(TITLE),
@@ -105,14 +130,21 @@ def main() -> None:
         "the rows the model assigns to another class (z against 2012).",
         "",
     ]
-    for name, frame in versions().items():
+    tables = versions()
+    truth = tables["corrected (2020)"]["weather"]
+    for name, frame in tables.items():
         with tempfile.TemporaryDirectory() as tmp:
-            code, drift, last = run_version(frame, Path(tmp))
+            code, drift, last, review = run_version(
+                frame, Path(tmp), truth, args.review_rows
+            )
         labels = sorted({c for r in drift["runs"] for c in r["classes"]})
         lines += [
             f"**Labels {name}**: `drift` exit {code}"
             + (f" ({last.removeprefix('error: ')})" if code else "")
-            + ".",
+            + ". Among the first "
+            + f"{args.review_rows} rows `labelclean review export` puts before a "
+            "person for 2013, 2014 and 2015, labels that differ from the "
+            f"corrected ones: {', '.join(map(str, review))}.",
             "",
             "| year | " + " | ".join(labels) + " |",
             "|---|" + "---|" * len(labels),
