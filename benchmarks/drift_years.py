@@ -138,13 +138,19 @@ def main() -> None:
                 frame, Path(tmp), truth, args.review_rows
             )
         labels = sorted({c for r in drift["runs"] for c in r["classes"]})
+        grew = "; ".join(
+            f"{g['label']} {100 * g['baseline']:.1f}% → {100 * g['value']:.1f}% "
+            f"({Path(g['run']).name})"
+            for g in drift["unchecked_growth"]
+        )
         lines += [
             f"**Labels {name}**: `drift` exit {code}"
             + (f" ({last.removeprefix('error: ')})" if code else "")
             + ". Among the first "
             + f"{args.review_rows} rows `labelclean review export` puts before a "
             "person for 2013, 2014 and 2015, labels that differ from the "
-            f"corrected ones: {', '.join(map(str, review))}.",
+            f"corrected ones: {', '.join(map(str, review))}. Classes kept "
+            f"unchecked whose share of the rows grew (a warning): {grew or 'none'}.",
             "",
             "| year | " + " | ".join(labels) + " |",
             "|---|" + "---|" * len(labels),

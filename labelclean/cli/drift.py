@@ -68,14 +68,7 @@ def drift(
             )
             + f"; outputs in {out}"
         )
-        if result["not_checked_classes"]:
-            names = ", ".join(repr(c) for c in result["not_checked_classes"])
-            typer.echo(
-                f"WARNING: [classes_not_checked] class(es) {names} were kept "
-                "unchecked in a run: their drift cannot be seen in the estimated "
-                "wrong labels, only in the rows the model assigns to another class",
-                err=True,
-            )
+        _warn_unchecked(result)
         if not result["success"]:
             first = result["alerts"][0]
             raise GuardrailError(
@@ -87,3 +80,25 @@ def drift(
                 )
                 + f"; see {Path(out) / 'drift.html'}."
             )
+
+
+def _warn_unchecked(result) -> None:
+    """The warnings on stderr of the classes a run kept unchecked: their
+    noise probability cannot drift, and those whose share of the rows grew."""
+    # lazy: keeps `labelclean --help` fast
+    from labelclean.drift import describe_growth
+
+    if result["not_checked_classes"]:
+        names = ", ".join(repr(c) for c in result["not_checked_classes"])
+        typer.echo(
+            f"WARNING: [classes_not_checked] class(es) {names} were kept "
+            "unchecked in a run: their drift cannot be seen in the estimated "
+            "wrong labels, only in the rows the model assigns to another class",
+            err=True,
+        )
+    for growth in result.get("unchecked_growth", []):
+        typer.echo(
+            f"WARNING: [unchecked_class_grew] {describe_growth(growth)} "
+            "('labelclean review export' ranks its rows for a person)",
+            err=True,
+        )

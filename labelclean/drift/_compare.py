@@ -33,7 +33,7 @@ from typing import Any
 
 from labelclean.report._why import mostly_unchecked
 
-__all__ = ["DRIFT_FORMAT", "compare", "describe_alert"]
+__all__ = ["DRIFT_FORMAT", "compare", "describe_alert", "describe_growth"]
 
 DRIFT_FORMAT = "labelclean-drift"
 
@@ -69,19 +69,59 @@ def _change(base: Mapping[str, Any], now: Mapping[str, Any]) -> dict[str, Any]:
     return {"increase": increase, "z": z}
 
 
-def _disagreement_change(base: Mapping[str, Any], now: Mapping[str, Any]) -> dict:
-    """Increase of a class's share of rows the model assigns to another
-    class, and its z score (None where either profile has no such share)."""
-    shares = [side.get("disagreement_share") for side in (base, now)]
-    rows = [side.get("rows_with_model_label") or 0 for side in (base, now)]
+def _proportion_change(shares, rows) -> tuple[float | None, float | None]:
+    """Increase of a proportion from ``shares[0]`` (of ``rows[0]``) to
+    ``shares[1]`` (of ``rows[1]``) and its z score, each proportion shrunk by
+    half a row towards one half in the standard error; (None, None) where
+    either is unknown."""
     if None in shares or not all(rows):
-        return {"disagreement_increase": None, "disagreement_z": None}
+        return None, None
     increase = shares[1] - shares[0]
     var = 0.0
     for share, n in zip(shares, rows, strict=True):
         p = (share * n + 0.5) / (n + 1.0)
         var += p * (1.0 - p) / n
-    return {"disagreement_increase": increase, "disagreement_z": increase / var**0.5}
+    return increase, increase / var**0.5
+
+
+def _disagreement_change(base: Mapping[str, Any], now: Mapping[str, Any]) -> dict:
+    """Increase of a class's share of rows the model assigns to another
+    class, and its z score (None where either profile has no such share)."""
+    increase, z = _proportion_change(
+        [side.get("disagreement_share") for side in (base, now)],
+        [side.get("rows_with_model_label") or 0 for side in (base, now)],
+    )
+    return {"disagreement_increase": increase, "disagreement_z": z}
+
+
+def _unchecked_growth(name, classes, profile, base, limits) -> list[dict[str, Any]]:
+    """The classes kept unchecked whose share of the run's labelled rows rose
+    beyond ``limits`` (max_increase, min_z) against the baseline's: more rows
+    carry a label nothing checked. A warning, not drift (seasons and sampling
+    move a class's share too)."""
+    totals = [sum(c.get("rows") or 0 for c in p.values()) for p in (base, profile)]
+    out = []
+    for label, entry in classes.items():
+        if not entry["not_checked"] or label not in base:
+            continue
+        shares = [
+            (side[label].get("rows") or 0) / total if total else None
+            for side, total in zip((base, profile), totals, strict=True)
+        ]
+        increase, z = _proportion_change(shares, totals)
+        if increase is not None and increase > limits[0] and z > limits[1]:
+            out.append({"run": name, "label": label, "baseline": shares[0],
+                        "value": shares[1], "increase": increase, "z": z})  # fmt: skip
+    return out
+
+
+def describe_growth(growth: Mapping[str, Any]) -> str:
+    """One entry of :func:`compare`'s ``unchecked_growth`` in words."""
+    return (
+        f"class {growth['label']!r}, kept unchecked, went from "
+        f"{100 * growth['baseline']:.1f}% of the rows to {100 * growth['value']:.1f}% "
+        f"in {growth['run']}: more rows carry a label nothing checked"
+    )
 
 
 def compare(
@@ -113,8 +153,9 @@ def compare(
         JSON-ready: ``baseline``, the limits, per run and class the mean,
         the increase over the baseline and its z score (``runs``), the
         ``alerts`` (class drifted), ``not_checked_classes`` (classes a run
-        kept unchecked, whose drift cannot be seen) and ``success`` (no
-        alert).
+        kept unchecked, whose noise probability cannot show drift),
+        ``unchecked_growth`` (such classes whose share of the rows rose
+        beyond the same limits: a warning) and ``success`` (no alert).
 
     Examples
     --------
@@ -139,7 +180,7 @@ def compare(
         raise ValueError(f"baseline {baseline} is not one of the {len(reports)} runs.")
     profiles = [_profile(r, n) for r, n in zip(reports, names, strict=True)]
     base = profiles[baseline]
-    runs, alerts = [], []
+    runs, alerts, growth = [], [], []
     for name, report, profile in zip(names, reports, profiles, strict=True):
         classes = {}
         for label, now in profile.items():
@@ -159,6 +200,7 @@ def compare(
                     }
                 )
             classes[label] = {k: _finite(v) for k, v in entry.items()}
+        growth += _unchecked_growth(name, classes, profile, base, (max_increase, min_z))
         runs.append(
             {
                 "name": name,
@@ -192,6 +234,7 @@ def compare(
         "not_checked_classes": sorted(
             {label for run in runs for label in run["not_checked_classes"]}
         ),
+        "unchecked_growth": [{k: _finite(v) for k, v in g.items()} for g in growth],
         "success": not alerts,
     }
 

@@ -14,7 +14,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from labelclean.drift._compare import compare, describe_alert
+from labelclean.drift._compare import compare, describe_alert, describe_growth
 from labelclean.exceptions import InputFileError
 from labelclean.io import OutputFolder, read_report_json
 
@@ -186,6 +186,8 @@ def render_drift(drift: dict[str, Any]) -> str:
             "does not tell them apart; their rows were kept as labelled); their "
             "rows the model assigns to another class are compared."
         )
+    for growth in drift.get("unchecked_growth") or []:
+        verdict += f" Warning: {esc(describe_growth(growth))}."
     return f"""<!DOCTYPE html>
 <html lang="en"><head><meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">

@@ -299,3 +299,63 @@ def test_a_kind_of_wrong_label_the_fit_never_saw_drifts(tmp_path):
     assert "of its rows assigned to another class by the model" in result.stderr
     page = (out / "drift.html").read_text()
     assert "class='alert'" in page and "model: " in page
+
+
+def _profile_report(classes):
+    """A report.json with only what `drift` reads: per class (label, rows,
+    share kept unchecked)."""
+    return {
+        "format": "labelclean-report",
+        "noise_profile": {
+            "classes": [
+                {"label": label, "rows": rows, "rows_with_noise_probability": rows,
+                 "mean_noise_probability": 0.0, "sd_noise_probability": 0.0,
+                 "not_checked_share": unchecked, "rows_with_model_label": rows,
+                 "disagreement_share": 0.5}
+                for label, rows, unchecked in classes
+            ]
+        },
+    }  # fmt: skip
+
+
+def test_an_unchecked_class_that_grows_is_a_warning_not_drift(tmp_path):
+    """A class the fit could not check whose share of the rows jumps (rainy
+    days recorded as 'fog' once the record stopped naming rain): more rows
+    carry a label nothing checked. Said, not called drift: seasons move a
+    class's share too."""
+    base = _profile_report([("fog", 5, 1.0), ("rain", 195, 0.0), ("sun", 200, 0.0)])
+    later = _profile_report([("fog", 150, 1.0), ("rain", 50, 0.0), ("sun", 200, 0.0)])
+    small = _profile_report([("fog", 9, 1.0), ("rain", 191, 0.0), ("sun", 200, 0.0)])
+    grown = _profile_report([("fog", 5, 1.0), ("rain", 195, 0.0), ("sun", 350, 0.0)])
+    for name, report in (("base", base), ("later", later), ("small", small),
+                         ("grown", grown)):  # fmt: skip
+        (tmp_path / name).mkdir()
+        (tmp_path / name / "report.json").write_text(json.dumps(report))
+    drift = compare(
+        [base, later, small, grown], names=["base", "later", "small", "grown"]
+    )
+    assert drift["success"]
+    # 'fog' from 1.2 % to 37.5 % of the rows; +1 point is within chance, and a
+    # checked class that grows ('sun' in 'grown') is not this warning's.
+    assert [(g["run"], g["label"]) for g in drift["unchecked_growth"]] == [
+        ("later", "fog")
+    ]
+    growth = drift["unchecked_growth"][0]
+    assert growth["baseline"] == pytest.approx(5 / 400)
+    assert growth["value"] == pytest.approx(150 / 400)
+    out = tmp_path / "drift"
+    argv = ["drift", *(str(tmp_path / n) for n in ("base", "later", "small")),
+            "-o", str(out)]  # fmt: skip
+    result = runner.invoke(app, argv)
+    assert result.exit_code == 0, result.output
+    line = (
+        f"WARNING: [unchecked_class_grew] class 'fog', kept unchecked, went from "
+        f"1.2% of the rows to 37.5% in {tmp_path / 'later'}: more rows carry a label "
+        "nothing checked ('labelclean review export' ranks its rows for a person)"
+    )
+    assert line in result.stderr.splitlines()
+    assert result.stderr.count("[unchecked_class_grew]") == 1
+    assert (
+        "Warning: class &#x27;fog&#x27;, kept unchecked, went from 1.2%"
+        in (out / "drift.html").read_text()
+    )
