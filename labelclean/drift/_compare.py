@@ -31,6 +31,7 @@ import math
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from labelclean.report._batch import proportion_change
 from labelclean.report._why import mostly_unchecked
 
 __all__ = ["DRIFT_FORMAT", "compare", "describe_alert", "describe_growth"]
@@ -69,25 +70,10 @@ def _change(base: Mapping[str, Any], now: Mapping[str, Any]) -> dict[str, Any]:
     return {"increase": increase, "z": z}
 
 
-def _proportion_change(shares, rows) -> tuple[float | None, float | None]:
-    """Increase of a proportion from ``shares[0]`` (of ``rows[0]``) to
-    ``shares[1]`` (of ``rows[1]``) and its z score, each proportion shrunk by
-    half a row towards one half in the standard error; (None, None) where
-    either is unknown."""
-    if None in shares or not all(rows):
-        return None, None
-    increase = shares[1] - shares[0]
-    var = 0.0
-    for share, n in zip(shares, rows, strict=True):
-        p = (share * n + 0.5) / (n + 1.0)
-        var += p * (1.0 - p) / n
-    return increase, increase / var**0.5
-
-
 def _disagreement_change(base: Mapping[str, Any], now: Mapping[str, Any]) -> dict:
     """Increase of a class's share of rows the model assigns to another
     class, and its z score (None where either profile has no such share)."""
-    increase, z = _proportion_change(
+    increase, z = proportion_change(
         [side.get("disagreement_share") for side in (base, now)],
         [side.get("rows_with_model_label") or 0 for side in (base, now)],
     )
@@ -108,7 +94,7 @@ def _unchecked_growth(name, classes, profile, base, limits) -> list[dict[str, An
             (side[label].get("rows") or 0) / total if total else None
             for side, total in zip((base, profile), totals, strict=True)
         ]
-        increase, z = _proportion_change(shares, totals)
+        increase, z = proportion_change(shares, totals)
         if increase is not None and increase > limits[0] and z > limits[1]:
             out.append({"run": name, "label": label, "baseline": shares[0],
                         "value": shares[1], "increase": increase, "z": z})  # fmt: skip

@@ -9,12 +9,13 @@ from collections.abc import Mapping
 from typing import Any
 
 from labelclean.report._against import against_caution, against_text
+from labelclean.report._batch import batch_cautions, quoted, unchecked_caution
 from labelclean.report._copies import copy_caution
 from labelclean.report._unflagged import (
     known_noise_caution,
     unflagged_disagreement_text,
 )
-from labelclean.report._why import mostly_unchecked, unchecked_labels
+from labelclean.report._why import unchecked_labels
 from labelclean.utils._labels import LABEL_WRITING_FIXES, label_writing
 
 __all__ = ["calibration_story", "cautions", "count", "pct"]
@@ -380,11 +381,6 @@ def _unseen_classes(cal: Mapping[str, Any]) -> list[str]:
     return [str(name) for name in unchecked_labels(cal)]
 
 
-def _quoted(names: list[str], shown: int = 8) -> str:
-    more = f" and {len(names) - shown} more" if len(names) > shown else ""
-    return ", ".join(f"'{c}'" for c in names[:shown]) + more
-
-
 def _agreement_numbers(pred: Mapping[str, Any]) -> str:
     """`` (Cohen's κ 0.35, out-of-fold accuracy 61.0% against 40.0% for the
     largest class)``, with what the reading holds (a NaN reads as null in
@@ -453,16 +449,15 @@ def cautions(
     The report's first paragraph says the same at length
     (:func:`calibration_story`). With fixed thresholds only the first four
     are read; without a calibration (``apply``'s report) the first three,
-    and ``classes_not_checked`` from the ``profile`` (``noise_profile``):
-    classes most of whose rows were kept unchecked.
+    ``disagreement_rose`` (the model assigns more of the batch's rows to
+    another class than of the fit's own) and ``classes_not_checked`` from
+    the ``profile`` (``noise_profile``): :func:`batch_cautions`.
     """
     out = _guardrail_cautions(run.get("withholding")) + _label_cautions(classes)
     out += copy_caution(run.get("label_copies"))
     cal = run.get("calibration")
     if not isinstance(cal, Mapping) or cal.get("noise_rate") is None:
-        entries = (profile or {}).get("classes") or ()
-        unseen = [str(c["label"]) for c in entries if mostly_unchecked(c)]
-        return out + _unchecked_caution(unseen)
+        return out + batch_cautions(run, profile)
     pred = cal.get("predictability") or {}
     if pred.get("slight") or pred.get("fair") or pred.get("low"):
         out.append({
@@ -490,20 +485,7 @@ def cautions(
         })  # fmt: skip
     out += against_caution(cal) if calibrated else []
     out += known_noise_caution(cal)
-    return out + _unchecked_caution(_unseen_classes(cal) if calibrated else [])
-
-
-def _unchecked_caution(unseen: list[str]) -> list[dict[str, str]]:
-    """``classes_not_checked`` for the classes named, if any."""
-    if not unseen:
-        return []
-    return [{
-        "code": "classes_not_checked",
-        "message": (
-            f"the evidence does not tell class(es) {_quoted(unseen)} apart from "
-            "the others: their labels were kept unchecked"
-        ),
-    }]  # fmt: skip
+    return out + unchecked_caution(_unseen_classes(cal) if calibrated else [])
 
 
 def _label_cautions(classes: Any) -> list[dict[str, str]]:
@@ -549,7 +531,7 @@ def _unseen_story(cal: Mapping[str, Any], pred: Mapping[str, Any]) -> list[str]:
     unseen = _unseen_classes(cal)
     if unseen:
         story.append(
-            f"The evidence does not tell class(es) {_quoted(unseen)} apart from the "
+            f"The evidence does not tell class(es) {quoted(unseen)} apart from the "
             "others, so their labels cannot be checked: their rows were kept "
             "as labelled, and no row was relabelled into them."
         )

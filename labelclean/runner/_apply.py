@@ -16,9 +16,14 @@ import pandas as pd
 import pyarrow as pa
 from pandas.api.types import pandas_dtype
 
-from labelclean.exceptions import DataValidationError, PipelineDefinitionError
-from labelclean.io import OutputFolder, file_sha256, inspect_parquet
+from labelclean.exceptions import (
+    DataValidationError,
+    InputFileError,
+    PipelineDefinitionError,
+)
+from labelclean.io import OutputFolder, file_sha256, inspect_parquet, read_report_json
 from labelclean.pipeline import final_model_info, load_cleaner
+from labelclean.report._batch import fit_disagreement
 from labelclean.runner._outputs import (
     OUTPUT_NAMES,
     RunResult,
@@ -111,6 +116,7 @@ def apply_model(
             "features": meta["features"],
             "final_model": final_model_info(cleaner),
             "inputs": files,
+            "fit_disagreement": _fit_disagreement(model_path, meta),
         }
         manifest = {
             "format": "labelclean-manifest",
@@ -149,6 +155,28 @@ def apply_model(
         n_rows / max(clock.times["decide_and_write"], 1e-9),
     )
     return finish(folder, n_rows, written, fail_on, engine)
+
+
+def _fit_disagreement(model_path: Any, meta: dict[str, Any]) -> Any:
+    """The fit's own rows' disagreement with the model (per class, the share
+    it assigns to another class), read from the ``report.json`` beside the
+    model file when the run that wrote it fitted this model (the same label,
+    features and seed); None otherwise: the batch is then not compared
+    (``docs/drift.md``)."""
+    path = Path(model_path)
+    try:
+        report = read_report_json(path if path.is_dir() else path.parent,
+                                  required=("noise_profile", "run"))  # fmt: skip
+    except InputFileError:
+        return None
+    run = report["run"] if isinstance(report["run"], dict) else {}
+    same = (
+        run.get("command", "run") == "run"
+        and run.get("label") == meta.get("label")
+        and run.get("seed") == meta.get("seed")
+        and list(run.get("features") or ()) == list(meta.get("features") or ())
+    )
+    return fit_disagreement(report["noise_profile"]) if same else None
 
 
 def _check_source_schema(source: Any, meta: dict[str, Any], label: str) -> None:

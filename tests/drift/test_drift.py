@@ -277,11 +277,33 @@ def test_a_kind_of_wrong_label_the_fit_never_saw_drifts(tmp_path):
     argv = ["run", str(tmp_path / "train.parquet"), "-p",
             str(tmp_path / "fast.toml"), "-o", str(tmp_path / "train")]  # fmt: skip
     assert runner.invoke(app, argv).exit_code == 0
+    applied = {}
     for name in ("same", "later"):
         model = str(tmp_path / "train" / "model.skops")
         argv = ["apply", model, str(tmp_path / f"{name}.parquet"), "-o",
                 str(tmp_path / name)]  # fmt: skip
-        assert runner.invoke(app, argv).exit_code == 0
+        applied[name] = runner.invoke(app, argv)
+        assert applied[name].exit_code == 0, applied[name].output
+    # Each batch's own report compares it with the fit's rows (the training
+    # run's report beside the model file): the changed batch says so.
+    assert "[disagreement_rose]" not in applied["same"].stderr
+    said = [line for line in applied["later"].stderr.splitlines()
+            if line.startswith("WARNING: [disagreement_rose]")]  # fmt: skip
+    assert len(said) == 1 and "'b' " in said[0] and "'c'" not in said[0]
+    report = json.loads((tmp_path / "later" / "report.json").read_text())
+    assert "disagreement_rose" in [c["code"] for c in report["cautions"]]
+    assert [c["label"] for c in report["run"]["fit_disagreement"]] == ["a", "b", "c"]
+    # A model file moved away from its run's report is not compared.
+    (tmp_path / "moved").mkdir()
+    (tmp_path / "moved" / "model.skops").write_bytes(
+        (tmp_path / "train" / "model.skops").read_bytes()
+    )
+    argv = ["apply", str(tmp_path / "moved" / "model.skops"),
+            str(tmp_path / "later.parquet"), "-o", str(tmp_path / "alone")]  # fmt: skip
+    alone = runner.invoke(app, argv)
+    assert alone.exit_code == 0 and "[disagreement_rose]" not in alone.stderr
+    report = json.loads((tmp_path / "alone" / "report.json").read_text())
+    assert report["run"]["fit_disagreement"] is None
     out = tmp_path / "drift"
     argv = ["drift", str(tmp_path / "train"), str(tmp_path / "same"),
             str(tmp_path / "later"), "-o", str(out)]  # fmt: skip

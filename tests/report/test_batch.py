@@ -1,0 +1,56 @@
+"""The cautions of a batch decided by a fitted pipeline: the model's
+disagreement with the labels compared with the fit's own rows'."""
+
+from labelclean.report._batch import batch_cautions, disagreement_rose
+
+
+def _profile(*classes):
+    return {
+        "classes": [
+            {"label": label, "rows_with_model_label": rows,
+             "disagreement_share": share, "not_checked_share": unchecked}
+            for label, rows, share, unchecked in classes
+        ]
+    }  # fmt: skip
+
+
+FIT = [
+    {"label": "rain", "rows_with_model_label": 191, "disagreement_share": 0.168},
+    {"label": "sun", "rows_with_model_label": 118, "disagreement_share": 0.263},
+]
+
+
+def test_a_batch_whose_labels_the_model_contradicts_more_than_the_fits():
+    batch = _profile(("rain", 60, 0.083, 0.0), ("sun", 205, 0.459, 0.0))
+    (caution,) = batch_cautions({"fit_disagreement": FIT}, batch)
+    assert caution["code"] == "disagreement_rose"
+    assert caution["message"].startswith(
+        "the model assigns more of this batch's rows to a class other than their "
+        "label than it did of the fit's own rows: 'sun' 26.3% → 45.9% (z 3.7); "
+    )
+    assert "'rain'" not in caution["message"]  # it fell
+
+
+def test_no_caution_within_the_limits_or_without_the_fits_rows():
+    # +10.7 points on 211 rows: under three standard errors
+    within = _profile(("sun", 211, 0.370, 0.0))
+    assert batch_cautions({"fit_disagreement": FIT}, within) == []
+    # +60 points on 2 rows: within chance too
+    assert disagreement_rose(FIT, _profile(("sun", 2, 0.9, 0.0))) == []
+    # No fit profile (a model file moved from its run), or one written before
+    # the measure: nothing to compare.
+    batch = _profile(("sun", 205, 0.459, 0.0))
+    assert batch_cautions({}, batch) == []
+    older = [{"label": "sun", "rows_with_model_label": None,
+              "disagreement_share": None}]  # fmt: skip
+    assert batch_cautions({"fit_disagreement": older}, batch) == []
+
+
+def test_classes_kept_unchecked_are_named_after_it():
+    batch = _profile(("fog", 151, 1.0, 1.0), ("sun", 205, 0.459, 0.0))
+    fit = [
+        *FIT,
+        {"label": "fog", "rows_with_model_label": 5, "disagreement_share": 1.0},
+    ]
+    codes = [c["code"] for c in batch_cautions({"fit_disagreement": fit}, batch)]
+    assert codes == ["disagreement_rose", "classes_not_checked"]
