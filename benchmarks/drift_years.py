@@ -78,8 +78,8 @@ def run_version(
     """run on 2012, apply to the later years, drift: the exit code of drift,
     drift.json, the last line of its stderr, and per later year the wrong
     labels (against ``truth``) among the first ``n_review`` rows exported for
-    review."""
-    folders, review = [], []
+    review, and whether ``apply`` gave the caution ``disagreement_rose``."""
+    folders, review, said = [], [], []
     for year, rows in frame.groupby(frame["date"].dt.year):
         path = root / f"{year}.parquet"
         rows.drop(columns="date").reset_index(drop=True).to_parquet(path)
@@ -92,6 +92,7 @@ def run_version(
         if done.returncode != 0:
             raise RuntimeError(f"{year}: {done.stderr.strip().splitlines()[-1]}")
         if folders:
+            said.append("[disagreement_rose]" in done.stderr)
             year_truth = truth[rows.index].reset_index(drop=True)
             review.append(
                 review_errors(out, rows.reset_index(drop=True), year_truth, n_review)
@@ -100,7 +101,7 @@ def run_version(
     done = _labelclean("drift", *map(str, folders), "--out", str(root / "drift"))
     drift = json.loads((root / "drift" / "drift.json").read_text())
     last = (done.stderr.strip().splitlines() or [""])[-1]
-    return done.returncode, drift, last.replace(f"{root}/", ""), review
+    return done.returncode, drift, last.replace(f"{root}/", ""), review, said
 
 
 def _cell(entry: dict) -> str:
@@ -134,7 +135,7 @@ def main() -> None:
     truth = tables["corrected (2020)"]["weather"]
     for name, frame in tables.items():
         with tempfile.TemporaryDirectory() as tmp:
-            code, drift, last, review = run_version(
+            code, drift, last, review, said = run_version(
                 frame, Path(tmp), truth, args.review_rows
             )
         labels = sorted({c for r in drift["runs"] for c in r["classes"]})
@@ -149,7 +150,9 @@ def main() -> None:
             + ". Among the first "
             + f"{args.review_rows} rows `labelclean review export` puts before a "
             "person for 2013, 2014 and 2015, labels that differ from the "
-            f"corrected ones: {', '.join(map(str, review))}. Classes kept "
+            f"corrected ones: {', '.join(map(str, review))}. `apply`'s own "
+            "caution `disagreement_rose` in 2013, 2014, 2015: "
+            f"{', '.join('yes' if s else 'no' for s in said)}. Classes kept "
             f"unchecked whose share of the rows grew (a warning): {grew or 'none'}.",
             "",
             "| year | " + " | ".join(labels) + " |",
