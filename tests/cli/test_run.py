@@ -316,9 +316,13 @@ def test_apply_with_fail_on_withholds_a_batch_that_fails_a_guardrail(
     lines = res.stderr.strip().splitlines()
     assert lines[-1].startswith("error: output guardrail(s) failed")
     caution = "WARNING: [guardrails_failed] guardrail(s) "
-    assert lines[-2].startswith(caution) and "class_net_change" in lines[-2]
-    assert "failed; the cleaned rows were withheld as " in lines[-2]
-    assert lines[-2].endswith("'cleaned.parquet.rejected'")
+    (said,) = [line for line in lines if line.startswith(caution)]
+    assert "class_net_change" in said
+    assert "failed; the cleaned rows were withheld as " in said
+    assert said.endswith("'cleaned.parquet.rejected'")
+    # a blob relabelled whole: the model contradicts those labels far more
+    # than the fit's own rows', and the batch says so too
+    assert any(line.startswith("WARNING: [disagreement_rose]") for line in lines)
     report = json.loads((tmp_path / "strict" / "report.json").read_text())
     assert report["cautions"][0]["code"] == "guardrails_failed"
     assert "withheld as 'cleaned.parquet.rejected'" in report["cautions"][0]["message"]
@@ -338,7 +342,10 @@ def test_apply_with_fail_on_withholds_a_batch_that_fails_a_guardrail(
     (line,) = [x for x in res.stderr.splitlines() if x.startswith(caution)]
     assert "failed; the cleaned rows were published all the same" in line
     report = json.loads((tmp_path / "lenient" / "report.json").read_text())
-    assert [c["code"] for c in report["cautions"]] == ["guardrails_failed"]
+    assert [c["code"] for c in report["cautions"]] == [
+        "guardrails_failed",
+        "disagreement_rose",
+    ]
     html = unescape((tmp_path / "lenient" / "report.html").read_text())
     assert "Read before relying on this run" in html
     assert "the cleaned rows were published all the same" in html
