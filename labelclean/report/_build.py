@@ -232,7 +232,10 @@ def noise_profile(summary: Any, classes: list[dict[str, Any]]) -> dict[str, Any]
         round(sum(v[1] for v in summary._noise.values()) / n_all, 12) if n_all else None
     )
     return {
-        "measure": "mean noise_probability per observed class",
+        "measure": (
+            "mean noise_probability and the share assigned to another class by "
+            "the model, per observed class"
+        ),
         "mean_noise_probability": overall,
         "classes": rows,
     }
