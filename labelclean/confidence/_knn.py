@@ -8,6 +8,7 @@ one :class:`~labelclean.utils._neighbors.NeighborIndex`, so they share a
 single neighbour search.
 """
 
+import warnings
 from numbers import Integral
 
 import numpy as np
@@ -23,6 +24,26 @@ from labelclean.utils._sklearn import Interval, StrOptions, fit_context
 from labelclean.utils._validation import check_labels, is_dataframe
 
 __all__ = ["KNNConfidence"]
+
+
+def _within_classes(k: int, n_rows: int, n_classes: int) -> int:
+    """``k`` capped at the mean class size of ``n_rows`` rows (rounded up)
+    less one, at least 1, with a warning where that cuts it. Beyond it a class of
+    average size cannot fill a row's neighbourhood with its own rows, so
+    even right labels of classes that do not overlap read γ < 1: on 12 rows
+    of two classes K = 10 reads every row at one half, and the soft labels
+    say nothing (docs/confidence.md, *Tables smaller than the
+    neighbourhood*)."""
+    cap = max(1, -(-n_rows // n_classes) - 1)
+    if cap < k:
+        warnings.warn(
+            f"{n_rows} row(s) in {n_classes} classes are too few for "
+            f"n_neighbors={k}: a class of average size fills at most {cap} "
+            f"places of a row's neighbourhood; using {cap}.",
+            UserWarning,
+            stacklevel=3,
+        )
+    return min(k, cap)
 
 
 class KNNConfidence(BaseConfidence):
@@ -222,8 +243,10 @@ class KNNConfidence(BaseConfidence):
             self.removal_round_ = np.zeros(Z.shape[0], dtype=np.int64)
         else:
             keep, self.removal_round_, _ = flt.rounds(index, codes, self.classes_)
-        self.n_neighbors_ = index.effective_k(
-            self.n_neighbors, int(keep.sum()), exclude_self=True
+        self.n_neighbors_ = _within_classes(
+            index.effective_k(self.n_neighbors, int(keep.sum()), exclude_self=True),
+            int(keep.sum()),
+            n_classes,
         )
         self.neighbor_counts_ = index.training_label_counts(
             keep, self.n_neighbors_, codes, n_classes

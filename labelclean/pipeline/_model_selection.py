@@ -19,6 +19,7 @@ from sklearn.model_selection import StratifiedKFold
 from sklearn.utils import get_tags
 from sklearn.utils.parallel import Parallel, delayed
 
+from labelclean.exceptions import DataValidationError
 from labelclean.pipeline import _kinds as kinds
 from labelclean.pipeline._comparison import (
     FINAL_HOLD_OUT_ROWS,
@@ -551,8 +552,11 @@ class ModelSelectionMixin:
         rows' indices in the fit when ``Z`` is a sample). ``build(name)``, when
         given, makes the model of each name. Rows of a fold whose
         training part holds a single class (or every row, without folds) are
-        NaN. With repeated splits (``cv_repeats``) a row's probabilities are
-        the mean over the folds that held it out, one per split. The (model,
+        NaN, and so are those of a fold whose training part the model cannot
+        learn (:class:`DataValidationError`: on a few rows a boosting round
+        may find no split better than chance). With repeated splits
+        (``cv_repeats``) a row's probabilities are the mean over the folds
+        that held it out, one per split. The (model,
         fold) fits are independent, so they run on ``n_jobs`` threads (the
         boosting kernels release the GIL); the means are summed in the order
         of the folds, so the result does not depend on the number of threads.
@@ -571,7 +575,11 @@ class ModelSelectionMixin:
             labels = soft
             if fold_soft:
                 labels = self._soft_labels_without(soft, rows, test, row_ids)
-            self._fit_model(model, Z, codes, labels, rows, quiet=False, weight=weight)
+            try:
+                self._fit_model(model, Z, codes, labels, rows, quiet=False,
+                                weight=weight)  # fmt: skip
+            except DataValidationError:  # e.g. no weak learner on a tiny fold
+                return None
             return self._proba_in_classes(model, Z[test])
 
         # BLAS on one thread for every fold, whatever n_jobs, set here by the

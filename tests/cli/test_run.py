@@ -702,3 +702,22 @@ def test_a_known_share_of_wrong_labels_from_the_command_line(tmp_path):
     assert res.exit_code == 6
     assert "known_noise_rate" in res.stderr and "Traceback" not in res.output
     assert not (tmp_path / "z").exists()
+
+
+def test_a_table_of_twelve_rows_runs(tmp_path):
+    # Two classes of six rows each, far apart. The confidence's ten
+    # neighbours held every other row, so every label read one half, the
+    # shipped pipeline's boosting found no split and `run` exited 3 saying
+    # the features do not predict the label.
+    X = np.r_[np.linspace(0, 1, 6), np.linspace(50, 51, 6)]
+    frame = pd.DataFrame({"a": X, "b": X[::-1] * 0.1})
+    frame["label"] = ["x"] * 6 + ["y"] * 6
+    path = tmp_path / "tiny.parquet"
+    frame.to_parquet(path, index=False)
+    out = tmp_path / "out"
+    res = runner.invoke(app, ["run", str(path), "--label", "label", "--out", str(out)])
+    assert res.exit_code == 0, res.output
+    assert "too few for n_neighbors=10" in res.output
+    audit = pd.read_parquet(out / "audit.parquet")
+    assert (audit["decision"] == "kept").all() and len(audit) == 12
+    assert (audit["confidence"] == 1.0).all()

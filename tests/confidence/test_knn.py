@@ -154,8 +154,40 @@ def test_fewer_rows_than_neighbours():
     y = np.array([0, 0, 1, 1])
     with pytest.warns(UserWarning, match="fewer than n_neighbors=10"):
         est = KNNConfidence(noise_filter=None).fit(X, y)
-    assert est.n_neighbors_ == 3
-    np.testing.assert_allclose(est.confidence_, [1 / 3] * 4)
+    # each class has one other row: K = 3 read every row at 1/3
+    assert est.n_neighbors_ == 1
+    np.testing.assert_allclose(est.confidence_, [1.0] * 4)
+
+
+@pytest.mark.parametrize(("n_per_class", "n_classes", "k"), [(6, 2, 5), (4, 3, 3)])
+def test_a_neighbourhood_larger_than_the_classes_is_cut_to_them(
+    n_per_class, n_classes, k
+):
+    # Two or three tight groups far apart, labelled by group. With K = 10 a
+    # row's neighbourhood held every other row, so each right label read
+    # (n_per_class - 1) / 10, the same for every row, and boosting on those
+    # soft labels found no split (a 12-row table exited 3).
+    centres = np.arange(n_classes)[:, None] * 100.0
+    X = (
+        np.repeat(centres, n_per_class, axis=0)
+        + np.tile(np.linspace(0, 1, n_per_class), n_classes)[:, None]
+    )
+    y = np.repeat(np.arange(n_classes), n_per_class)
+    with pytest.warns(UserWarning, match=f"too few for n_neighbors=10.*using {k}"):
+        est = KNNConfidence(random_state=0).fit(X, y)
+    assert est.n_neighbors_ == k
+    np.testing.assert_array_equal(est.confidence_, 1.0)
+    np.testing.assert_array_equal(est.trusted_labels_, y)
+    # a new row reads the same neighbourhood size
+    np.testing.assert_array_equal(est.score_samples(X[:1], y[:1]), [1.0])
+
+
+def test_a_neighbourhood_the_classes_fill_is_left_as_given():
+    X, y = make_blobs(22, centers=2, random_state=0)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        est = KNNConfidence(noise_filter=None).fit(X, y)
+    assert est.n_neighbors_ == 10
 
 
 def test_single_class_is_a_clear_error():
