@@ -108,12 +108,17 @@ def main() -> None:
     for cell in out.values():
         for key, values in cell.items():
             totals[key].extend(values)
+    flips = (
+        f"{args.noise:.0%} of their labels flipped uniformly (at least one)"
+        if args.noise
+        else "no label flipped"
+    )
     lines = [
         *section_head(TITLE),
         f"{args.reps} repetitions a cell: that many rows of each class drawn "
-        f"(seeded), {args.noise:.0%} of their labels flipped uniformly (at least "
-        "one), `LabelCleaner()` with its defaults; accuracy of the final model "
-        "on the table's other rows (mean ± sd over the fits that finished).",
+        f"(seeded), {flips}, `LabelCleaner()` with its defaults; accuracy of the "
+        "final model on the table's other rows (mean ± sd over the fits that "
+        "finished).",
         "",
         *table(out, args.sizes),
         "",

@@ -135,7 +135,9 @@ class KNNConfidence(BaseConfidence):
     removal_round_ : ndarray of shape (n_samples,)
         Filter round in which each row left L_red; 0 for kept rows.
     n_neighbors_ : int
-        Neighbourhood size actually used (capped by the rows available).
+        Neighbourhood size actually used: capped by the rows available and
+        by the mean class size less one (docs/confidence.md, *Tables smaller
+        than the neighbourhood*).
     neighbor_algorithm_ : str
         The search backend used, 'exact', 'hnsw' or 'approximate'.
     feature_encoder_ : object

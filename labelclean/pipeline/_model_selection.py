@@ -1,14 +1,13 @@
 """Choosing and fitting the final model of a cleaning run, out of fold.
 
 :class:`ModelSelectionMixin` holds what :class:`~labelclean.pipeline.LabelCleaner`
-does with its final model: the candidates (``model='auto'``), each
-candidate's out-of-fold probabilities on the rows SPLBoost kept (with the
-confidence stage's soft labels, without the held-out fold's labels), the
-choice between them (:func:`choose_model`), the chosen one's out-of-fold
-evidence on the observed labels, the final model's choice and RoSR-L's
-penalty on the cleaned rows, and fitting a model on given rows with hard or
-soft labels. :func:`make_stage` builds any stage from a kind's name or an
-estimator, seeded by the cleaner.
+does with its final model: the candidates (``model='auto'``), their
+out-of-fold probabilities on the rows SPLBoost kept (with the confidence
+stage's soft labels, without the held-out fold's labels), the choice between
+them (:func:`choose_model`), the chosen one's out-of-fold evidence on the
+observed labels, the final model's choice and RoSR-L's penalty on the
+cleaned rows, and fitting a model on given rows with hard or soft labels.
+:func:`make_stage` builds any stage from a kind's name or an estimator.
 """
 
 import inspect
@@ -550,16 +549,14 @@ class ModelSelectionMixin:
         SPLBoost kept and asked about the fold's rows; with ``fold_soft``, on
         soft labels that did not use the fold's labels (``row_ids``: the
         rows' indices in the fit when ``Z`` is a sample). ``build(name)``, when
-        given, makes the model of each name. Rows of a fold whose
-        training part holds a single class (or every row, without folds) are
-        NaN, and so are those of a fold whose training part the model cannot
-        learn (:class:`DataValidationError`: on a few rows a boosting round
-        may find no split better than chance). With repeated splits
-        (``cv_repeats``) a row's probabilities are the mean over the folds
-        that held it out, one per split. The (model,
-        fold) fits are independent, so they run on ``n_jobs`` threads (the
-        boosting kernels release the GIL); the means are summed in the order
-        of the folds, so the result does not depend on the number of threads.
+        given, makes the model of each name. Rows of a fold whose training
+        part holds a single class or cannot be learnt (a DataValidationError:
+        on a few rows no split may beat chance), or every row without folds,
+        are NaN. With repeated splits (``cv_repeats``) a row's probabilities
+        are the mean over the folds that held it out, one per split. The
+        (model, fold) fits are independent, so they run on ``n_jobs`` threads
+        (the boosting kernels release the GIL); the means are summed in the
+        order of the folds, so the result does not depend on their number.
         """
         oofs = {
             name: np.full((Z.shape[0], self.classes_.shape[0]), np.nan)
@@ -576,9 +573,10 @@ class ModelSelectionMixin:
             if fold_soft:
                 labels = self._soft_labels_without(soft, rows, test, row_ids)
             try:
-                self._fit_model(model, Z, codes, labels, rows, quiet=False,
-                                weight=weight)  # fmt: skip
-            except DataValidationError:  # e.g. no weak learner on a tiny fold
+                self._fit_model(
+                    model, Z, codes, labels, rows, quiet=False, weight=weight
+                )
+            except DataValidationError:
                 return None
             return self._proba_in_classes(model, Z[test])
 
