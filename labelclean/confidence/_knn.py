@@ -26,20 +26,18 @@ from labelclean.utils._validation import check_labels, is_dataframe
 __all__ = ["KNNConfidence"]
 
 
-def _within_classes(k: int, n_rows: int, n_classes: int) -> int:
-    """``k`` capped at the mean class size of ``n_rows`` rows (rounded up)
-    less one, at least 1, with a warning where that cuts it. Beyond it a class of
-    average size cannot fill a row's neighbourhood with its own rows, so
-    even right labels of classes that do not overlap read γ < 1: on 12 rows
-    of two classes K = 10 reads every row at one half, and the soft labels
-    say nothing (docs/confidence.md, *Tables smaller than the
-    neighbourhood*)."""
-    cap = max(1, -(-n_rows // n_classes) - 1)
+def _local(k: int, n_rows: int) -> int:
+    """``k`` capped at half of ``n_rows`` rows (rounded up) less one, at
+    least 1, with a warning where that cuts it. Beyond it a row's
+    neighbourhood is most of the table, the same for every row, so it says
+    nothing of the row: on 12 rows of two classes K = 10 read every right
+    label at one half, and the soft labels said nothing (docs/confidence.md,
+    *Tables smaller than the neighbourhood*)."""
+    cap = max(1, -(-n_rows // 2) - 1)
     if cap < k:
         warnings.warn(
-            f"{n_rows} row(s) in {n_classes} classes are too few for "
-            f"n_neighbors={k}: a class of average size fills at most {cap} "
-            f"places of a row's neighbourhood; using {cap}.",
+            f"{n_rows} row(s) are too few for n_neighbors={k}: a neighbourhood "
+            f"of more than {cap} would hold most of the table; using {cap}.",
             UserWarning,
             stacklevel=3,
         )
@@ -136,8 +134,8 @@ class KNNConfidence(BaseConfidence):
         Filter round in which each row left L_red; 0 for kept rows.
     n_neighbors_ : int
         Neighbourhood size actually used: capped by the rows available and
-        by the mean class size less one (docs/confidence.md, *Tables smaller
-        than the neighbourhood*).
+        by half of them less one (docs/confidence.md, *Tables smaller than
+        the neighbourhood*).
     neighbor_algorithm_ : str
         The search backend used, 'exact', 'hnsw' or 'approximate'.
     feature_encoder_ : object
@@ -245,10 +243,9 @@ class KNNConfidence(BaseConfidence):
             self.removal_round_ = np.zeros(Z.shape[0], dtype=np.int64)
         else:
             keep, self.removal_round_, _ = flt.rounds(index, codes, self.classes_)
-        self.n_neighbors_ = _within_classes(
+        self.n_neighbors_ = _local(
             index.effective_k(self.n_neighbors, int(keep.sum()), exclude_self=True),
             int(keep.sum()),
-            n_classes,
         )
         self.neighbor_counts_ = index.training_label_counts(
             keep, self.n_neighbors_, codes, n_classes
