@@ -16,7 +16,8 @@ from numpy.typing import ArrayLike
 from sklearn.utils.validation import check_is_fitted
 
 from labelclean.confidence._base import BaseConfidence
-from labelclean.utils._feature_weights import choose_feature_weights
+from labelclean.utils._feature_ranks import apply_ranks, choose_feature_ranks
+from labelclean.utils._feature_weights import choose_feature_weights, value_outputs
 from labelclean.utils._features import coerce_object_columns
 from labelclean.utils._neighbors import CANDIDATE_MARGIN, NeighborIndex
 from labelclean.utils._sampling import draw_seed
@@ -98,6 +99,18 @@ class KNNConfidence(BaseConfidence):
           by more than two standard errors (read on at most 5,000 rows;
           ``docs/confidence.md``, *Weighted distance*). The cleaning
           pipelines build this stage with 'auto'.
+    feature_scaling : {'standard', 'auto'}, default='standard'
+        How a number's distance is read.
+
+        - 'standard': in standard deviations, as the paper's Euclidean
+          distance on standardised features.
+        - 'auto': by the value's rank among the training values, kept only
+          where that makes the neighbours' leave-one-out vote agree with the
+          labels more often by more than two standard errors (read on at
+          most 5,000 rows; ``docs/confidence.md``, *Numbers read by their
+          rank*): a column with a long tail otherwise puts most of its rows
+          within a sliver of one standard deviation. The cleaning pipelines
+          build this stage with 'auto'.
     random_state : int, RandomState instance or None, default=None
         Seed of the approximate search and of the rows 'auto' reads.
     n_jobs : int, default=None
@@ -148,6 +161,15 @@ class KNNConfidence(BaseConfidence):
         With ``feature_weights='auto'``: each input column's ``information``,
         the check's ``difference`` and ``standard_error``, the ``rows`` read,
         and whether the weights were kept (``weighted``).
+    feature_ranks_ : dict or None
+        With ``feature_scaling='auto'``, where the ranks were kept: the
+        encoded ``columns`` read by rank and, per column, the training
+        ``values`` and the ``shares`` of training values below each (ties
+        counting half) between which new values are placed.
+    feature_ranking_ : dict or None
+        With ``feature_scaling='auto'``: the check's ``difference`` and
+        ``standard_error`` (ranked minus standardised share of right votes),
+        the ``rows`` read, and whether the ranks were kept (``ranked``).
     n_features_in_ : int
         Number of features seen during fit.
     feature_names_in_ : ndarray of shape (n_features_in_,)
@@ -186,6 +208,7 @@ class KNNConfidence(BaseConfidence):
         **BaseConfidence._parameter_constraints,
         "n_neighbors": [Interval(Integral, 1, None, closed="left")],
         "feature_weights": [StrOptions({"uniform", "auto"})],
+        "feature_scaling": [StrOptions({"standard", "auto"})],
     }
 
     def __init__(
@@ -196,6 +219,7 @@ class KNNConfidence(BaseConfidence):
         algorithm: str = "auto",
         max_categories: int = 32,
         feature_weights: str = "uniform",
+        feature_scaling: str = "standard",
         random_state=None,
         n_jobs: int | None = None,
     ) -> None:
@@ -204,6 +228,7 @@ class KNNConfidence(BaseConfidence):
         self.algorithm = algorithm
         self.max_categories = max_categories
         self.feature_weights = feature_weights
+        self.feature_scaling = feature_scaling
         self.random_state = random_state
         self.n_jobs = n_jobs
 
@@ -228,7 +253,7 @@ class KNNConfidence(BaseConfidence):
         self.classes_, codes = check_labels(y, n_samples=Z.shape[0])
         n_classes = self.classes_.shape[0]
         seed = draw_seed(self.random_state)
-        Z = self._weigh_features(X, Z, codes, seed)
+        Z = self._weigh_features(X, self._rank_features(Z, codes, seed), codes, seed)
         flt = self._make_filter()
         k_filter = 0 if flt is None else flt.n_neighbors
         index = NeighborIndex(
@@ -267,6 +292,18 @@ class KNNConfidence(BaseConfidence):
         index.release()
         return self
 
+    def _rank_features(self, Z: np.ndarray, codes: np.ndarray, seed: int):
+        """Set ``feature_ranks_`` (and the record); ``Z`` read by ranks where
+        they were kept."""
+        self.feature_ranks_, self.feature_ranking_ = None, None
+        if self.feature_scaling == "standard":
+            return Z
+        columns = value_outputs(self.feature_encoder_, self.n_features_in_)
+        self.feature_ranks_, self.feature_ranking_ = choose_feature_ranks(
+            Z, columns, codes, self.classes_.shape[0], seed=seed
+        )
+        return apply_ranks(Z, self.feature_ranks_)
+
     def _weigh_features(self, X, Z: np.ndarray, codes: np.ndarray, seed: int):
         """Set ``feature_weights_`` (and the record); ``Z`` in weighted space."""
         self.feature_weights_, self.feature_weighting_ = None, None
@@ -281,8 +318,11 @@ class KNNConfidence(BaseConfidence):
     def _encode_features(self, X: ArrayLike, *, reset: bool) -> np.ndarray:
         """The encoded rows, in the fit's weighted space for new rows."""
         Z = super()._encode_features(X, reset=reset)
-        # Files saved before the weights existed have no attribute.
-        weights = None if reset else getattr(self, "feature_weights_", None)
+        if reset:
+            return Z
+        # Files saved before the ranks or weights existed have no attribute.
+        Z = apply_ranks(Z, getattr(self, "feature_ranks_", None))
+        weights = getattr(self, "feature_weights_", None)
         return Z if weights is None else Z * weights
 
     def soft_labels_without(self, excluded: np.ndarray, rows: np.ndarray) -> np.ndarray:

@@ -108,7 +108,9 @@ def deep_tree_depth(n_rows: int) -> int:
 
 
 def _knn(**params) -> KNNConfidence:
-    return KNNConfidence(**{"feature_weights": "auto", **params})
+    return KNNConfidence(
+        **{"feature_weights": "auto", "feature_scaling": "auto", **params}
+    )
 
 
 def _splboost(**params) -> SPLBoostClassifier:

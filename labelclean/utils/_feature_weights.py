@@ -37,7 +37,13 @@ from sklearn.metrics import adjusted_mutual_info_score
 from labelclean.utils._neighbors import CANDIDATE_MARGIN, NeighborIndex
 from labelclean.utils._sampling import stratified_rows
 
-__all__ = ["GATE_STANDARD_ERRORS", "choose_feature_weights", "output_columns"]
+__all__ = [
+    "GATE_STANDARD_ERRORS",
+    "choose_feature_weights",
+    "output_columns",
+    "value_outputs",
+    "vote_right",
+]
 
 #: Rows the information and the check read (a stratified, seeded sample above).
 GATE_SAMPLE = 5000
@@ -110,6 +116,19 @@ def output_columns(encoder: Any, n_inputs: int) -> np.ndarray:
     return out
 
 
+def value_outputs(encoder: Any, n_inputs: int) -> np.ndarray:
+    """Positions of the encoder's outputs that carry a number or a date's
+    scaled value (not a missing indicator, not a one-hot level)."""
+    if not hasattr(encoder, "output_indices_"):  # numeric array: imputer, scaler
+        return np.arange(n_inputs, dtype=np.int64)
+    found = []
+    for name, _, columns in encoder.transformers_:
+        where = encoder.output_indices_.get(name)
+        if name in ("numeric", "temporal") and where is not None:
+            found.append(np.arange(where.start, where.start + len(columns)))
+    return np.concatenate(found or [np.empty(0)]).astype(np.int64)
+
+
 def _imputed_outputs(imputer: Any, inputs: np.ndarray) -> np.ndarray:
     """Inputs behind an imputer's outputs: the columns, then the indicators."""
     indicator = getattr(imputer, "indicator_", None)
@@ -132,7 +151,7 @@ def _label_information(columns: list, codes: np.ndarray) -> np.ndarray:
     return np.array([max(0.0, adjusted_mutual_info_score(codes, c)) for c in columns])
 
 
-def _vote_right(Z: np.ndarray, codes: np.ndarray, n_classes: int) -> np.ndarray:
+def vote_right(Z: np.ndarray, codes: np.ndarray, n_classes: int) -> np.ndarray:
     """How right each row's leave-one-out neighbour vote is about its label.
 
     1 where the row's label has the most votes alone, 1/m where it ties with
@@ -187,7 +206,7 @@ def _cross_fitted_right(Z, columns, outputs, codes, n_classes, seed) -> np.ndarr
             Zw = Z
         else:
             Zw = Z * np.sqrt(weights[outputs])
-        right[inside] = _vote_right(Zw, codes, n_classes)[inside]
+        right[inside] = vote_right(Zw, codes, n_classes)[inside]
     return right
 
 
@@ -241,7 +260,7 @@ def choose_feature_weights(
     outputs = output_columns(encoder, frame.shape[1])
     diff = _cross_fitted_right(
         Z[rows], columns, outputs, codes[rows], n_classes, seed
-    ) - _vote_right(Z[rows], codes[rows], n_classes)
+    ) - vote_right(Z[rows], codes[rows], n_classes)
     se = float(diff.std(ddof=1) / np.sqrt(diff.shape[0]))
     record.update(difference=float(diff.mean()), standard_error=se)
     if not diff.mean() > GATE_STANDARD_ERRORS * se:
