@@ -429,6 +429,7 @@ def render_html(report: Mapping[str, Any], *, plots: bool = True) -> str:
         story=_story(report),
         cautions=_cautions(report),
         distance=_neighbour_distance(run.get("neighbour_distance")),
+        scale=_neighbour_scale(run.get("neighbour_scale")),
         subtitle=_subtitle(report),
         pipeline_name=pipeline_name,
         inputs=inputs,
@@ -440,6 +441,28 @@ def render_html(report: Mapping[str, Any], *, plots: bool = True) -> str:
         suspect_data=suspect_data,
         script=script,
         script_hash=f"sha256-{digest}",
+    )
+
+
+def _neighbour_scale(record: Any) -> str | None:
+    """How the neighbours' distance read the numbers, and why, or None."""
+    if not isinstance(record, Mapping) or record.get("difference") is None:
+        return None
+    diff, se = 100 * record["difference"], 100 * record["standard_error"]
+    vote = (
+        "reading them by their rank changed how often the neighbours' vote "
+        f"names the observed label by {diff:+.1f} ± {se:.1f} percentage points "
+        f"on the {count(record['rows'])} rows read"
+    )
+    if record.get("ranked"):
+        return (
+            "The neighbours' distance read each number by its rank among the "
+            f"training values, not in standard deviations: {vote}, more than "
+            "two standard errors."
+        )
+    return (
+        "The neighbours' distance read the numbers in standard deviations: "
+        f"{vote}, not more than two standard errors."
     )
 
 

@@ -486,6 +486,7 @@ def _model_meta(definition, cols, columns, frame, seed) -> dict[str, Any]:
 
 def _run_info(definition, cleaner, cols, columns, seed, files, source) -> dict:
     """The report's ``run`` section."""
+    confidence = getattr(cleaner, "confidence_estimator_", None)
     return {
         "pipeline": {"name": definition.name, "sha256": definition.sha256},
         "definition": definition.to_dict(),
@@ -499,9 +500,8 @@ def _run_info(definition, cleaner, cols, columns, seed, files, source) -> dict:
         "missing_values": getattr(cleaner, "missing_values_", None),
         "feature_handling": getattr(cleaner, "feature_handling_", None),
         "label_copies": label_copies(cleaner.audit_, [str(c) for c in columns]),
-        "neighbour_distance": getattr(
-            getattr(cleaner, "confidence_estimator_", None), "feature_weighting_", None
-        ),
+        "neighbour_distance": getattr(confidence, "feature_weighting_", None),
+        "neighbour_scale": getattr(confidence, "feature_ranking_", None),
         "inputs": files,
     }
 

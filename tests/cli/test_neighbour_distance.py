@@ -63,3 +63,38 @@ def test_a_plain_distance_is_reported_as_such(tmp_path):
     assert record["weighted"] is False
     assert "found in the plain distance, every column alike" in html
     assert "not more than two standard errors" in html
+
+
+def test_a_long_tailed_number_read_by_its_rank_is_reported(tmp_path):
+    # World records: the race follows the distance run exactly, whose long
+    # tail (the marathon) put the short races within a sliver of one
+    # standard deviation, so the year chose the neighbours and the audit's
+    # trusted_label was another race for a third of the rows.
+    rng = np.random.RandomState(0)
+    km = np.array([0.1, 0.2, 0.4, 0.8, 1.5, 3.0, 10.0, 42.195])
+    race = np.repeat(np.arange(km.shape[0]), 20)
+    frame = pd.DataFrame({"year": rng.uniform(1900, 2000, race.shape[0])})
+    frame["km"], frame["label"] = km[race], [f"r{r}" for r in race]
+    frame.to_parquet(tmp_path / "in.parquet", index=False)
+    out = tmp_path / "out"
+    res = runner.invoke(
+        app,
+        ["run", str(tmp_path / "in.parquet"), "--label", "label", "--out", str(out)],
+    )
+    assert res.exit_code == 0, res.output
+    record = json.loads((out / "report.json").read_text())["run"]["neighbour_scale"]
+    assert record["ranked"] is True
+    assert record["difference"] > 2 * record["standard_error"]
+    html = unescape((out / "report.html").read_text())
+    assert "read each number by its rank among the training values" in html
+    assert f"{100 * record['difference']:+.1f}" in html
+    audit = pd.read_parquet(out / "audit.parquet")
+    assert (audit["trusted_label"] == audit["label"]).all()
+    assert (audit["decision"] == "kept").all()
+
+
+def test_numbers_read_in_standard_deviations_are_reported_as_such(tmp_path):
+    _, out, _, html = _run(tmp_path, decides=False, seed=1)
+    record = json.loads((out / "report.json").read_text())["run"]["neighbour_scale"]
+    assert record["ranked"] is False
+    assert "read the numbers in standard deviations" in html

@@ -436,3 +436,44 @@ def test_a_tie_that_fills_the_places_left_gives_shares_of_at_most_one(copies, k)
     np.testing.assert_array_equal(est.neighbor_counts_[:copies, 0], float(k))
     proba = est.predict_proba(np.zeros((1, 2)))
     np.testing.assert_array_equal(proba, [[1.0, 0.0]])
+
+
+def _records(n_per_class=20, seed=0):
+    # World records by race: the race follows the distance run exactly, whose
+    # long tail (the marathon) puts the short races within a sliver of one
+    # standard deviation; the year (uniform over a century) then chooses the
+    # neighbours of a distance read in standard deviations.
+    rng = np.random.RandomState(seed)
+    km = np.array([0.1, 0.2, 0.4, 0.8, 1.5, 3.0, 10.0, 42.195])
+    race = np.repeat(np.arange(km.shape[0]), n_per_class)
+    X = pd.DataFrame({"year": rng.uniform(1900, 2000, race.shape[0]), "km": km[race]})
+    return X, np.array([f"race{r}" for r in race])
+
+
+def test_a_long_tailed_column_is_read_by_its_rank_where_it_helps():
+    X, y = _records()
+    plain = KNNConfidence(feature_weights="auto", random_state=0).fit(X, y)
+    assert plain.feature_ranks_ is None and plain.feature_ranking_ is None
+    assert (plain.trusted_labels_ == y).mean() < 0.8
+    est = KNNConfidence(feature_weights="auto", feature_scaling="auto", random_state=0)
+    est.fit(X, y)
+    record = est.feature_ranking_
+    assert record["ranked"] is True and record["rows"] == y.shape[0]
+    assert record["difference"] > 2 * record["standard_error"] > 0
+    np.testing.assert_array_equal(est.feature_ranks_["columns"], [0, 1])
+    np.testing.assert_array_equal(est.trusted_labels_, y)
+    # new rows are read by the training rows' ranks: a 100 m record of any
+    # year is a 100 m record, a distance beyond the marathon's a marathon
+    new = pd.DataFrame({"year": [1901.0, 1999.0, 1950.0], "km": [0.1, 0.1, 50.0]})
+    probs = est.predict_proba(new)
+    assert list(est.classes_[probs.argmax(axis=1)]) == ["race0", "race0", "race7"]
+
+
+def test_ranks_are_left_out_where_they_do_not_help():
+    X, y = make_blobs(300, centers=3, cluster_std=2.0, random_state=0)
+    auto = KNNConfidence(feature_scaling="auto", random_state=0).fit(X, y)
+    assert auto.feature_ranking_["ranked"] is False
+    assert auto.feature_ranks_ is None
+    plain = KNNConfidence(random_state=0).fit(X, y)
+    np.testing.assert_array_equal(auto.confidence_, plain.confidence_)
+    np.testing.assert_array_equal(auto.score_samples(X, y), plain.score_samples(X, y))
