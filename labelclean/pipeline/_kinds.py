@@ -108,9 +108,7 @@ def deep_tree_depth(n_rows: int) -> int:
 
 
 def _knn(**params) -> KNNConfidence:
-    return KNNConfidence(
-        **{"feature_weights": "auto", "feature_scaling": "auto", **params}
-    )
+    return KNNConfidence(**{"feature_weights": "auto", **params})
 
 
 def _splboost(**params) -> SPLBoostClassifier:
