@@ -457,8 +457,8 @@ def _neighbour_scale(record: Any) -> str | None:
     if record.get("ranked"):
         return (
             "The neighbours' distance read each number by its rank among the "
-            f"training values, not in standard deviations: {vote}, more than "
-            "two standard errors."
+            "training values, not in standard deviations (the models read them "
+            f"as the table says): {vote}, more than two standard errors."
         )
     return (
         "The neighbours' distance read the numbers in standard deviations: "
