@@ -7,7 +7,7 @@ sliver of one standard deviation: on a public table of world records whose
 race follows the distance run exactly (0.1 to 42.195 km), the marathon's
 tail put 100 m, 200 m, 400 m and 800 m within 0.06 standard deviations of
 one another, the year of the record (1900 to 2000) chose the neighbours,
-and a third of the 100 m records were discarded as mislabelled
+and 7 of the 18 100 m records were discarded as mislabelled
 (``docs/confidence.md``, *Numbers read by their rank*).
 
 :func:`choose_feature_ranks` maps every numeric value of the distance to its
@@ -17,7 +17,9 @@ reading only when, on the training rows, it makes the neighbours' majority
 vote (10 neighbours, each row left out of its own vote) agree with the
 observed labels more often, by more than :data:`GATE_STANDARD_ERRORS`
 standard errors of the paired difference, the check the column weights pass
-(:mod:`labelclean.utils._feature_weights`). The ranks read no label, so
+(:mod:`labelclean.utils._feature_weights`). It is an option
+(``KNNConfidence(feature_scaling='auto')``), not the pipelines' default:
+sharper neighbours also read overlap as noise. The ranks read no label, so
 nothing needs cross-fitting. Missing-value indicators and one-hot columns
 are left as they are. New rows are read by the training rows' ranks
 (linear between at most :data:`MAX_KNOTS` knots, constant beyond the
