@@ -430,6 +430,7 @@ def render_html(report: Mapping[str, Any], *, plots: bool = True) -> str:
         cautions=_cautions(report),
         distance=_neighbour_distance(run.get("neighbour_distance")),
         scale=_neighbour_scale(run.get("neighbour_scale")),
+        neighbourhood=_neighbourhood(run.get("neighbourhood")),
         subtitle=_subtitle(report),
         pipeline_name=pipeline_name,
         inputs=inputs,
@@ -441,6 +442,19 @@ def render_html(report: Mapping[str, Any], *, plots: bool = True) -> str:
         suspect_data=suspect_data,
         script=script,
         script_hash=f"sha256-{digest}",
+    )
+
+
+def _neighbourhood(record: Any) -> str | None:
+    """A sentence where the table was too small for the neighbourhood asked
+    for, else None."""
+    if not isinstance(record, Mapping) or record["used"] >= record["asked"]:
+        return None
+    return (
+        f"Each row's confidence was read from {record['used']} neighbours, not "
+        f"{record['asked']}: the {count(record['rows'])} rows they are taken "
+        "from are too few, and a neighbourhood of more would hold most of the "
+        "table (docs/confidence.md, Tables smaller than the neighbourhood)."
     )
 
 

@@ -502,7 +502,20 @@ def _run_info(definition, cleaner, cols, columns, seed, files, source) -> dict:
         "label_copies": label_copies(cleaner.audit_, [str(c) for c in columns]),
         "neighbour_distance": getattr(confidence, "feature_weighting_", None),
         "neighbour_scale": getattr(confidence, "feature_ranking_", None),
+        "neighbourhood": _neighbourhood(confidence),
         "inputs": files,
+    }
+
+
+def _neighbourhood(confidence: Any) -> dict[str, int] | None:
+    """The confidence's neighbourhood: asked for, used, and the rows of the
+    reduced set it was read in (None for a confidence without neighbours)."""
+    if not hasattr(confidence, "n_neighbors_"):
+        return None
+    return {
+        "asked": int(confidence.n_neighbors),
+        "used": int(confidence.n_neighbors_),
+        "rows": int(np.sum(confidence.in_reduced_set_)),
     }
 
 

@@ -721,3 +721,7 @@ def test_a_table_of_twelve_rows_runs(tmp_path):
     audit = pd.read_parquet(out / "audit.parquet")
     assert (audit["decision"] == "kept").all() and len(audit) == 12
     assert (audit["confidence"] == 1.0).all()
+    report = json.loads((out / "report.json").read_text())
+    assert report["run"]["neighbourhood"] == {"asked": 10, "used": 5, "rows": 12}
+    html = unescape((out / "report.html").read_text())
+    assert "read from 5 neighbours, not 10: the 12 rows" in html
