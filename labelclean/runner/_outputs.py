@@ -108,6 +108,27 @@ def versions() -> dict[str, str]:
     return out
 
 
+def neighbour_info(cleaner: Any) -> dict[str, Any]:
+    """The report's record of the confidence's neighbours: how the distance
+    weighed the columns (``neighbour_distance``) and read the numbers
+    (``neighbour_scale``), and the neighbourhood asked for and used
+    (``neighbourhood``: ``asked``, ``used``, the ``rows`` it was read in;
+    None for a confidence without neighbours)."""
+    confidence = getattr(cleaner, "confidence_estimator_", None)
+    used = getattr(confidence, "n_neighbors_", None)
+    return {
+        "neighbour_distance": getattr(confidence, "feature_weighting_", None),
+        "neighbour_scale": getattr(confidence, "feature_ranking_", None),
+        "neighbourhood": None
+        if used is None
+        else {
+            "asked": int(confidence.n_neighbors),
+            "used": int(used),
+            "rows": int(confidence.in_reduced_set_.sum()),
+        },
+    }
+
+
 def input_files(source: Any) -> list[dict[str, Any]]:
     """Path, rows and SHA-256 of every input file (report and manifest), and
     ``read_as``: the columns read in a type common to a folder's files."""

@@ -45,6 +45,7 @@ from labelclean.runner._outputs import (
     RunResult,
     finish,
     input_files,
+    neighbour_info,
     versions,
     withhold_if_failed,
     write_outputs,
@@ -486,7 +487,6 @@ def _model_meta(definition, cols, columns, frame, seed) -> dict[str, Any]:
 
 def _run_info(definition, cleaner, cols, columns, seed, files, source) -> dict:
     """The report's ``run`` section."""
-    confidence = getattr(cleaner, "confidence_estimator_", None)
     return {
         "pipeline": {"name": definition.name, "sha256": definition.sha256},
         "definition": definition.to_dict(),
@@ -500,22 +500,8 @@ def _run_info(definition, cleaner, cols, columns, seed, files, source) -> dict:
         "missing_values": getattr(cleaner, "missing_values_", None),
         "feature_handling": getattr(cleaner, "feature_handling_", None),
         "label_copies": label_copies(cleaner.audit_, [str(c) for c in columns]),
-        "neighbour_distance": getattr(confidence, "feature_weighting_", None),
-        "neighbour_scale": getattr(confidence, "feature_ranking_", None),
-        "neighbourhood": _neighbourhood(confidence),
+        **neighbour_info(cleaner),
         "inputs": files,
-    }
-
-
-def _neighbourhood(confidence: Any) -> dict[str, int] | None:
-    """The confidence's neighbourhood: asked for, used, and the rows of the
-    reduced set it was read in (None for a confidence without neighbours)."""
-    if not hasattr(confidence, "n_neighbors_"):
-        return None
-    return {
-        "asked": int(confidence.n_neighbors),
-        "used": int(confidence.n_neighbors_),
-        "rows": int(np.sum(confidence.in_reduced_set_)),
     }
 
 
