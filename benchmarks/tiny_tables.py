@@ -15,6 +15,7 @@ so two runs of this script are comparable row by row.
 """
 
 import argparse
+import functools
 import sys
 import warnings
 from collections import defaultdict
@@ -31,6 +32,13 @@ from labelclean.pipeline import LabelCleaner
 
 TABLES = {"iris": load_iris, "wine": load_wine, "breast_cancer": load_breast_cancer}
 TITLE = "Tables of a few rows a class (tiny_tables.py)"
+
+
+@functools.cache
+def load(name: str):
+    """A table's features and labels, read once."""
+    X, y = TABLES[name](return_X_y=True, as_frame=True)
+    return X, y.to_numpy()
 
 
 def draw(y: np.ndarray, per_class: int, rep: int, noise: float):
@@ -51,8 +59,7 @@ def draw(y: np.ndarray, per_class: int, rep: int, noise: float):
 
 def run(name: str, per_class: int, rep: int, noise: float, out) -> None:
     """One fit; its counts into ``out[(name, per_class)]``."""
-    X, y = TABLES[name](return_X_y=True, as_frame=True)
-    y = y.to_numpy()
+    X, y = load(name)
     rows, labels, flipped = draw(y, per_class, rep, noise)
     cell = out[(name, per_class)]
     try:
