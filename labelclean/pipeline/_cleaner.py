@@ -46,6 +46,7 @@ from labelclean.pipeline._folds import cross_fitted_proba, repeated_folds
 from labelclean.pipeline._kinds import check_model_list, make_stage
 from labelclean.pipeline._model_selection import ModelSelectionMixin
 from labelclean.pipeline._suspect_rows import rows_kept_by_suspects
+from labelclean.utils._feature_profile import feature_profile
 from labelclean.utils._features import (
     MISSING_VALUE_HANDLING,
     check_fitted_frame,
@@ -258,6 +259,9 @@ class LabelCleaner(DecisionsMixin, ModelSelectionMixin, ClassifierMixin, BaseFil
     feature_handling_ : list of dict
         Per feature column: its kind (numeric, temporal, categorical), missing
         values, levels and pooled rare levels, and how it was encoded.
+    feature_profile_ : dict of str to dict
+        Per feature column, what the fit's rows held (missing values, range,
+        levels); ``labelclean apply`` compares batches with it (docs/drift.md).
     decision_rule_ : str
         'calibrated' or 'thresholds' (a threshold was given).
     evidence_ : Evidence
@@ -462,11 +466,10 @@ class LabelCleaner(DecisionsMixin, ModelSelectionMixin, ClassifierMixin, BaseFil
             y = column_or_1d(y, warn=True)
         raw, Z = self._check_X(X, reset=True)
         clock.what = f"fit on {Z.shape[0]} rows"
-        self.missing_values_ = {
-            "columns": missing_value_counts(raw),
-            "handling": MISSING_VALUE_HANDLING,
-        }
+        self.missing_values_ = {"columns": missing_value_counts(raw),
+                                "handling": MISSING_VALUE_HANDLING}  # fmt: skip
         self.feature_handling_ = describe_features(self.feature_encoder_, raw)
+        self.feature_profile_ = feature_profile(raw, self.feature_encoder_)
         self.classes_, codes = check_labels(y, n_samples=Z.shape[0])
         warn_label_writing(self.classes_, codes)
         check_model_list(self.model)

@@ -20,10 +20,12 @@ __all__ = [
     "MAX_INCREASE",
     "MIN_Z",
     "batch_cautions",
+    "describe_shift",
     "disagreement_rose",
     "fit_disagreement",
     "proportion_change",
     "quoted",
+    "shift_caution",
     "unchecked_caution",
 ]
 
@@ -106,7 +108,37 @@ def batch_cautions(run: Mapping[str, Any], profile: Any) -> list[dict[str, str]]
         })  # fmt: skip
     entries = (profile or {}).get("classes") or ()
     unseen = [str(c["label"]) for c in entries if mostly_unchecked(c)]
-    return out + unchecked_caution(unseen)
+    return shift_caution(run.get("feature_shift")) + out + unchecked_caution(unseen)
+
+
+def shift_caution(shift: Any) -> list[dict[str, str]]:
+    """``features_shifted`` where feature columns left the fit's range
+    (``run.feature_shift``, ``labelclean apply``)."""
+    shifted = shift.get("shifted") if isinstance(shift, Mapping) else None
+    if not shifted:
+        return []
+    told = "; ".join(describe_shift(item) for item in shifted[:8])
+    return [{
+        "code": "features_shifted",
+        "message": (
+            f"this batch's features are not where the fit's were: {told}; the "
+            "model reads them as it learnt them, so its decisions on this batch "
+            "(and any disagreement with the labels) may come from the columns, "
+            "not the labels: check their units and sources"
+        ),
+    }]  # fmt: skip
+
+
+def describe_shift(item: dict[str, Any]) -> str:
+    """One shifted column and measure in words."""
+    share = f"{100 * item['batch']:.1f}%"
+    if item["measure"] == "missing":
+        what = f"{share} of rows missing (fit: {100 * item['fit']:.1f}%)"
+    elif item["kind"] == "categorical":
+        what = f"{share} of values of a level the fit never saw"
+    else:
+        what = f"{share} of values outside the fit's range"
+    return f"{item['column']!r} {what}"
 
 
 def unchecked_caution(unseen: list[str]) -> list[dict[str, str]]:

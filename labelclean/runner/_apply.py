@@ -145,6 +145,7 @@ def apply_model(
             scheduler=scheduler,
             n_jobs=n_jobs,
             fail_on=fail_on,
+            feature_profile=getattr(cleaner, "feature_profile_", None),
         )
         withhold_if_failed(folder, written.output_result, fail_on, engine)
     clock.lap("decide_and_write")

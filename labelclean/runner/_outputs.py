@@ -28,7 +28,7 @@ from labelclean.runner._dask import decide_dask
 from labelclean.runner._stream import InputChecks, stream_decide
 from labelclean.utils._audit import AUDIT_COLUMNS, DECISION_REASONS, DECISIONS
 from labelclean.utils._features import MISSING_VALUE_HANDLING
-from labelclean.validation import output_checks
+from labelclean.validation import feature_shift_check, output_checks
 
 logger = logging.getLogger(__name__)
 
@@ -164,6 +164,7 @@ def write_outputs(
     scheduler: str | None = None,
     n_jobs: int | None = None,
     fail_on: str = "never",
+    feature_profile: Any = None,
 ) -> Written:
     """Decide every row of ``source`` with ``cleaner`` and write every output.
 
@@ -205,6 +206,10 @@ def write_outputs(
         Whether a failed guardrail withholds the cleaned rows; the report's
         ``run.withholding`` says what happened (:func:`withhold_if_failed`
         then moves them).
+    feature_profile : dict, default=None
+        The fit's ``feature_profile_`` (``apply``): each batch's features are
+        counted against it, giving ``run.feature_shift`` and the guardrail
+        ``features_within_fit``.
 
     Returns
     -------
@@ -223,6 +228,7 @@ def write_outputs(
             classes=cleaner.classes_.tolist(),
             id_column=id_column,
             reserved_columns=AUDIT_COLUMNS,
+            feature_profile=feature_profile,
         )
     outcome, engine_info = _decide(
         cleaner,
@@ -244,8 +250,12 @@ def write_outputs(
     output_result = _output_suite(
         outcome.summary, guardrails, run_info.get("calibration")
     )
+    shift = None if checks is None else checks.shift()
+    if shift is not None:
+        output_result.checks.append(feature_shift_check(shift))
     run_info = {
         **run_info,
+        "feature_shift": shift,
         "engine": engine_info,
         "withholding": _withholding(output_result, fail_on, engine),
     }

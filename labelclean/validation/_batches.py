@@ -12,10 +12,12 @@ from typing import Any
 import pandas as pd
 
 from labelclean.exceptions import DataValidationError
+from labelclean.utils._feature_profile import count_outside
 from labelclean.utils._labels import spelling_hint
 from labelclean.validation._columns import label_text_checks
 from labelclean.validation._input import validate_input
 from labelclean.validation._results import CheckResult, ValidationResult, _plain
+from labelclean.validation._shift import feature_shift
 
 __all__ = ["InputChecks"]
 
@@ -60,6 +62,8 @@ class InputChecks:
     missing_labels: int = 0
     class_counts: dict[Any, int] = field(default_factory=dict)
     missing_counts: dict[str, int] = field(default_factory=dict)
+    feature_profile: dict[str, dict[str, Any]] | None = None
+    outside_counts: dict[str, list[int]] = field(default_factory=dict)
     first: Any = None
 
     def add(self, frame: pd.DataFrame) -> None:
@@ -111,6 +115,9 @@ class InputChecks:
             if n:
                 key = str(column)
                 self.missing_counts[key] = self.missing_counts.get(key, 0) + int(n)
+        if self.feature_profile is not None:
+            counts = count_outside(self.feature_profile, frame[self.features])
+            _add_counts(self.outside_counts, counts)
         self.n_rows += len(frame)
 
     def fresh(self) -> "InputChecks":
@@ -123,6 +130,7 @@ class InputChecks:
             id_column=self.id_column,
             reserved_columns=self.reserved_columns,
             max_examples=self.max_examples,
+            feature_profile=self.feature_profile,
         )
 
     def merge(self, other: "InputChecks") -> None:
@@ -136,6 +144,15 @@ class InputChecks:
             self.class_counts[value] = self.class_counts.get(value, 0) + n
         for column, n in other.missing_counts.items():
             self.missing_counts[column] = self.missing_counts.get(column, 0) + n
+        _add_counts(self.outside_counts, other.outside_counts)
+
+    def shift(self) -> dict[str, Any] | None:
+        """The report's ``run.feature_shift`` over every batch
+        (:func:`~labelclean.validation._shift.feature_shift`); None without
+        the fit's ``feature_profile``."""
+        if self.feature_profile is None:
+            return None
+        return feature_shift(self.feature_profile, self.outside_counts)
 
     def result(self) -> Any:
         """The input suite's result over every batch."""
@@ -210,3 +227,10 @@ class InputChecks:
         ]
         checks += label_text_checks(self.class_counts, self.label, self.max_examples)
         return ValidationResult("labelclean_input", checks)
+
+
+def _add_counts(total: dict[str, list[int]], counts: dict[str, list[int]]) -> None:
+    """Add per-column counts (lists of equal length) into ``total``."""
+    for column, values in counts.items():
+        before = total.get(column, [0] * len(values))
+        total[column] = [a + b for a, b in zip(before, values, strict=True)]
