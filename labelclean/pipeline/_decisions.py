@@ -31,7 +31,10 @@ from labelclean.pipeline._calibration import (
     calibrate,
     decide_calibrated,
 )
-from labelclean.pipeline._fit_guardrails import warn_failed_guardrails
+from labelclean.pipeline._fit_guardrails import (
+    warn_failed_guardrails,
+    warn_shifted_features,
+)
 from labelclean.pipeline._folds import proba_in_classes
 from labelclean.pipeline._known_noise import add_known_noise
 from labelclean.pipeline._noise_estimate import closed_classes, new_row_joint
@@ -291,11 +294,8 @@ def _count_value(count: float) -> int | float:
 
 #: The fixed rule's thresholds, used only when a threshold is given
 #: explicitly (``docs/decisions.md``, "The fixed rule").
-THRESHOLD_DEFAULTS = {
-    "correct_threshold": 0.9,
-    "suspect_confidence": 0.3,
-    "model_threshold": 0.4,
-}
+THRESHOLD_DEFAULTS = {"correct_threshold": 0.9, "suspect_confidence": 0.3,
+                      "model_threshold": 0.4}  # fmt: skip
 
 
 def _finite(value: Any) -> Any:
@@ -492,8 +492,9 @@ class DecisionsMixin:
         return frame
 
     def audit(
-        self, X: ArrayLike, y: ArrayLike, *, user_columns: bool = True
-    ) -> pd.DataFrame:
+        self, X: ArrayLike, y: ArrayLike, *, user_columns: bool = True,
+        check_features: bool = True,
+    ) -> pd.DataFrame:  # fmt: skip
         """Decide new labelled rows with the fitted stages (no refitting).
 
         The confidence of a new row comes from the fitted confidence stage
@@ -522,6 +523,9 @@ class DecisionsMixin:
             Start with the rows' own columns, as ``labelclean apply`` writes
             its audit (see :func:`with_user_columns`); False gives the audit
             columns only.
+        check_features : bool, default=True
+            Warn (``GuardrailWarning``) when a feature column of ``X`` left the
+            fit's range: ``labelclean apply``'s ``features_within_fit``.
 
         Returns
         -------
@@ -531,6 +535,8 @@ class DecisionsMixin:
         """
         check_is_fitted(self)
         raw, Z = self._check_X(X, reset=False)
+        if check_features:
+            warn_shifted_features(getattr(self, "feature_profile_", None), raw)
         conf = self.confidence_estimator_
         missing = _missing_labels(y, Z.shape[0])
         codes = conf._encode_new_labels(

@@ -449,6 +449,7 @@ def cautions(
     The report's first paragraph says the same at length
     (:func:`calibration_story`). With fixed thresholds only the first four
     are read; without a calibration (``apply``'s report) the first three,
+    ``features_shifted`` (feature columns that left the fit's range),
     ``disagreement_rose`` (the model assigns more of the batch's rows to
     another class than of the fit's own) and ``classes_not_checked`` from
     the ``profile`` (``noise_profile``): :func:`batch_cautions`.
@@ -515,7 +516,7 @@ def _guardrail_cautions(held: Any) -> list[dict[str, str]]:
         f"the cleaned rows were withheld as '{held['withheld']}'"
         if held.get("withheld")
         else f"the cleaned rows were published all the same (fail-on "
-        f"'{held.get('fail_on', 'never')}'): check the classes the report's "
+        f"'{held.get('fail_on', 'never')}'): check what the report's "
         "Validation names before using them"
     )
     message = f"guardrail(s) {names} failed; {fate}"

@@ -112,7 +112,9 @@ def decide_frame(
     cleaned : pandas.DataFrame
         ``frame``'s kept and corrected rows, with the cleaned labels.
     """
-    audit_cols = cleaner.audit(frame[features], frame[label], user_columns=False)
+    audit_cols = cleaner.audit(
+        frame[features], frame[label], user_columns=False, check_features=False
+    )
     audit_cols["cleaned_label"] = audit_cols["cleaned_label"].astype(
         _missing_value_dtype(audit_cols["observed_label"].dtype)
     )
@@ -162,7 +164,9 @@ def decide_rows(
     parts = []
     if (~inside).any():
         rest = frame.loc[~inside]
-        cols = cleaner.audit(rest[features], rest[label], user_columns=False)
+        cols = cleaner.audit(
+            rest[features], rest[label], user_columns=False, check_features=False
+        )
         parts.append(cols)
     fitted = fit_audit.iloc[lo:hi].set_axis(frame.index[inside])
     parts.append(fitted)

@@ -54,3 +54,26 @@ def test_classes_kept_unchecked_are_named_after_it():
     ]
     codes = [c["code"] for c in batch_cautions({"fit_disagreement": fit}, batch)]
     assert codes == ["disagreement_rose", "classes_not_checked"]
+
+
+def test_shifted_features_come_first_and_name_each_column():
+    batch = _profile(("fog", 151, 1.0, 1.0), ("sun", 205, 0.459, 0.0))
+    shift = {"columns_compared": 5, "shifted": [
+        {"column": "temp", "kind": "numeric", "measure": "outside", "fit": 0.002,
+         "batch": 0.97, "z": 40.0, "rows": 356},
+        {"column": "wind", "kind": "numeric", "measure": "missing", "fit": 0.0,
+         "batch": 1.0, "z": 60.0, "rows": 356},
+        {"column": "site", "kind": "categorical", "measure": "outside", "fit": 0.01,
+         "batch": 0.5, "z": 18.0, "rows": 356},
+    ]}  # fmt: skip
+    run = {"fit_disagreement": FIT, "feature_shift": shift}
+    cautions = batch_cautions(run, batch)
+    assert [c["code"] for c in cautions] == [
+        "features_shifted", "disagreement_rose", "classes_not_checked"]  # fmt: skip
+    assert cautions[0]["message"].startswith(
+        "this batch's features are not where the fit's were: 'temp' 97.0% of "
+        "values outside the fit's range; 'wind' 100.0% of rows missing (fit: "
+        "0.0%); 'site' 50.0% of values of a level the fit never saw; "
+    )
+    quiet = {"fit_disagreement": FIT, "feature_shift": {**shift, "shifted": []}}
+    assert "features_shifted" not in [c["code"] for c in batch_cautions(quiet, batch)]

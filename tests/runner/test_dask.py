@@ -71,6 +71,29 @@ def _report_without_engine(path):
     return report
 
 
+def test_apply_dask_counts_the_features_like_the_stream(fitted, client, tmp_path):
+    """A column missing in one file's rows: its partitions' counts add up on
+    Dask to the stream's, and name it."""
+    _, model, new, _ = fitted
+    data = tmp_path / "new"
+    data.mkdir()
+    new.iloc[:500].to_parquet(data / "a.parquet", row_group_size=200)
+    new.iloc[500:].assign(f2=np.nan).to_parquet(data / "b.parquet", row_group_size=200)
+    local = apply_model(model, data, tmp_path / "local", batch_size=128)
+    dask = apply_model(model, data, tmp_path / "dask", engine="dask",
+                       scheduler=client.scheduler.address)  # fmt: skip
+    shifts = [
+        json.loads((tmp_path / e / "report.json").read_text())["run"]["feature_shift"]
+        for e in ("local", "dask")
+    ]
+    assert shifts[0] == shifts[1]
+    (item,) = shifts[0]["shifted"]
+    assert (item["column"], item["measure"]) == ("f2", "missing")
+    assert item["batch"] == pytest.approx(400 / 900) and item["rows"] == 900
+    assert local.failed_checks == dask.failed_checks
+    assert "features_within_fit" in local.failed_checks
+
+
 def test_apply_dask_equals_local_stream(fitted, client, tmp_path):
     _, model, new, data = fitted
     apply_model(model, data, tmp_path / "local", batch_size=128)
