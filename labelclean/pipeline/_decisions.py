@@ -26,18 +26,12 @@ from numpy.typing import ArrayLike
 from sklearn.utils.validation import check_is_fitted
 
 from labelclean.pipeline._anchor import withheld_cells
-from labelclean.pipeline._calibration import (
-    Calibration,
-    calibrate,
-    decide_calibrated,
-)
-from labelclean.pipeline._fit_guardrails import (
-    warn_failed_guardrails,
-    warn_shifted_features,
-)
+from labelclean.pipeline._calibration import Calibration, calibrate, decide_calibrated
+from labelclean.pipeline._fit_guardrails import warn_failed_guardrails
 from labelclean.pipeline._folds import proba_in_classes
 from labelclean.pipeline._known_noise import add_known_noise
 from labelclean.pipeline._noise_estimate import closed_classes, new_row_joint
+from labelclean.pipeline._outside_fit import keep_far_rows, warn_shifted_features
 from labelclean.report import build_report, to_jsonable
 from labelclean.report._copies import label_copies
 from labelclean.utils._audit import renamed_user_columns
@@ -525,7 +519,9 @@ class DecisionsMixin:
             columns only.
         check_features : bool, default=True
             Warn (``GuardrailWarning``) when a feature column of ``X`` left the
-            fit's range: ``labelclean apply``'s ``features_within_fit``.
+            fit's range: ``labelclean apply``'s ``features_within_fit``. Either
+            way, a row with a number farther outside the fit's range than the
+            range is wide is kept, with reason ``outside_fit`` (docs/drift.md).
 
         Returns
         -------
@@ -535,8 +531,8 @@ class DecisionsMixin:
         """
         check_is_fitted(self)
         raw, Z = self._check_X(X, reset=False)
-        if check_features:
-            warn_shifted_features(getattr(self, "feature_profile_", None), raw)
+        if (profile := getattr(self, "feature_profile_", None)) and check_features:
+            warn_shifted_features(profile, raw)
         conf = self.confidence_estimator_
         missing = _missing_labels(y, Z.shape[0])
         codes = conf._encode_new_labels(
@@ -564,7 +560,9 @@ class DecisionsMixin:
             spl_weight = suspects.self_paced_weights(Z, self._stage_labels(codes))
         evidence = Evidence(codes, soft, model_proba, spl_weight)
         index = X.index if is_dataframe(X) else pd.RangeIndex(Z.shape[0])
-        decision, reason, new_codes, noise = self._decide(evidence, new_rows=True)
+        decision, reason, new_codes, noise = keep_far_rows(
+            profile, raw, codes, self._decide(evidence, new_rows=True)
+        )
         if missing.any():
             decision[missing], reason[missing] = "discarded", "missing_label"
             noise = np.where(missing, np.nan, noise)

@@ -17,20 +17,11 @@ import warnings
 from typing import Any
 
 import numpy as np
-import pandas as pd
 
 from labelclean.exceptions import GuardrailWarning
-from labelclean.utils._feature_profile import count_outside
-from labelclean.validation import feature_shift_check
 from labelclean.validation._guardrails import change_checks
-from labelclean.validation._shift import feature_shift
 
-__all__ = [
-    "SHIPPED_MAX_CHANGED_SHARE",
-    "class_change_counts",
-    "warn_failed_guardrails",
-    "warn_shifted_features",
-]
+__all__ = ["SHIPPED_MAX_CHANGED_SHARE", "class_change_counts", "warn_failed_guardrails"]
 
 #: ``max_changed_share_per_class`` of the shipped pipelines (``pipelines/``).
 SHIPPED_MAX_CHANGED_SHARE = 0.5
@@ -103,23 +94,3 @@ def warn_failed_guardrails(
                 GuardrailWarning,
                 stacklevel=5,  # the caller of LabelCleaner.fit (through _fit_context)
             )
-
-
-def warn_shifted_features(profile: dict[str, Any] | None, X: Any) -> None:
-    """Warn when the feature columns of new rows ``X`` left the fit's range
-    (``profile``: ``feature_profile_``; None, a model fitted before it was
-    kept, warns of nothing): ``labelclean apply``'s guardrail
-    ``features_within_fit``, on the rows of one call to
-    :meth:`LabelCleaner.audit`."""
-    if profile is None:
-        return
-    frame = X if isinstance(X, pd.DataFrame) else pd.DataFrame(
-        np.asarray(X, dtype=np.float64), columns=[f"x{j}" for j in range(len(profile))]
-    )  # fmt: skip
-    check = feature_shift_check(feature_shift(profile, count_outside(profile, frame)))
-    if not check.success:
-        warnings.warn(
-            f"{check.name}: {check.message}; the decisions stand (docs/drift.md).",
-            GuardrailWarning,
-            stacklevel=3,  # the caller of LabelCleaner.audit
-        )

@@ -247,12 +247,10 @@ def write_outputs(
         scheduler=scheduler,
         n_jobs=n_jobs,
     )
-    output_result = _output_suite(
-        outcome.summary, guardrails, run_info.get("calibration")
-    )
     shift = None if checks is None else checks.shift()
-    if shift is not None:
-        output_result.checks.append(feature_shift_check(shift))
+    output_result = _output_suite(
+        outcome.summary, guardrails, run_info.get("calibration"), shift
+    )
     run_info = {
         **run_info,
         "feature_shift": shift,
@@ -278,9 +276,13 @@ def write_outputs(
     return Written(output_result, outcome.summary.decisions, report["cautions"])
 
 
-def _output_suite(summary: Any, guardrails: dict[str, Any], calibration: Any) -> Any:
-    """The output checks with the definition's ``[validation]`` limits."""
-    return output_checks(
+def _output_suite(
+    summary: Any, guardrails: dict[str, Any], calibration: Any, shift: Any = None
+) -> Any:
+    """The output checks with the definition's ``[validation]`` limits, and
+    ``features_within_fit`` where the batch's features were compared with
+    the fit's (``shift``: ``run.feature_shift``)."""
+    result = output_checks(
         summary,
         max_discarded_share=guardrails.get("max_discarded_share", 0.5),
         max_discarded_share_per_class=guardrails.get("max_discarded_share_per_class"),
@@ -289,6 +291,9 @@ def _output_suite(summary: Any, guardrails: dict[str, Any], calibration: Any) ->
         calibration=calibration,
         max_examples=guardrails.get("max_examples", 10),
     )
+    if shift is not None:
+        result.checks.append(feature_shift_check(shift))
+    return result
 
 
 def _decide(

@@ -62,6 +62,11 @@ DECISION_REASONS = {
         "stages"
     ),
     "reviewed": "a person reviewed the row; its cleaned label is the verdict",
+    "outside_fit": (
+        "a number of the row lies farther outside the range the model was "
+        "fitted on than that range is wide, so no evidence reaches it and its "
+        "label was kept as it came"
+    ),
     "known_noise": (
         "the run was told what share of the labels is wrong, and the evidence "
         "doubts this label among the most, so the row is discarded to reach "

@@ -21,7 +21,7 @@ from labelclean.utils._features import (
     fitted_kinds,
 )
 
-__all__ = ["count_outside", "feature_profile"]
+__all__ = ["count_outside", "feature_profile", "rows_far_outside"]
 
 
 def feature_profile(raw: Any, encoder: Any) -> dict[str, dict[str, Any]]:
@@ -92,6 +92,32 @@ def count_outside(
             outside = int(far.sum())
         counts[name] = [len(column), missing, outside]
     return counts
+
+
+def rows_far_outside(profile: dict[str, dict[str, Any]] | None, X: Any) -> np.ndarray:
+    """Rows of ``X`` with a number farther outside the fit's range than the
+    range is wide: under ``low - (high - low)`` or over ``high + (high - low)``.
+
+    Nothing the fit learnt reaches such a row: its neighbours all lie at the
+    edge and the models extrapolate (a value 1,000 times the fit's, a unit
+    changed upstream). Dates are not read (later batches lie past the fit's
+    last date by design), nor columns the fit held constant or never filled.
+    An array ``X`` is read by position (``x0, x1, ...``); None (a model
+    fitted before the profile was kept) marks no row.
+    """
+    frame = _as_frame(X)
+    far = np.zeros(frame.shape[0], dtype=bool)
+    for name, entry in (profile or {}).items():
+        if entry["kind"] != "numeric" or entry["low"] is None or name not in frame:
+            continue
+        width = entry["high"] - entry["low"]
+        if width > 0:
+            values = _numbers(frame[name], "numeric")
+            with np.errstate(invalid="ignore"):
+                far |= (values < entry["low"] - width) | (
+                    values > entry["high"] + width
+                )
+    return far
 
 
 def _as_frame(raw: Any) -> pd.DataFrame:

@@ -75,6 +75,7 @@ def test_a_batch_like_the_fit_passes_with_later_dates(fitted):
     assert report["run"]["feature_shift"] == {"columns_compared": 4, "shifted": []}
     assert _check(report)["success"]
     assert "features_shifted" not in res.stderr
+    assert "outside_fit" not in [r["reason"] for r in report["reasons"]]
 
 
 def test_a_unit_change_is_named_and_fails_the_guardrail(fitted):
@@ -93,7 +94,17 @@ def test_a_unit_change_is_named_and_fails_the_guardrail(fitted):
     assert not _check(report)["success"] and _check(report)["examples"] == ["f1"]
     html = unescape((out / "report.html").read_text())
     assert "This batch's features are not where the fit's were: 'f1'" in html
-    assert len(pd.read_parquet(out / "audit.parquet")) == 300
+    audit = pd.read_parquet(out / "audit.parquet")
+    assert len(audit) == 300
+    # a row whose f1 lies beyond a range width from the fit's range is kept
+    # as it came: the evidence does not reach it
+    far = audit["reason"] == "outside_fit"
+    assert far.mean() > 0.9 and (audit.loc[far, "decision"] == "kept").all()
+    assert (audit.loc[far, "cleaned_label"] == audit.loc[far, "label"]).all()
+    (entry,) = [r for r in report["reasons"] if r["reason"] == "outside_fit"]
+    assert (
+        entry["count"] == far.sum() and "no evidence reaches it" in entry["description"]
+    )
 
 
 def test_with_fail_on_a_shifted_batch_exits_7_and_withholds_its_rows(fitted):

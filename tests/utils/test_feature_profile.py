@@ -4,7 +4,11 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from labelclean.utils._feature_profile import count_outside, feature_profile
+from labelclean.utils._feature_profile import (
+    count_outside,
+    feature_profile,
+    rows_far_outside,
+)
 from labelclean.utils._features import make_feature_encoder
 
 
@@ -89,3 +93,15 @@ def test_a_column_without_a_value_at_fit_has_nothing_outside():
     assert profile["b"]["low"] is None
     batch = pd.DataFrame({"b": [7.0, np.nan]})
     assert count_outside(profile, batch) == {"b": [2, 1, 0]}
+
+
+def test_rows_far_outside_lie_beyond_a_range_width_from_either_end(fit_frame):
+    frame = fit_frame.assign(flat=5.0)  # size: 1 to 4, a width of 3
+    profile = _profile(frame)
+    batch = frame.iloc[[0, 0, 0, 0, 0, 0]].copy()
+    batch["size"] = [-2.0, -2.01, 7.0, 7.01, np.nan, 4.5]
+    batch["flat"] = [5.0, 5.0, 5.0, 5.0, 900.0, 5.0]  # held constant: not read
+    batch["day"] = pd.Timestamp("2031-01-01")  # dates: not read
+    assert rows_far_outside(profile, batch).tolist() == [
+        False, True, False, True, False, False]  # fmt: skip
+    assert not rows_far_outside(None, batch).any()

@@ -27,6 +27,7 @@ def test_new_rows_like_the_fits_give_no_warning(blobs):
         warnings.simplefilter("error", GuardrailWarning)
         audit = cleaner.audit(new, y)
     assert len(audit) == len(new)
+    assert "outside_fit" not in set(audit["reason"])
 
 
 def test_a_column_in_another_unit_is_named_and_the_decisions_stand(blobs):
@@ -37,6 +38,17 @@ def test_a_column_in_another_unit_is_named_and_the_decisions_stand(blobs):
     ):
         audit = cleaner.audit(shifted, y)
     assert len(audit) == len(new)
+    # rows beyond a range width from the fit's range are kept as they came
+    low, high = (
+        cleaner.feature_profile_["b"]["low"],
+        cleaner.feature_profile_["b"]["high"],
+    )
+    far = (shifted["b"] < 2 * low - high) | (shifted["b"] > 2 * high - low)
+    assert far.mean() > 0.9
+    assert (audit["reason"] == "outside_fit").tolist() == far.tolist()
+    kept = audit[far]
+    assert (kept["decision"] == "kept").all() and kept["noise_probability"].isna().all()
+    assert (kept["cleaned_label"] == kept["observed_label"]).all()
     with warnings.catch_warnings():  # asked not to check: the same rows, quietly
         warnings.simplefilter("error", GuardrailWarning)
         again = cleaner.audit(shifted, y, check_features=False)
@@ -50,3 +62,12 @@ def test_an_array_fit_is_checked_by_position():
     new[:, 1] = np.nan
     with pytest.warns(GuardrailWarning, match=r"'x1' 100\.0% of rows missing"):
         cleaner.audit(new, y[200:])
+
+
+def test_a_far_row_without_a_label_is_still_discarded_as_missing_label(blobs):
+    cleaner, new, y = blobs
+    rows = new.iloc[:3].assign(a=1e9)
+    labels = pd.Series([y[0], None, y[2]], dtype=object)
+    audit = cleaner.audit(rows, labels, check_features=False)
+    assert audit["reason"].tolist() == ["outside_fit", "missing_label", "outside_fit"]
+    assert audit["decision"].tolist() == ["kept", "discarded", "kept"]
