@@ -188,7 +188,8 @@ def main() -> None:
                 try:
                     r = measure(frame, label, rep, args.flip, Path(tmp))
                 except LabelcleanError as exc:
-                    skipped.append(f"{name}: {type(exc).__name__}")
+                    skipped.append(f"{name} rep {rep}: {type(exc).__name__}: "
+                                   f"{str(exc)[:120]}")  # fmt: skip
                     break
             results.append(r)
             for variant in ("same", "unit", "missing", "levels", "ordered"):
@@ -202,7 +203,7 @@ def main() -> None:
                                   f"{v.get('column', '')} named {named}")  # fmt: skip
             print(name, rep, {k: v["alarm"] for k, v in r.items()}, flush=True)
     lines = summarise(results)
-    lines += ["", f"Tables skipped (the run refused them): {len(skipped)}"]
+    lines += ["", f"Tables skipped (`run` or `apply` refused them): {len(skipped)}"]
     lines += [f"- {s}" for s in skipped]
     lines += ["", "Batches where the guardrail was wrong (an alarm on `same`, "
               "none on a changed column):"]  # fmt: skip
