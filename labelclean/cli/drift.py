@@ -86,7 +86,7 @@ def _warn_unchecked(result) -> None:
     """The warnings on stderr of the classes a run kept unchecked: their
     noise probability cannot drift, and those whose share of the rows grew."""
     # lazy: keeps `labelclean --help` fast
-    from labelclean.drift import describe_growth
+    from labelclean.drift import describe_growth, shifted_runs
 
     if result["not_checked_classes"]:
         names = ", ".join(repr(c) for c in result["not_checked_classes"])
@@ -100,5 +100,11 @@ def _warn_unchecked(result) -> None:
         typer.echo(
             f"WARNING: [unchecked_class_grew] {describe_growth(growth)} "
             "('labelclean review export' ranks its rows for a person)",
+            err=True,
+        )
+    for run, told in shifted_runs(result):
+        typer.echo(
+            f"WARNING: [features_shifted] the features of {run} left the fit's "
+            f"range ({told}): its changes may come from the columns, not the labels",
             err=True,
         )

@@ -7,7 +7,12 @@ a limit; :func:`drift_report` does it for run folders and writes
 ``drift.json`` and ``drift.html`` (``labelclean drift``, exit 7 on drift).
 """
 
-from labelclean.drift._compare import compare, describe_alert, describe_growth
+from labelclean.drift._compare import (
+    compare,
+    describe_alert,
+    describe_growth,
+    shifted_runs,
+)
 from labelclean.drift._files import drift_report, load_report, render_drift
 
 __all__ = [
@@ -17,4 +22,5 @@ __all__ = [
     "drift_report",
     "load_report",
     "render_drift",
+    "shifted_runs",
 ]

@@ -31,10 +31,16 @@ import math
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from labelclean.report._batch import proportion_change
+from labelclean.report._batch import describe_shift, proportion_change
 from labelclean.report._why import mostly_unchecked
 
-__all__ = ["DRIFT_FORMAT", "compare", "describe_alert", "describe_growth"]
+__all__ = [
+    "DRIFT_FORMAT",
+    "compare",
+    "describe_alert",
+    "describe_growth",
+    "shifted_runs",
+]
 
 DRIFT_FORMAT = "labelclean-drift"
 
@@ -101,6 +107,26 @@ def _unchecked_growth(name, classes, profile, base, limits) -> list[dict[str, An
     return out
 
 
+def _shifted_features(report: Mapping[str, Any]) -> list[dict[str, Any]]:
+    """The shifted columns of an ``apply`` report (``run.feature_shift``;
+    none for a run, or a report written before the comparison)."""
+    shift = (report.get("run") or {}).get("feature_shift")
+    if not isinstance(shift, Mapping):
+        return []
+    return [
+        {k: _finite(v) for k, v in item.items()} for item in shift.get("shifted") or ()
+    ]
+
+
+def shifted_runs(drift: Mapping[str, Any]) -> list[tuple[str, str]]:
+    """``(run, columns in words)`` for each run of :func:`compare`'s result
+    whose features left the fit's range (``features_shifted``)."""
+    told: dict[str, list[str]] = {}
+    for item in drift.get("features_shifted") or ():
+        told.setdefault(str(item["run"]), []).append(describe_shift(item))
+    return [(run, "; ".join(items)) for run, items in told.items()]
+
+
 def describe_growth(growth: Mapping[str, Any]) -> str:
     """One entry of :func:`compare`'s ``unchecked_growth`` in words."""
     return (
@@ -141,7 +167,10 @@ def compare(
         ``alerts`` (class drifted), ``not_checked_classes`` (classes a run
         kept unchecked, whose noise probability cannot show drift),
         ``unchecked_growth`` (such classes whose share of the rows rose
-        beyond the same limits: a warning) and ``success`` (no alert).
+        beyond the same limits: a warning), ``features_shifted`` (the
+        feature columns ``apply`` found outside the fit's range in a run,
+        ``run.feature_shift``: a warning, since an alert in that run may come
+        from the columns) and ``success`` (no alert).
 
     Examples
     --------
@@ -200,6 +229,7 @@ def compare(
                     label for label, c in classes.items() if c["not_checked"]
                 ),
                 "missing_classes": sorted(set(base) - set(profile)),
+                "shifted_features": _shifted_features(report),
                 "classes": classes,
             }
         )
@@ -221,6 +251,11 @@ def compare(
             {label for run in runs for label in run["not_checked_classes"]}
         ),
         "unchecked_growth": [{k: _finite(v) for k, v in g.items()} for g in growth],
+        "features_shifted": [
+            {"run": run["name"], **item}
+            for run in runs
+            for item in run["shifted_features"]
+        ],
         "success": not alerts,
     }
 

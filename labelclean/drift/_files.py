@@ -14,7 +14,12 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from labelclean.drift._compare import compare, describe_alert, describe_growth
+from labelclean.drift._compare import (
+    compare,
+    describe_alert,
+    describe_growth,
+    shifted_runs,
+)
 from labelclean.exceptions import InputFileError
 from labelclean.io import OutputFolder, read_report_json
 
@@ -188,6 +193,11 @@ def render_drift(drift: dict[str, Any]) -> str:
         )
     for growth in drift.get("unchecked_growth") or []:
         verdict += f" Warning: {esc(describe_growth(growth))}."
+    for run, told in shifted_runs(drift):
+        verdict += (
+            f" Warning: the features of {esc(run)} left the fit's range "
+            f"({esc(told)}); its changes may come from the columns, not the labels."
+        )
     return f"""<!DOCTYPE html>
 <html lang="en"><head><meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">

@@ -124,7 +124,8 @@ def shift_caution(shift: Any) -> list[dict[str, str]]:
             f"this batch's features are not where the fit's were: {told}; the "
             "model reads them as it learnt them, so its decisions on this batch "
             "(and any disagreement with the labels) may come from the columns, "
-            "not the labels: check their units and sources"
+            "not the labels: check their units and sources (a row with a number "
+            "far outside the fit's range is kept as it came, reason outside_fit)"
         ),
     }]  # fmt: skip
 

@@ -3,6 +3,7 @@ flags a batch whose noise doubled in one class and stays quiet on a batch
 drawn from the same distribution."""
 
 import json
+from html import unescape
 
 import numpy as np
 import pandas as pd
@@ -381,3 +382,28 @@ def test_an_unchecked_class_that_grows_is_a_warning_not_drift(tmp_path):
         "Warning: class &#x27;fog&#x27;, kept unchecked, went from 1.2%"
         in (out / "drift.html").read_text()
     )
+
+
+def test_a_run_whose_features_left_the_fits_range_is_named(weeks, tmp_path):
+    """A week whose f2 went missing upstream: `drift` says so beside any
+    alert (the changes may come from the column), without exit 7 for it."""
+    frame = _batch(4, {"a": 0.1, "b": 0.1}).assign(f2=np.nan)
+    frame.to_parquet(tmp_path / "week4.parquet")
+    argv = ["apply", str(weeks / "train" / "model.skops"),
+            str(tmp_path / "week4.parquet"), "-o", str(tmp_path / "week4")]  # fmt: skip
+    assert runner.invoke(app, argv).exit_code == 0
+    out = tmp_path / "drift"
+    argv = ["drift", str(weeks / "week1"), str(tmp_path / "week4"), "-o", str(out)]
+    result = runner.invoke(app, argv)
+    drift = json.loads((out / "drift.json").read_text())
+    (item,) = drift["features_shifted"]
+    assert (item["run"], item["column"], item["measure"]) == (
+        str(tmp_path / "week4"), "f2", "missing")  # fmt: skip
+    assert drift["runs"][0]["shifted_features"] == []
+    (line,) = [x for x in result.stderr.splitlines() if "[features_shifted]" in x]
+    assert f"the features of {tmp_path / 'week4'} left the fit's range" in line
+    assert "'f2' 100.0% of rows missing (fit: 0.0%)" in line
+    page = unescape((out / "drift.html").read_text())
+    assert "left the fit's range ('f2' 100.0% of rows missing" in page
+    # the first week's report, as every run's before the comparison: none
+    assert compare([{"noise_profile": {"classes": []}}])["features_shifted"] == []
