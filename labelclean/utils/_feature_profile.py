@@ -80,9 +80,8 @@ def count_outside(
         column = batch[name]
         missing = int(column.isna().sum())
         if entry["kind"] == "categorical":
-            seen = set(entry["levels"])
-            text = _text(column.dropna())
-            outside = int(sum(v not in seen for v in text))
+            text = pd.Series(_text(column.dropna()), dtype=object)
+            outside = int((~text.isin(entry["levels"])).sum())
         elif entry["low"] is None:  # no value at fit: nothing to lie outside
             outside = 0
         else:

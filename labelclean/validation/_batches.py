@@ -49,7 +49,9 @@ class InputChecks:
     suite would; rows without a label are counted (``missing_labels``) and
     discarded by the run. The id column is checked for uniqueness within
     each batch only (checking it across batches would take memory growing
-    with the input).
+    with the input). Given the fit's ``feature_profile`` (``apply``), each
+    batch's feature values outside it are counted too, and :meth:`shift`
+    compares their totals with the fit's (``features_within_fit``).
     """
 
     label: str
