@@ -104,9 +104,11 @@ def rows_far_outside(profile: dict[str, dict[str, Any]] | None, X: Any) -> np.nd
     An array ``X`` is read by position (``x0, x1, ...``); None (a model
     fitted before the profile was kept) marks no row.
     """
+    far = np.zeros(len(X), dtype=bool)
+    if not profile:
+        return far
     frame = _as_frame(X)
-    far = np.zeros(frame.shape[0], dtype=bool)
-    for name, entry in (profile or {}).items():
+    for name, entry in profile.items():
         if entry["kind"] != "numeric" or entry["low"] is None or name not in frame:
             continue
         width = entry["high"] - entry["low"]
