@@ -118,6 +118,11 @@ def _shifted_features(report: Mapping[str, Any]) -> list[dict[str, Any]]:
     ]
 
 
+def _runs_shifted(runs: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """``features_shifted``: every run's shifted columns, each with the run."""
+    return [{"run": r["name"], **item} for r in runs for item in r["shifted_features"]]
+
+
 def shifted_runs(drift: Mapping[str, Any]) -> list[tuple[str, str]]:
     """``(run, columns in words)`` for each run of :func:`compare`'s result
     whose features left the fit's range (``features_shifted``)."""
@@ -251,11 +256,7 @@ def compare(
             {label for run in runs for label in run["not_checked_classes"]}
         ),
         "unchecked_growth": [{k: _finite(v) for k, v in g.items()} for g in growth],
-        "features_shifted": [
-            {"run": run["name"], **item}
-            for run in runs
-            for item in run["shifted_features"]
-        ],
+        "features_shifted": _runs_shifted(runs),
         "success": not alerts,
     }
 
