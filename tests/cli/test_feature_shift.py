@@ -15,24 +15,6 @@ from labelclean.pipeline import dumps_cleaner, load_cleaner
 
 runner = CliRunner()
 
-FAST_PIPELINE = """
-[pipeline]
-name = "fast"
-[data]
-label = "label"
-[[stages]]
-name = "confidence"
-kind = "knn_confidence"
-[[stages]]
-name = "suspects"
-kind = "splboost"
-params = { n_estimators = 30, age = 2.0 }
-[[stages]]
-name = "model"
-kind = "cb_adaboost"
-params = { n_estimators = 30 }
-"""
-
 
 @pytest.fixture(scope="module")
 def fitted(tmp_path_factory):
@@ -45,9 +27,9 @@ def fitted(tmp_path_factory):
     frame["day"] = pd.Timestamp("2024-01-01") + pd.to_timedelta(np.arange(900), "h")
     frame["label"] = noisy
     frame.iloc[:600].to_parquet(root / "train.parquet", index=False)
-    (root / "fast.toml").write_text(FAST_PIPELINE)
-    args = ["run", str(root / "train.parquet"), "--out", str(root / "fit")]
-    res = runner.invoke(app, [*args, "--pipeline", str(root / "fast.toml")])
+    # the shipped pipeline for two classes, as a user's first run
+    argv = ["run", str(root / "train.parquet"), "--label", "label"]
+    res = runner.invoke(app, [*argv, "--out", str(root / "fit")])
     assert res.exit_code == 0, res.output
     return root, frame.iloc[600:].reset_index(drop=True)
 
