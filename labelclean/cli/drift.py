@@ -105,6 +105,6 @@ def _warn_unchecked(result) -> None:
     for run, told in shifted_runs(result):
         typer.echo(
             f"WARNING: [features_shifted] the features of {run} left the fit's "
-            f"range ({told}): its changes may come from the columns, not the labels",
+            f"range: {told}; its changes may come from the columns, not the labels",
             err=True,
         )

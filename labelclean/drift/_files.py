@@ -195,8 +195,8 @@ def render_drift(drift: dict[str, Any]) -> str:
         verdict += f" Warning: {esc(describe_growth(growth))}."
     for run, told in shifted_runs(drift):
         verdict += (
-            f" Warning: the features of {esc(run)} left the fit's range "
-            f"({esc(told)}); its changes may come from the columns, not the labels."
+            f" Warning: the features of {esc(run)} left the fit's range: "
+            f"{esc(told)}; its changes may come from the columns, not the labels."
         )
     return f"""<!DOCTYPE html>
 <html lang="en"><head><meta charset="utf-8">

@@ -404,6 +404,6 @@ def test_a_run_whose_features_left_the_fits_range_is_named(weeks, tmp_path):
     assert f"the features of {tmp_path / 'week4'} left the fit's range" in line
     assert "'f2' 100.0% of rows missing (fit: 0.0%)" in line
     page = unescape((out / "drift.html").read_text())
-    assert "left the fit's range ('f2' 100.0% of rows missing" in page
+    assert "left the fit's range: 'f2' 100.0% of rows missing (fit: 0.0%); its" in page
     # the first week's report, as every run's before the comparison: none
     assert compare([{"noise_profile": {"classes": []}}])["features_shifted"] == []
