@@ -45,7 +45,6 @@ TABLES = ("iris", "wine", "penguins", "cars", "mpg", "seattle_weather_fixed",
 KINDS = ("same", "u20", "cc20")
 MEASURES = ("noise_probability", "disagreement")
 TITLE = "How often drift speaks on batches of known labels (drift_power.py)"
-TITLE = "How often drift speaks on batches of known labels (drift_power.py)"
 
 
 def batch_labels(y, kind: str, seed: int):
