@@ -84,7 +84,9 @@ def disagreement_rose(fit: Any, profile: Any) -> list[dict[str, Any]]:
     return rose
 
 
-def batch_cautions(run: Mapping[str, Any], profile: Any) -> list[dict[str, str]]:
+def batch_cautions(
+    run: Mapping[str, Any], profile: Any, reasons: Any = ()
+) -> list[dict[str, str]]:
     """``disagreement_rose`` where the batch's labels disagree with the model
     beyond the fit's, and ``classes_not_checked`` from the profile."""
     out = []
@@ -108,12 +110,19 @@ def batch_cautions(run: Mapping[str, Any], profile: Any) -> list[dict[str, str]]
         })  # fmt: skip
     entries = (profile or {}).get("classes") or ()
     unseen = [str(c["label"]) for c in entries if mostly_unchecked(c)]
-    return shift_caution(run.get("feature_shift")) + out + unchecked_caution(unseen)
+    far = sum(
+        int(r.get("count") or 0)
+        for r in reasons or ()
+        if isinstance(r, Mapping) and r.get("reason") == "outside_fit"
+    )
+    shifted = shift_caution(run.get("feature_shift"), far)
+    return shifted + out + unchecked_caution(unseen)
 
 
-def shift_caution(shift: Any) -> list[dict[str, str]]:
+def shift_caution(shift: Any, far: int = 0) -> list[dict[str, str]]:
     """``features_shifted`` where feature columns left the fit's range
-    (``run.feature_shift``, ``labelclean apply``)."""
+    (``run.feature_shift``, ``labelclean apply``), with the ``far`` rows kept
+    as they came (reason ``outside_fit``)."""
     shifted = shift.get("shifted") if isinstance(shift, Mapping) else None
     if not shifted:
         return []
@@ -124,8 +133,9 @@ def shift_caution(shift: Any) -> list[dict[str, str]]:
             f"this batch's features are not where the fit's were: {told}; the "
             "model reads them as it learnt them, so its decisions on this batch "
             "(and any disagreement with the labels) may come from the columns, "
-            "not the labels: check their units and sources (a row with a number "
-            "far outside the fit's range is kept as it came, reason outside_fit)"
+            "not the labels: check their units and sources"
+            + (f"; {far:,} row(s) with a number far outside the fit's range were "
+               "kept as they came (reason outside_fit)" if far else "")
         ),
     }]  # fmt: skip
 

@@ -413,7 +413,7 @@ def _stake_text(classes: Any) -> str:
 
 
 def cautions(
-    run: Mapping[str, Any], classes: Any = (), profile: Any = None
+    run: Mapping[str, Any], classes: Any = (), profile: Any = None, reasons: Any = ()
 ) -> list[dict[str, str]]:
     """What a reader must not miss, one line each (``report.json``'s
     ``cautions``; ``labelclean run`` prints them under its summary line).
@@ -452,13 +452,14 @@ def cautions(
     ``features_shifted`` (feature columns that left the fit's range),
     ``disagreement_rose`` (the model assigns more of the batch's rows to
     another class than of the fit's own) and ``classes_not_checked`` from
-    the ``profile`` (``noise_profile``): :func:`batch_cautions`.
+    the ``profile`` (``noise_profile``), and ``features_shifted`` with the
+    rows the report's ``reasons`` keep as ``outside_fit``: :func:`batch_cautions`.
     """
     out = _guardrail_cautions(run.get("withholding")) + _label_cautions(classes)
     out += copy_caution(run.get("label_copies"))
     cal = run.get("calibration")
     if not isinstance(cal, Mapping) or cal.get("noise_rate") is None:
-        return out + batch_cautions(run, profile)
+        return out + batch_cautions(run, profile, reasons)
     pred = cal.get("predictability") or {}
     if pred.get("slight") or pred.get("fair") or pred.get("low"):
         out.append({

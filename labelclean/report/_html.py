@@ -220,6 +220,7 @@ def _cautions(report: Mapping[str, Any]) -> list[Any]:
         report.get("run") or {},
         report.get("classes") or (),
         report.get("noise_profile"),
+        report.get("reasons") or (),
     )
 
 

@@ -267,7 +267,7 @@ def assemble_report(
         "format": REPORT_FORMAT,
         "version": REPORT_VERSION,
         "run": run_json,
-        "cautions": cautions(run_json, classes, noise_profile),
+        "cautions": cautions(run_json, classes, noise_profile, reasons),
         "input": {
             "n_rows": n_rows,
             "label_column": label,

@@ -71,6 +71,9 @@ def test_a_unit_change_is_named_and_fails_the_guardrail(fitted):
     assert item["batch"] > 0.9 and item["rows"] == 300
     (line,) = [x for x in res.stderr.splitlines() if "[features_shifted]" in x]
     assert "'f1'" in line and "of values outside the fit's range" in line
+    far = pd.read_parquet(out / "audit.parquet")["reason"].eq("outside_fit").sum()
+    assert line.endswith(f"; {far} row(s) with a number far outside the fit's range "
+                         "were kept as they came (reason outside_fit)")  # fmt: skip
     assert report["cautions"][0]["code"] == "guardrails_failed"
     assert "features_within_fit" in report["cautions"][0]["message"]
     assert not _check(report)["success"] and _check(report)["examples"] == ["f1"]

@@ -75,5 +75,15 @@ def test_shifted_features_come_first_and_name_each_column():
         "values outside the fit's range; 'wind' 100.0% of rows missing (fit: "
         "0.0%); 'site' 50.0% of values of a level the fit never saw; "
     )
+    assert "outside_fit" not in cautions[0]["message"]  # no such row
+    kept = [{"decision": "kept", "reason": "outside_fit", "count": 340},
+            {"decision": "kept", "reason": "ok", "count": 16}]  # fmt: skip
+    (told,) = [
+        c for c in batch_cautions(run, batch, kept) if c["code"] == "features_shifted"
+    ]
+    assert told["message"].endswith(
+        "; 340 row(s) with a number far outside the fit's range were kept as they "
+        "came (reason outside_fit)"
+    )
     quiet = {"fit_disagreement": FIT, "feature_shift": {**shift, "shifted": []}}
     assert "features_shifted" not in [c["code"] for c in batch_cautions(quiet, batch)]
