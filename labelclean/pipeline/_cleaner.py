@@ -49,13 +49,13 @@ from labelclean.pipeline._suspect_rows import rows_kept_by_suspects
 from labelclean.utils._feature_profile import feature_profile
 from labelclean.utils._features import (
     MISSING_VALUE_HANDLING,
-    check_fitted_frame,
     coerce_object_columns,
     describe_features,
     make_feature_encoder,
     missing_value_counts,
     restore_missing,
 )
+from labelclean.utils._fitted_input import check_fitted_input
 from labelclean.utils._labels import warn_label_writing
 from labelclean.utils._sampling import draw_seed
 from labelclean.utils._sklearn import (
@@ -407,8 +407,7 @@ class LabelCleaner(DecisionsMixin, ModelSelectionMixin, ClassifierMixin, BaseFil
             )
             Z = self.feature_encoder_.fit_transform(raw)
         else:
-            if is_dataframe(raw):
-                check_fitted_frame(self.feature_encoder_, raw)  # errors as at fit
+            check_fitted_input(self.feature_encoder_, raw, type(self).__name__)
             Z = self.feature_encoder_.transform(raw)
         Z, fill = restore_missing(
             self.feature_encoder_, raw, np.array(Z, dtype=np.float64)

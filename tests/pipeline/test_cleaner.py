@@ -27,6 +27,7 @@ from labelclean.ensemble import (
     CBAdaBoostClassifier,
     SPLBoostClassifier,
 )
+from labelclean.exceptions import DataValidationError
 from labelclean.linear_model import RoSRClassifier
 from labelclean.noise import flip_labels
 from labelclean.pipeline import LabelCleaner, dumps_cleaner
@@ -817,3 +818,16 @@ def test_a_fold_the_model_cannot_learn_leaves_its_rows_undecided():
     assert len(cleaner.audit_) == 9
     assert (cleaner.decisions_ == "kept").all()
     assert np.mean(cleaner.predict(X) == y) > 0.8
+
+
+def test_an_array_after_a_frame_fit_is_refused_with_the_fitted_columns():
+    X, y = make_blobs(120, centers=2, random_state=0)
+    frame = pd.DataFrame(X, columns=["width", "height"])
+    cleaner = LabelCleaner(cv=3, random_state=0).fit(frame, y)
+    message = r"fitted on a DataFrame with columns 'width', 'height'; pass a DataFrame"
+    with pytest.raises(DataValidationError, match=message):
+        cleaner.audit(X[:10], y[:10])
+    with pytest.raises(DataValidationError, match=message):
+        cleaner.predict(X[:10])
+    # a fit on an array takes arrays, as before
+    assert LabelCleaner(cv=3, random_state=0).fit(X, y).predict(X[:3]).shape == (3,)
