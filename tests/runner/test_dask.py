@@ -73,11 +73,14 @@ def _report_without_engine(path):
 
 def test_apply_dask_counts_the_features_like_the_stream(fitted, client, tmp_path):
     """A column missing in one file's rows: its partitions' counts add up on
-    Dask to the stream's, and name it."""
+    Dask to the stream's, and name it; rows far outside the fit's range are
+    kept as ``outside_fit`` on both engines alike."""
     _, model, new, _ = fitted
     data = tmp_path / "new"
     data.mkdir()
-    new.iloc[:500].to_parquet(data / "a.parquet", row_group_size=200)
+    first = new.iloc[:500].copy()
+    first.loc[first.index[::50], "f0"] = 1e6  # ten rows far outside
+    first.to_parquet(data / "a.parquet", row_group_size=200)
     new.iloc[500:].assign(f2=np.nan).to_parquet(data / "b.parquet", row_group_size=200)
     local = apply_model(model, data, tmp_path / "local", batch_size=128)
     dask = apply_model(model, data, tmp_path / "dask", engine="dask",
@@ -92,6 +95,10 @@ def test_apply_dask_counts_the_features_like_the_stream(fitted, client, tmp_path
     assert item["batch"] == pytest.approx(400 / 900) and item["rows"] == 900
     assert local.failed_checks == dask.failed_checks
     assert "features_within_fit" in local.failed_checks
+    audits = [read_parquet(tmp_path / "local" / "audit.parquet"),
+              read_parquet(tmp_path / "dask" / "audit")]  # fmt: skip
+    pd.testing.assert_frame_equal(*audits, check_index_type=False)
+    assert (audits[0]["reason"] == "outside_fit").sum() == 10
 
 
 def test_apply_dask_equals_local_stream(fitted, client, tmp_path):
