@@ -95,3 +95,20 @@ for alert in drift["alerts"]:
         f"drift in {name}: rows labelled {label!r} "
         f"{100 * alert['baseline']:.0f}% -> {100 * alert['value']:.0f}% wrong"
     )
+
+# %%
+# A fourth week arrives with ``width`` in millimetres instead of centimetres,
+# a change upstream nobody announced. ``apply`` compares each column with what
+# the fit saw: the guardrail ``features_within_fit`` fails and names the
+# column, and the rows far outside the fit's range keep their labels (reason
+# ``outside_fit``) instead of being judged by a model that never saw them.
+frame, _ = batch(4, 0.1)
+frame.assign(width=frame["width"] * 10).to_parquet(folder / "week4.parquet")
+result = apply_model(folder / "run2" / "model.skops", folder / "week4.parquet",
+                     folder / "week4")  # fmt: skip
+print("failed:", result.failed_checks)
+for caution in result.cautions:
+    if caution["code"] == "features_shifted":
+        print(caution["message"][:160], "...")
+audit = pd.read_parquet(folder / "week4" / "audit.parquet")
+print((audit["reason"] == "outside_fit").sum(), "rows kept as outside_fit")
