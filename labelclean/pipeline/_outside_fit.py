@@ -42,7 +42,7 @@ def warn_shifted_features(profile: dict[str, Any] | None, X: Any) -> None:
             f"{check.name}: {check.message}; the decisions stand but for rows "
             "far outside the fit's range (reason outside_fit; docs/drift.md).",
             GuardrailWarning,
-            stacklevel=4,  # the caller of LabelCleaner.audit
+            stacklevel=3,  # the caller of LabelCleaner.audit
         )
 
 

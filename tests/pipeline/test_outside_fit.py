@@ -35,8 +35,9 @@ def test_a_column_in_another_unit_is_named_and_the_decisions_stand(blobs):
     shifted = new.assign(b=new["b"] * 1000.0)
     with pytest.warns(
         GuardrailWarning, match=r"features_within_fit: .*'b' \d+\.\d% of values outside"
-    ):
+    ) as said:
         audit = cleaner.audit(shifted, y)
+    assert said[0].filename == __file__  # it points at the caller's line
     assert len(audit) == len(new)
     # rows beyond a range width from the fit's range are kept as they came
     low, high = (
