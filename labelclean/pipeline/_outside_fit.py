@@ -17,7 +17,6 @@ import warnings
 from typing import Any
 
 import numpy as np
-import pandas as pd
 
 from labelclean.exceptions import GuardrailWarning
 from labelclean.utils._feature_profile import count_outside, rows_far_outside
@@ -33,10 +32,7 @@ def warn_shifted_features(profile: dict[str, Any] | None, X: Any) -> None:
     kept, warns of nothing)."""
     if profile is None:
         return
-    frame = X if isinstance(X, pd.DataFrame) else pd.DataFrame(
-        np.asarray(X, dtype=np.float64), columns=[f"x{j}" for j in range(len(profile))]
-    )  # fmt: skip
-    check = feature_shift_check(feature_shift(profile, count_outside(profile, frame)))
+    check = feature_shift_check(feature_shift(profile, count_outside(profile, X)))
     if not check.success:
         warnings.warn(
             f"{check.name}: {check.message}; the decisions stand but for rows "

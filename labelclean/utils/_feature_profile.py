@@ -16,6 +16,7 @@ import numpy as np
 import pandas as pd
 
 from labelclean.utils._features import (
+    _as_string,
     _to_seconds,
     coerce_object_columns,
     fitted_kinds,
@@ -69,13 +70,14 @@ def feature_profile(raw: Any, encoder: Any) -> dict[str, dict[str, Any]]:
 
 
 def count_outside(
-    profile: dict[str, dict[str, Any]], batch: pd.DataFrame
+    profile: dict[str, dict[str, Any]], batch: Any
 ) -> dict[str, list[int]]:
     """A batch's rows against :func:`feature_profile`, per profiled column
     present in it: ``[rows, missing, outside]``, where ``outside`` counts
     values under the fit's lowest or over its highest (numbers, dates) or of
-    a level the fit never saw (categories)."""
-    batch = coerce_object_columns(batch)
+    a level the fit never saw (categories). An array is read by position
+    (``x0, x1, ...``), as the profile of an array fit names its columns."""
+    batch = _as_frame(batch)
     counts = {}
     for name, entry in profile.items():
         if name not in batch.columns:
@@ -144,4 +146,4 @@ def _numbers(column: pd.Series, kind: str) -> np.ndarray:
 
 def _text(values: pd.Series) -> list[str]:
     """Category values as text, as the encoder compares them."""
-    return values.astype(object).astype(str).tolist()
+    return _as_string(values.to_frame())[:, 0].tolist()
