@@ -14,7 +14,8 @@ flipped rows, on the same fit:
   ``confidence``; 1 − its ``model_probability``);
 * ``trees, observed``: CB-AdaBoost with depth-3 binned trees fitted, out of
   fold (5 stratified folds), on the observed labels themselves (γ = 1, i.e.
-  SAMME AdaBoost) on the fit's own encoded features (``feature_encoder_``),
+  SAMME AdaBoost) on the fit's own encoded features (``feature_encoder_``,
+  missing values imputed as it gives them),
   and ``neighbours + trees``: the mean of that and the neighbours' soft
   label, what the evidence would be if the model stage learnt the observed
   labels;
