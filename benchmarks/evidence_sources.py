@@ -54,6 +54,7 @@ from benchmarks._common import section_head, write_section
 from benchmarks.real_data import (
     DATASETS,
     _as_object,
+    _m,
     make_cleaner,
     parse_cell,
     preprocessor,
@@ -133,14 +134,6 @@ def measure(X, y, cell, rep) -> dict:
     out.update({name: float(np.mean(p == y_te)) for name, p in accuracy.items()})
     out["flagged"] = float((audit["decision"] != "kept").mean())
     return out
-
-
-def _m(values) -> str:
-    values = np.asarray(values, dtype=float)
-    values = values[~np.isnan(values)]
-    if not values.size:
-        return "–"
-    return f"{values.mean():.3f} ± {values.std():.3f}"
 
 
 def main() -> None:
