@@ -72,6 +72,7 @@ class FinalModel(StrEnum):
     that ``--help`` does not import the estimators; a test keeps them equal)."""
 
     auto = "auto"
+    adaboost_trees = "adaboost_trees"
     cb_adaboost = "cb_adaboost"
     cb_adaboost_deep = "cb_adaboost_deep"
     cb_adaboost_trees = "cb_adaboost_trees"

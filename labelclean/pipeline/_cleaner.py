@@ -101,8 +101,8 @@ class LabelCleaner(DecisionsMixin, ModelSelectionMixin, ClassifierMixin, BaseFil
         no part in fitting the final model. 'splboost' chooses λ by
         cross-validation over six ages (``PIPELINE_AGE_GRID``). None skips
         it.
-    model : {'auto', 'cb_adaboost', 'cb_adaboost_trees', 'cb_adaboost_deep', \
-'rosr', 'spbl'}, list of them, or classifier, default='auto'
+    model : {'auto', 'adaboost_trees', 'cb_adaboost', 'cb_adaboost_trees', \
+'cb_adaboost_deep', 'rosr', 'spbl'}, list of them, or classifier, default='auto'
         The final model.
 
         - 'auto': RoSR-L and CB-AdaBoost with depth-3 trees (and, for two
@@ -110,22 +110,23 @@ class LabelCleaner(DecisionsMixin, ModelSelectionMixin, ClassifierMixin, BaseFil
           (error against the observed labels; another replaces RoSR-L only
           when lower by more than one standard error of the paired
           difference) and, once the rows are decided, on the cleaned rows,
-          with deeper trees beside them (depth 5, and one level more each
-          time the rows double from 3,200, up to 10), where they are stacked:
-          a weighted average of their probabilities, each calibrated by a
-          temperature.
+          with deeper trees beside them (depth 5, one level more each time
+          the rows double from 3,200, up to 10), where they are stacked: a
+          weighted average of their probabilities, each at a temperature.
         - 'cb_adaboost', 'cb_adaboost_trees' (depth 3), 'cb_adaboost_deep'
           (depth 5 to 10, by the rows; above 10,000 rows stopped early on
-          held-out rows), 'rosr', 'spbl': that labelclean classifier.
+          held-out rows), 'rosr', 'spbl', 'adaboost_trees' (SAMME, depth-3
+          trees on the observed labels; the evidence takes its probabilities
+          at a temperature fitted to those labels out of fold).
         - a list of those names: compared as 'auto' compares its candidates,
           the first kept unless another is clearly better (the shipped
-          two-class pipeline's ``['cb_adaboost', 'cb_adaboost_trees', 'rosr']``).
+          two-class pipeline's ``['cb_adaboost', 'cb_adaboost_trees',
+          'rosr']``).
 
         When RoSR-L ('rosr', or in the stack of 'auto') is the final model, its
         penalty for ``model_`` is chosen out of fold on the cleaned rows from
-        the paper's grid, the default kept unless another is better by more
-        than one standard error; the evidence and ``decision_model_`` keep
-        the default.
+        the paper's grid, the default kept unless another is better by over
+        one standard error; the evidence and ``decision_model_`` keep it.
         - a classifier: used as given (cloned); soft labels are passed when
           its ``fit`` takes ``gamma`` or ``soft_labels``.
     final_model : {'auto', 'cb_adaboost', ...} or None, default=None

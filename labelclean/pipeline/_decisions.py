@@ -553,7 +553,7 @@ class DecisionsMixin:
         # the model type the decisions were calibrated on (model_ before the
         # final model was chosen apart from it)
         decider = getattr(self, "decision_model_", self.model_)
-        model_proba = self._proba_in_classes(decider, Z)
+        model_proba = self._evidence_proba(decider, Z)
         spl_weight = None
         suspects = self.suspect_estimator_
         if suspects is not None and hasattr(suspects, "self_paced_weights"):

@@ -20,6 +20,7 @@ from labelclean.confidence import BayesConfidence, KNNConfidence
 from labelclean.ensemble import (
     BinnedTreeClassifier,
     CBAdaBoostClassifier,
+    SAMMEClassifier,
     SPBLClassifier,
     SPLBoostClassifier,
 )
@@ -38,6 +39,7 @@ __all__ = [
     "PIPELINE_AGE_GRID",
     "ROWS_PER_LEAF",
     "STAGE_KINDS",
+    "TEMPERED_EVIDENCE_KINDS",
     "TREE_DEPTH",
     "check_model_list",
     "deep_tree_depth",
@@ -127,6 +129,13 @@ def _cb_adaboost_on_trees(depth: int):
 
 
 _cb_adaboost_trees = _cb_adaboost_on_trees(TREE_DEPTH)
+
+
+def _adaboost_trees(**params) -> SAMMEClassifier:
+    params.setdefault("estimator", BinnedTreeClassifier(max_depth=TREE_DEPTH))
+    return SAMMEClassifier(**params)
+
+
 _cb_adaboost_deep = _cb_adaboost_on_trees(DEEP_TREE_DEPTH)
 
 
@@ -149,6 +158,9 @@ def _builtin_kinds() -> StageRegistry:
          "CB-AdaBoost with binned trees as deep as the rows allow (depth "
          f"{DEEP_TREE_DEPTH} to {MAX_DEEP_TREE_DEPTH}); a final-model candidate of "
          "model='auto' on the cleaned rows"),
+        ("adaboost_trees", _adaboost_trees, SAMMEClassifier, "model", (),
+         f"AdaBoost (SAMME) with depth-{TREE_DEPTH} binned trees on the observed "
+         "labels: CB-AdaBoost with every label confidence 1"),
         ("rosr", RoSRClassifier, RoSRClassifier, "model", (),
          "RoSR-L: softmax regression with per-class self-paced weights"),
         ("spbl", SPBLClassifier, SPBLClassifier, "model", (),
@@ -177,6 +189,12 @@ register_stage_kind = STAGE_KINDS.register
 MODEL_KINDS = tuple(
     name for name in STAGE_KINDS if STAGE_KINDS.get(name).role == "model"
 )
+
+#: Model kinds whose out-of-fold probabilities the evidence takes calibrated
+#: by a temperature fitted to the observed labels: boosting on hard labels
+#: grows surer with its rounds than its held-out rows bear out
+#: (docs/decisions.md, *The multi-class pipeline's evidence*).
+TEMPERED_EVIDENCE_KINDS = ("adaboost_trees",)
 
 #: The final models ``model='auto'`` compares for two classes; the first is
 #: kept unless another is clearly better out of fold (:func:`choose_model`).

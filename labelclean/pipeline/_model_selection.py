@@ -31,20 +31,18 @@ from labelclean.pipeline._comparison import (
     penalty_names,
     penalty_setting,
 )
+from labelclean.pipeline._final_weights import final_row_weights
 from labelclean.pipeline._folds import average_over_folds, folds_per_repeat
-from labelclean.pipeline._noise_estimate import (
-    combine_evidence,
-    right_label_probability,
+from labelclean.pipeline._stacking import (
+    StackedModel,
+    calibrated,
+    evidence_temperature,
+    fit_stack,
 )
-from labelclean.pipeline._stacking import StackedModel, fit_stack
 from labelclean.utils._sampling import stratified_rows
 from labelclean.utils._threads import fit_on_threads, one_blas_thread
 
 __all__ = ["ModelSelectionMixin"]
-
-#: The least row weight of ``final_fit='weighted'``: a row the evidence holds
-#: surely mislabelled still keeps its class in the fit.
-_LEAST_WEIGHT = 1e-3
 
 
 def _fit_accepts(estimator, name: str) -> bool:
@@ -151,9 +149,11 @@ class ModelSelectionMixin:
         """Stage 3: out-of-fold probabilities of the chosen final model.
 
         Each candidate is evaluated out of fold and one is chosen
-        (``model_name_``, ``model_selection_``). Returns the probabilities and
-        the model fitted on ``train_rows`` with the soft labels, when it was
-        needed (rows no fold could score, or ``final_fit='soft'``).
+        (``model_name_``, ``model_selection_``); a kind of
+        :data:`~labelclean.pipeline._kinds.TEMPERED_EVIDENCE_KINDS` has its
+        probabilities calibrated (``model_selection_['evidence_temperature']``).
+        Returns them and the model fitted on ``train_rows`` with the soft
+        labels, when needed (rows no fold scored, or ``final_fit='soft'``).
         """
         if folds is None:
             warnings.warn(
@@ -178,7 +178,17 @@ class ModelSelectionMixin:
             if missing.any():
                 oof[missing] = self._proba_in_classes(soft_model, Z[missing])
             self.model_ = soft_model
+        if self.model_name_ in kinds.TEMPERED_EVIDENCE_KINDS:
+            t = evidence_temperature(oof, codes, ~missing)
+            oof, self.model_selection_["evidence_temperature"] = calibrated(oof, t), t
         return oof, soft_model
+
+    def _evidence_proba(self, model, Z) -> np.ndarray:
+        """``model``'s probabilities as the evidence reads them: at the fit's
+        evidence temperature, when it has one (a new row's, as a fitted row's)."""
+        t = (getattr(self, "model_selection_", None) or {}).get("evidence_temperature")
+        proba = self._proba_in_classes(model, Z)
+        return proba if t is None else calibrated(proba, t)
 
     def _fit_final(
         self, model_seed, Z, codes, soft, new_codes, train_rows, soft_model, weight
@@ -409,29 +419,17 @@ class ModelSelectionMixin:
         return params or None, None if scale != 1 else oofs[chosen]
 
     def _final_weights(self, new_codes, kept, weight):
-        """The final model's row weights: with ``final_fit='weighted'``, each
-        cleaned row's probability that its label is right
-        (:func:`right_label_probability`, at no noise where the evidence is
-        wrong where it is surest; a reviewed row's is 1), times the caller's
-        ``sample_weight``; ``final_fit_`` says how it went."""
+        """The final model's row weights (``final_fit='weighted'``:
+        :func:`final_row_weights`); ``final_fit_`` says how it went."""
         self.final_fit_ = {"rows": "cleaned", "n_rows": int(kept.shape[0])}
         self.final_fit_["weighted"] = self.final_fit == "weighted"
         if self.final_fit != "weighted":
             return weight
-        ev = self.evidence_
-        P = combine_evidence(ev.confidence_proba, ev.model_proba)
-        anchor = self.calibration_["anchor_disagreement"]
-        share = 0.0 if anchor.get("evidence_wrong_where_surest") else anchor["share"]
-        right = right_label_probability(P, ev.codes, new_codes, share)
-        if ev.known is not None:
-            right[ev.known] = 1.0
-        # A floor keeps every class in the fit: a weight only lowers a say.
-        right = np.maximum(right, _LEAST_WEIGHT)
-        self.final_fit_.update(
-            mean_weight=float(right[kept].mean()),
-            rows_under_half=int(np.count_nonzero(right[kept] < 0.5)),
+        weight, record = final_row_weights(
+            self.evidence_, self.calibration_, new_codes, kept, weight
         )
-        return right if weight is None else right * weight
+        self.final_fit_.update(record)
+        return weight
 
     def _select_model(self, names, seed, Z, codes, soft, folds, in_train, weight):
         """Out-of-fold probabilities of the chosen final model, and the choice.

@@ -25,7 +25,13 @@ from scipy.optimize import minimize, minimize_scalar
 from scipy.special import softmax
 from sklearn.utils import get_tags
 
-__all__ = ["LEAST_MEMBER_WEIGHT", "StackedModel", "fit_stack"]
+__all__ = [
+    "LEAST_MEMBER_WEIGHT",
+    "StackedModel",
+    "calibrated",
+    "evidence_temperature",
+    "fit_stack",
+]
 
 #: A candidate weighing less than this in the stack is left out of it (its
 #: fit would cost a final fit for a hundredth of the vote).
@@ -58,6 +64,20 @@ def fit_temperature(p: np.ndarray, y: np.ndarray, w: np.ndarray) -> float:
         method="bounded",
     )
     return float(np.exp(result.x))
+
+
+def evidence_temperature(p: np.ndarray, codes: np.ndarray, rows: np.ndarray) -> float:
+    """The temperature, at least 1, under which ``p``'s ``rows`` (a mask) give
+    their observed labels the highest likelihood, each row weighing one: the
+    out-of-fold calibration of a model whose probabilities grow surer than
+    its held-out rows bear out
+    (:data:`~labelclean.pipeline._kinds.TEMPERED_EVIDENCE_KINDS`). The loss is
+    unimodal in the temperature, so the one at least 1 is the larger of the
+    best and 1."""
+    if not rows.any():
+        return 1.0
+    best = fit_temperature(p[rows], codes[rows], np.ones(int(rows.sum())))
+    return max(best, 1.0)
 
 
 def fit_weights(probas: list[np.ndarray], y, w) -> np.ndarray:

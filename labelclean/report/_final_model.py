@@ -14,6 +14,7 @@ __all__ = ["final_model_text"]
 #: Display names of labelclean's final models (others are shown as given).
 _MODEL_NAMES = {
     "rosr": "RoSR-L",
+    "adaboost_trees": "AdaBoost on the observed labels (depth-3 trees)",
     "cb_adaboost": "CB-AdaBoost",
     "cb_adaboost_trees": "CB-AdaBoost (depth-3 trees)",
     "cb_adaboost_deep": "CB-AdaBoost (deep trees)",
@@ -150,6 +151,12 @@ def _evidence_and_fit_text(final: Mapping[str, Any], name: str) -> str:
                 " (chosen by out-of-fold error rate against the observed labels: "
                 f"{', '.join(rates)}; the first kept unless another is lower by "
                 "more than a standard error)"
+            )
+        temperature = selection.get("evidence_temperature")
+        if temperature is not None:
+            text += (
+                f", its probabilities calibrated by a temperature of {temperature:.3g} "
+                "fitted out of fold to the observed labels"
             )
         text += ", which also decides new rows"
     fit = final.get("fit") or {}

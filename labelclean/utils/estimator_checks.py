@@ -24,6 +24,7 @@ FAST_PARAMS: dict[str, dict[str, Any]] = {
     # the age search is tested in tests/ensemble/test_splboost.py.
     "SPLBoostClassifier": {"n_estimators": 10, "age": 3.0},
     "CBAdaBoostClassifier": {"n_estimators": 10},
+    "SAMMEClassifier": {"n_estimators": 10},
     "SPBLClassifier": {"n_estimators": 5, "weak_max_iter": 20},
     # The whole pipeline with its fastest final model and without SPLBoost;
     # every stage is checked on its own above, and the default pipeline in
@@ -39,6 +40,15 @@ EXPECTED_FAILED_CHECKS: dict[str, dict[str, str]] = {
             "neighbours of each row, and a repeated row counts among its own "
             "neighbours, so repeating rows is not the same as weighting them; "
             "with gamma given, weights and repetitions agree."
+        ),
+    },
+    "SAMMEClassifier": {
+        "check_sample_weight_equivalence_on_dense_data": (
+            "on the check's 15 rows of 30 random columns many stumps split the "
+            "weighted rows equally well after a few rounds; which of them wins "
+            "turns on the last bits of the weight sums, whose order follows the "
+            "rows', so the same weights in another row order already give "
+            "another ensemble (repeating rows reorders them)."
         ),
     },
     "SPBLClassifier": {
