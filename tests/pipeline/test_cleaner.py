@@ -358,7 +358,7 @@ def test_a_list_of_models_gives_the_evidence_of_the_one_it_keeps(data, kept):
 )
 def test_a_list_of_models_names_distinct_model_kinds(model):
     X, y = _linear_data(0)
-    with pytest.raises(ValueError, match="distinct names among cb_adaboost"):
+    with pytest.raises(ValueError, match="distinct names among adaboost_trees, cb_"):
         LabelCleaner(**FAST_SUSPECTS, model=model, random_state=0).fit(X, y)
 
 

@@ -82,6 +82,7 @@ def test_library_registry_is_a_registry():
 def test_builtin_kinds_are_the_python_vocabulary():
     # The names LabelCleaner takes are the kinds a definition names.
     assert sorted(STAGE_KINDS) == [
+        "adaboost_trees",
         "bayes",
         "cb_adaboost",
         "cb_adaboost_deep",
