@@ -1,11 +1,15 @@
 """A model stage that learns the observed labels, for replays of the evidence.
 
-The shipped model stages learn the confidence stage's soft labels (CB-AdaBoost's
-γ, RoSR-L's soft labels), so the evidence is the neighbours'. Given to a
-cleaner as its ``model``, :class:`ObservedLabelTrees` is depth-3 CB-AdaBoost
-fitted on the observed labels (γ = 1, SAMME AdaBoost): its ``fit`` takes no
-soft labels, so the out-of-fold evidence learns the labels themselves
-(docs/decisions.md, *A table the trees read and the neighbours do not*).
+The shipped model stages are CB-AdaBoost, which learns the confidence stage's
+soft labels (its γ), and RoSR-L, which learns the observed labels but draws
+hyperplanes. Given to a cleaner as its ``model``, :class:`ObservedLabelTrees`
+is depth-3 CB-AdaBoost fitted on the observed labels (γ = 1, SAMME AdaBoost):
+its ``fit`` takes no soft labels, so the out-of-fold evidence is trees that
+learn the labels themselves, replacing RoSR-L, with their probabilities as
+they are (docs/decisions.md, *A table the trees read and the neighbours do
+not*). The library's option, the ``adaboost_trees`` kind listed beside RoSR-L
+and read at a temperature, is measured with
+``benchmarks/pipelines/multiclass-rosr-or-adaboost.toml``.
 """
 
 import numpy as np
