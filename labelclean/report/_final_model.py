@@ -134,6 +134,18 @@ def final_model_text(final: Mapping[str, Any]) -> str:
     return text + _evidence_and_fit_text(final, name)
 
 
+def _temperature_text(selection: Mapping[str, Any], lead: str) -> str:
+    """``lead`` and the evidence's temperature (``adaboost_trees``), or
+    nothing where the evidence had none."""
+    temperature = selection.get("evidence_temperature")
+    if temperature is None:
+        return ""
+    return (
+        f"{lead} calibrated by a temperature of {temperature:.3g} fitted out "
+        "of fold to the observed labels"
+    )
+
+
 def _evidence_and_fit_text(final: Mapping[str, Any], name: str) -> str:
     """The final model sentence's end: the evidence's model, and the fit."""
     selection = final.get("selection") or {}
@@ -152,13 +164,12 @@ def _evidence_and_fit_text(final: Mapping[str, Any], name: str) -> str:
                 f"{', '.join(rates)}; the first kept unless another is lower by "
                 "more than a standard error)"
             )
-        temperature = selection.get("evidence_temperature")
-        if temperature is not None:
-            text += (
-                f", its probabilities calibrated by a temperature of {temperature:.3g} "
-                "fitted out of fold to the observed labels"
-            )
+        text += _temperature_text(selection, ", its probabilities")
         text += ", which also decides new rows"
+    elif evidence == name:  # the evidence's own kind: its probabilities there
+        text += _temperature_text(
+            selection, "; as the evidence, its probabilities were"
+        )
     fit = final.get("fit") or {}
     if fit.get("weighted") and fit.get("mean_weight") is not None:
         subject = "Each of them was" if name == "stacked" else "It was"

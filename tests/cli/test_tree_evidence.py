@@ -61,3 +61,23 @@ def test_run_reports_the_trees_temperature_and_apply_reads_new_rows_by_it(tmp_pa
     np.testing.assert_allclose(
         audit["model_probability"], expected["model_probability"]
     )
+
+
+def test_the_temperature_is_said_when_the_final_model_is_the_trees_too(tmp_path):
+    train = tmp_path / "train.parquet"
+    _board(1000, 0).to_parquet(train, index=False)
+    shipped = (ROOT / "pipelines" / "multiclass-rosr.toml").read_text()
+    definition = tmp_path / "trees.toml"
+    definition.write_text(shipped.replace('kind = "rosr"', 'kind = "adaboost_trees"'))
+    out = tmp_path / "fit"
+    args = ["run", str(train), "--label", "label", "--pipeline", str(definition)]
+    res = runner.invoke(
+        app, [*args, "--final-model", "adaboost_trees", "--out", str(out)]
+    )
+    assert res.exit_code == 0, res.output
+    cleaner, _ = load_cleaner(out / "model.skops")
+    assert cleaner.model_name_ == "adaboost_trees"
+    t = cleaner.model_selection_["evidence_temperature"]
+    html = unescape((out / "report.html").read_text())
+    said = "as the evidence, its probabilities were calibrated by a temperature"
+    assert f"{said} of {t:.3g}" in html
