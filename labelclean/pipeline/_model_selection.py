@@ -2,15 +2,13 @@
 
 :class:`ModelSelectionMixin` holds what :class:`~labelclean.pipeline.LabelCleaner`
 does with its final model: the candidates (``model='auto'``), their
-out-of-fold probabilities on the rows SPLBoost kept (with the confidence
-stage's soft labels, without the held-out fold's labels), the choice between
-them (:func:`choose_model`), the chosen one's out-of-fold evidence on the
-observed labels, the final model's choice and RoSR-L's penalty on the
-cleaned rows, and fitting a model on given rows with hard or soft labels.
+out-of-fold probabilities on the rows SPLBoost kept (the choice between
+them for the evidence is :class:`EvidenceChoiceMixin`'s), the final model's
+choice and RoSR-L's penalty on the cleaned rows, and fitting a model on
+given rows with hard or soft labels.
 :func:`make_stage` builds any stage from a kind's name or an estimator.
 """
 
-import inspect
 import warnings
 
 import numpy as np
@@ -31,8 +29,9 @@ from labelclean.pipeline._comparison import (
     penalty_names,
     penalty_setting,
 )
+from labelclean.pipeline._evidence_choice import EvidenceChoiceMixin, fit_accepts
 from labelclean.pipeline._final_weights import final_row_weights
-from labelclean.pipeline._folds import average_over_folds, folds_per_repeat
+from labelclean.pipeline._folds import average_over_folds
 from labelclean.pipeline._stacking import (
     StackedModel,
     calibrated,
@@ -45,11 +44,7 @@ from labelclean.utils._threads import fit_on_threads, one_blas_thread
 __all__ = ["ModelSelectionMixin"]
 
 
-def _fit_accepts(estimator, name: str) -> bool:
-    return name in inspect.signature(estimator.fit).parameters
-
-
-class ModelSelectionMixin:
+class ModelSelectionMixin(EvidenceChoiceMixin):
     """The final model's candidates, out-of-fold evaluation, choice and final
     fit (not public).
 
@@ -106,11 +101,11 @@ class ModelSelectionMixin:
         y = self._stage_labels(codes[rows])
         all_present = np.unique(codes[rows]).shape[0] == self.classes_.shape[0]
         kwargs = {}
-        if _fit_accepts(model, "gamma"):
+        if fit_accepts(model, "gamma"):
             kwargs["gamma"] = soft[rows] if all_present else soft[rows, codes[rows]]
-        elif _fit_accepts(model, "soft_labels") and all_present:
+        elif fit_accepts(model, "soft_labels") and all_present:
             kwargs["soft_labels"] = soft[rows]
-        if weight is not None and _fit_accepts(model, "sample_weight"):
+        if weight is not None and fit_accepts(model, "sample_weight"):
             kwargs["sample_weight"] = weight[rows]
         Z_rows = self._model_input(model, Z[rows])
         if not quiet:  # the caller silences warnings (threads share filters)
@@ -430,102 +425,6 @@ class ModelSelectionMixin:
         )
         self.final_fit_.update(record)
         return weight
-
-    def _select_model(self, names, seed, Z, codes, soft, folds, in_train, weight):
-        """Out-of-fold probabilities of the chosen final model, and the choice.
-
-        With several candidates, each is evaluated out of fold on soft labels
-        that did not use the held-out fold's labels
-        (:meth:`_soft_labels_without`) and :func:`choose_model` picks one;
-        the chosen model is then evaluated out of fold again, as the
-        evidence of the decisions, on :meth:`_evidence_labels`. On more than
-        :data:`MODEL_SELECTION_MAX_SAMPLES` rows the comparison runs on a
-        stratified, seeded sample of that many rows (with its own folds).
-        """
-        if len(names) == 1 or folds is None:
-            labels = self._evidence_labels(names[0], seed, codes, soft)
-            oofs = self._out_of_fold(
-                names, seed, Z, codes, labels, folds, in_train, weight
-            )
-            return oofs, choose_model(oofs, codes)[1]
-        k = folds_per_repeat(folds, self.cv_repeats)
-        rows = stratified_rows(
-            codes, MODEL_SELECTION_MAX_SAMPLES, min_per_class=k, seed=seed
-        )
-        if rows is None:
-            compared = self._out_of_fold(
-                names, seed, Z, codes, soft, folds, in_train, weight, fold_soft=True
-            )
-            chosen, selection = choose_model(compared, codes)
-            labels = self._evidence_labels(chosen, seed, codes, soft)
-            if labels is soft and not hasattr(
-                self.confidence_estimator_, "soft_labels_without"
-            ):
-                # cross-fitted soft labels: the comparison was the evidence
-                return {chosen: compared[chosen]}, selection
-        else:
-            splitter = StratifiedKFold(k, shuffle=True, random_state=seed)
-            sub_folds = list(splitter.split(rows, codes[rows]))
-            compared = self._out_of_fold(
-                names,
-                seed,
-                Z[rows],
-                codes[rows],
-                soft[rows],
-                sub_folds,
-                in_train[rows],
-                None if weight is None else weight[rows],
-                row_ids=rows,
-                fold_soft=True,
-            )
-            chosen, selection = choose_model(compared, codes[rows])
-            selection["sampled_rows"] = int(rows.shape[0])
-            labels = self._evidence_labels(chosen, seed, codes, soft)
-        oofs = self._out_of_fold(
-            [chosen], seed, Z, codes, labels, folds, in_train, weight
-        )
-        return oofs, selection
-
-    def _evidence_labels(self, name, seed, codes, soft):
-        """The labels the evidence's out-of-fold models are fitted on.
-
-        The observed labels (one-hot): a model fitted on them never sees a
-        held-out row's label, where the neighbours' soft labels carry the
-        labels of the rows around it, and a small class those soft labels
-        dilute keeps its rows (docs/decisions.md, *Out-of-fold evidence sees
-        its fold's labels*). Except for a model whose ``fit`` takes a label
-        confidence ``gamma`` (CB-AdaBoost): the confidence is part of that
-        method, and without it (every ``gamma`` one) it is AdaBoost, whose
-        out-of-fold probabilities saturate (30 rounds on breast_cancer with
-        20 % of the labels flipped: a median highest probability of
-        0.99999992, the surest rows' disagreement read as 0, and nothing was
-        flagged); it keeps the soft labels.
-        """
-        if _fit_accepts(self._make_model(name, seed), "gamma"):
-            return soft
-        return np.eye(soft.shape[1])[codes]
-
-    def _soft_labels_without(self, soft, rows, test, row_ids):
-        """``soft`` with the soft labels of ``rows`` recomputed without the
-        labels of the rows ``test`` (indices into ``soft``; ``row_ids``:
-        their rows in the fit, None when the same).
-
-        A row's soft label from its neighbours holds their labels, so a
-        model fitted on the soft labels of the whole fit sees, through its
-        training rows, the labels of the fold it is asked about, and
-        flexible models profit most (docs/decisions.md, *Out-of-fold
-        evidence sees its fold's labels*). A confidence stage without
-        ``soft_labels_without`` (cross-fitted ones) keeps its soft labels.
-        """
-        conf = self.confidence_estimator_
-        if not hasattr(conf, "soft_labels_without"):
-            return soft
-        ids = np.arange(soft.shape[0]) if row_ids is None else row_ids
-        excluded = np.zeros(conf.soft_labels_.shape[0], dtype=bool)
-        excluded[ids[test]] = True
-        out = soft.copy()
-        out[rows] = conf.soft_labels_without(excluded, ids[rows])
-        return out
 
     def _out_of_fold(
         self,

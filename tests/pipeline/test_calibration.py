@@ -2,6 +2,7 @@
 
 import json
 from html import unescape
+from pathlib import Path
 
 import numpy as np
 import pandas as pd
@@ -59,6 +60,7 @@ from labelclean.validation import validate_output
 DECIDE = {"final_model": "cb_adaboost"}
 
 runner = CliRunner()
+ROOT = Path(__file__).resolve().parents[2]
 
 
 @pytest.fixture(scope="module")
@@ -728,19 +730,30 @@ def test_clean_labels_at_moderate_agreement_keep_the_noise_at_the_surest_rows_sh
         assert calibration["flag_precision_interval"][0] == 0.0
     html = unescape((out / "report.html").read_text())
     assert "the estimate was capped at that share, not at its upper limit" in html
-    # The same fit with the upper limit as the cap, as before.
+    # With CB-AdaBoost's stumps as the evidence (the pipeline's first model,
+    # which RoSR-L replaces on these rows), capped at the share and, as
+    # before, at the upper limit.
+    shipped = (ROOT / "pipelines" / "binary-cbadaboost.toml").read_text()
+    listed = 'kind = ["cb_adaboost", "cb_adaboost_trees", "rosr"]'
+    assert listed in shipped
+    stumps = tmp_path / "stumps.toml"
+    stumps.write_text(shipped.replace(listed, 'kind = "cb_adaboost"'))
+
+    def flagged_share(out):
+        res = runner.invoke(
+            app, ["run", str(data), "-p", str(stumps), "--out", str(out),
+                  "--label", "label"],
+        )  # fmt: skip
+        assert res.exit_code == 0, res.output
+        return (pd.read_parquet(out / "audit.parquet")["decision"] != "kept").mean()
+
+    assert flagged_share(tmp_path / "share") <= 0.02
     upper = lambda predictable, substantial=True: (  # noqa: E731
         "upper_limit" if predictable else "share"
     )
     monkeypatch.setattr(noise_estimate_module, "cap_level", upper)
     monkeypatch.setattr(calibration_module, "cap_level", upper)
-    res = runner.invoke(
-        app, ["run", str(data), "-p", "binary-cbadaboost", "--out",
-              str(before := tmp_path / "before"), "--label", "label"],
-    )  # fmt: skip
-    assert res.exit_code == 0, res.output
-    audit = pd.read_parquet(before / "audit.parquet")
-    assert (audit["decision"] != "kept").mean() >= 0.08
+    assert flagged_share(tmp_path / "before") >= 0.08
 
 
 def test_the_surest_rows_tied_across_a_groups_edge_are_shared_by_their_labels():

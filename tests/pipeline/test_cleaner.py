@@ -541,8 +541,10 @@ def test_audit_without_suspect_stage_has_no_weights():
 
 
 def test_model_choice_on_a_sample_of_a_large_input(monkeypatch):
+    import labelclean.pipeline._evidence_choice as evidence_module
     import labelclean.pipeline._model_selection as cleaner_module
 
+    monkeypatch.setattr(evidence_module, "MODEL_SELECTION_MAX_SAMPLES", 120)
     monkeypatch.setattr(cleaner_module, "MODEL_SELECTION_MAX_SAMPLES", 120)
     X, y = make_blobs(400, centers=2, cluster_std=2.0, random_state=3)
     y_noisy, _ = flip_labels(y, 0.2, random_state=3)

@@ -70,3 +70,30 @@ def test_a_line_keeps_rosr_and_its_probabilities_as_they_are():
     cleaner = _shipped().fit(X, y)
     assert cleaner.model_selection_["chosen"] == "rosr"
     assert "evidence_temperature" not in cleaner.model_selection_
+
+
+def test_the_candidates_are_compared_on_the_labels_they_give_evidence_on():
+    # RoSR-L is the evidence on the observed labels, so it is compared on
+    # them: its error in the list is its error alone (compared on the
+    # neighbours' soft labels it was another model), and where it is kept its
+    # out-of-fold evidence is the comparison's, unchanged.
+    rng = np.random.RandomState(0)
+    X = rng.normal(size=(600, 4))
+    y = np.digitize(X[:, 0] + X[:, 1], [-0.7, 0.7])
+    noisy, flipped = y.copy(), rng.rand(600) < 0.2
+    noisy[flipped] = (y[flipped] + rng.randint(1, 3, flipped.sum())) % 3
+    listed = _shipped().fit(X, noisy)
+    alone = _shipped(model="rosr").fit(X, noisy)
+    assert listed.model_selection_["chosen"] == "rosr"
+    assert (listed.model_selection_["candidates"]["rosr"]
+            == alone.model_selection_["candidates"]["rosr"])  # fmt: skip
+    np.testing.assert_array_equal(
+        listed.evidence_.model_proba, alone.evidence_.model_proba
+    )
+    np.testing.assert_array_equal(listed.decisions_, alone.decisions_)
+    # on the checkerboard too, where the trees are kept
+    X, noisy, _ = _checkerboard(1000, 0)
+    listed = _shipped().fit(X, noisy)
+    alone = _shipped(model="rosr").fit(X, noisy)
+    assert (listed.model_selection_["candidates"]["rosr"]
+            == alone.model_selection_["candidates"]["rosr"])  # fmt: skip
