@@ -119,7 +119,9 @@ STACK_RULE = (
 #: The rule of :func:`choose_model`, in words (``model_selection_['rule']``).
 AUTO_RULE = (
     "out-of-fold error rate against the observed labels over every row decided "
-    "out of fold; another candidate replaces the first (RoSR-L under "
+    "out of fold, each candidate fitted on the labels it gives the evidence on "
+    "(the observed labels; CB-AdaBoost the neighbours' soft labels without the "
+    "held-out fold's); another candidate replaces the first (RoSR-L under "
     "model='auto') only if its error rate is lower by more than one standard "
     "error of the paired per-row difference (the lowest error rate among "
     "those that are)"
