@@ -32,7 +32,13 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 # In a child of run_in_checkout labelclean is already imported from the other
 # checkout when this file loads, so these names come from that checkout.
 from benchmarks._common import RESULTS, run_in_checkout, section_head, write_section
-from benchmarks.real_data import DATASETS, make_cleaner, parse_cell, split_and_flip
+from benchmarks.real_data import (
+    DATASETS,
+    _mean,
+    make_cleaner,
+    parse_cell,
+    split_and_flip,
+)
 
 ROOT = Path(__file__).resolve().parents[1]
 CELLS = ["u0", "u10", "u20", "u30", "cc10", "cc20", "cc30"]
@@ -98,10 +104,6 @@ def peer_means(section: str) -> dict:
             "accuracy": max(value(cols[15]), value(cols[16])),
         }
     return peers
-
-
-def _mean(values) -> float:
-    return float(np.mean(values))
 
 
 def cell_line(name, cell, before, after) -> str:

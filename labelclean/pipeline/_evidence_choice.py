@@ -63,8 +63,7 @@ class EvidenceChoiceMixin:
                 names, seed, Z, codes, soft, folds, in_train, weight
             )
             chosen, selection = choose_model(compared, codes)
-            labels = self._evidence_labels(chosen, seed, codes, soft)
-            if labels is not soft or not hasattr(
+            if not self._learns_soft_labels(chosen, seed) or not hasattr(
                 self.confidence_estimator_, "soft_labels_without"
             ):
                 # observed or cross-fitted soft labels: the comparison was
@@ -86,7 +85,7 @@ class EvidenceChoiceMixin:
             )
             chosen, selection = choose_model(compared, codes[rows])
             selection["sampled_rows"] = int(rows.shape[0])
-            labels = self._evidence_labels(chosen, seed, codes, soft)
+        labels = self._evidence_labels(chosen, seed, codes, soft)
         oofs = self._out_of_fold(
             [chosen], seed, Z, codes, labels, folds, in_train, weight
         )
@@ -104,11 +103,7 @@ class EvidenceChoiceMixin:
         neighbours' soft labels was another model than the evidence it gives
         (docs/decisions.md, *The candidates compared on the labels they give
         evidence on*)."""
-        on_soft = [
-            name
-            for name in names
-            if self._evidence_labels(name, seed, codes, soft) is soft
-        ]
+        on_soft = [name for name in names if self._learns_soft_labels(name, seed)]
         out = {}
         if on_soft:
             out.update(
@@ -150,9 +145,14 @@ class EvidenceChoiceMixin:
         0.99999992, the surest rows' disagreement read as 0, and nothing was
         flagged); it keeps the soft labels.
         """
-        if fit_accepts(self._make_model(name, seed), "gamma"):
+        if self._learns_soft_labels(name, seed):
             return soft
         return np.eye(soft.shape[1])[codes]
+
+    def _learns_soft_labels(self, name, seed) -> bool:
+        """Whether the model ``name`` takes a label confidence ``gamma``
+        (CB-AdaBoost), so that its evidence is fitted on the soft labels."""
+        return fit_accepts(self._make_model(name, seed), "gamma")
 
     def _soft_labels_without(self, soft, rows, test, row_ids):
         """``soft`` with the soft labels of ``rows`` recomputed without the
