@@ -219,8 +219,8 @@ class LabelCleaner(DecisionsMixin, ModelSelectionMixin, ClassifierMixin, BaseFil
     model_selection_ : dict
         How the evidence's model was chosen: ``rule``, ``chosen``,
         ``candidates`` (each one's out-of-fold ``error_rate`` against the
-        observed labels, fitted on those it gives the evidence on, and the
-        ``rows`` compared; ``None`` when nothing was compared),
+        observed labels, fitted on those it gives the evidence on, named in
+        ``fitted_on``, and the ``rows`` compared; ``None`` when none were),
         the chosen (or closest) challenger's ``difference`` from the first
         candidate and its ``standard_error``, ``sampled_rows`` for a
         stratified sample (above :data:`MODEL_SELECTION_MAX_SAMPLES` rows);

@@ -53,7 +53,9 @@ class EvidenceChoiceMixin:
             oofs = self._out_of_fold(
                 names, seed, Z, codes, labels, folds, in_train, weight
             )
-            return oofs, choose_model(oofs, codes)[1]
+            selection = choose_model(oofs, codes)[1]
+            self._record_labels(selection, seed)
+            return oofs, selection
         k = folds_per_repeat(folds, self.cv_repeats)
         rows = stratified_rows(
             codes, MODEL_SELECTION_MAX_SAMPLES, min_per_class=k, seed=seed
@@ -63,6 +65,7 @@ class EvidenceChoiceMixin:
                 names, seed, Z, codes, soft, folds, in_train, weight
             )
             chosen, selection = choose_model(compared, codes)
+            self._record_labels(selection, seed)
             if not self._learns_soft_labels(chosen, seed) or not hasattr(
                 self.confidence_estimator_, "soft_labels_without"
             ):
@@ -84,6 +87,7 @@ class EvidenceChoiceMixin:
                 row_ids=rows,
             )
             chosen, selection = choose_model(compared, codes[rows])
+            self._record_labels(selection, seed)
             selection["sampled_rows"] = int(rows.shape[0])
         labels = self._evidence_labels(chosen, seed, codes, soft)
         oofs = self._out_of_fold(
@@ -148,6 +152,15 @@ class EvidenceChoiceMixin:
         if self._learns_soft_labels(name, seed):
             return soft
         return np.eye(soft.shape[1])[codes]
+
+    def _record_labels(self, selection, seed) -> None:
+        """Each candidate's ``fitted_on`` in ``selection``:
+        ``'soft'`` (the neighbours' soft labels) or ``'observed'``, the
+        labels it was compared on and gives the evidence on, for the report
+        to say."""
+        for name, record in selection["candidates"].items():
+            soft = self._learns_soft_labels(name, seed)
+            record["fitted_on"] = "soft" if soft else "observed"
 
     def _learns_soft_labels(self, name, seed) -> bool:
         """Whether the model ``name`` takes a label confidence ``gamma``

@@ -282,6 +282,19 @@ def _suspect_feature_columns(summary: Any, user_columns: list[str]) -> list[str]
     return [c for c in user_columns if c in top.columns and c != summary.id_column]
 
 
+def _spelled(summary: Any, records: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """``records`` with their labels written as the observed labels are: an
+    integer label's cleaned value comes from a float column (it holds the
+    discarded rows' missing labels), and ``0.0`` is shown as the ``0`` it
+    corrects to."""
+    for record in records:
+        for key in ("observed_label", "cleaned_label"):
+            value = record.get(key)
+            if value is not None and value in summary._labels:
+                record[key] = to_jsonable(summary._labels[value])
+    return records
+
+
 def _suspects(
     summary: Any, evidence_present: list[str], features: list[str]
 ) -> list[dict[str, Any]]:
@@ -290,7 +303,7 @@ def _suspects(
         return []
     columns = [*_DECISION_COLUMNS, *evidence_present]
     suspects = []
-    records = _records(top, columns)
+    records = _spelled(summary, _records(top, columns))
     feature_values = _records(top, features)
     for position in range(len(top)):
         record = {
@@ -313,7 +326,7 @@ def _examples(summary: Any, user_columns: list[str]) -> tuple[list, dict]:
     examples: dict[str, list] = {d: [] for d in DECISIONS}
     ex = summary._examples
     if ex is not None:
-        records = _records(ex, columns)
+        records = _spelled(summary, _records(ex, columns))
         for position in range(len(ex)):
             examples[ex["decision"].iat[position]].append(
                 {

@@ -43,6 +43,33 @@ def _error_rates(selection: Mapping[str, Any]) -> list[str]:
     ]
 
 
+#: The labels a candidate for the evidence was fitted to (``fitted_on``).
+_FITTED_ON = {
+    "soft": "the neighbours' soft labels",
+    "observed": "the observed labels",
+}
+
+
+def _fitted_on_text(selection: Mapping[str, Any]) -> str:
+    """'; each fitted to ...': the labels each compared candidate was fitted
+    to, as it gives the evidence (nothing where the record does not say)."""
+    groups: dict[str, list[str]] = {}
+    for name, c in (selection.get("candidates") or {}).items():
+        on = c.get("fitted_on") if isinstance(c, Mapping) else None
+        if on in _FITTED_ON:
+            groups.setdefault(on, []).append(_model_name(name, selection))
+    if len(groups) == 1:
+        return f"; each fitted to {_FITTED_ON[next(iter(groups))]}"
+    parts = [
+        f"{' and '.join(names)} to {_FITTED_ON[on]}" for on, names in groups.items()
+    ]
+    return (
+        f"; each fitted to the labels it gives the evidence on, {' and '.join(parts)}"
+        if parts
+        else ""
+    )
+
+
 def _held_out(selection: Mapping[str, Any], rows: str) -> str:
     """``rows``, or the part of them a comparison held out of every fit (from
     10,000 compared rows: one fold of ``cv``)."""
@@ -123,12 +150,15 @@ def final_model_text(final: Mapping[str, Any]) -> str:
             f"labels ({', '.join(rates)})"
         )
     elif len(rates) > 1:
+        if on_cleaned.get("candidates"):
+            how = "the cleaned labels of the cleaned rows, weighted as in its fit"
+            labels = ""
+        else:  # the evidence's comparison
+            how, labels = "the observed labels", _fitted_on_text(selection)
         text += (
-            ", chosen by out-of-fold error rate against the cleaned labels of "
-            "the cleaned rows, weighted as in its fit"
-            if on_cleaned.get("candidates")
-            else ", chosen by out-of-fold error rate against the observed labels"
-        ) + f" ({', '.join(rates)})"
+            f", chosen by out-of-fold error rate against {how} "
+            f"({', '.join(rates)}{labels})"
+        )
     if name == "rosr":
         text += _penalty_text(penalty)
     return text + _evidence_and_fit_text(final, name)
@@ -152,18 +182,23 @@ def _evidence_and_fit_text(final: Mapping[str, Any], name: str) -> str:
     on_cleaned = selection.get("final") or {}
     text = ""
     evidence = selection.get("chosen")
-    if on_cleaned.get("chosen") and evidence and evidence != name:
+    rates = _error_rates(selection)
+    # the evidence's choice, where the final model was chosen apart from it
+    # (said even when both came out the same kind)
+    said = bool(on_cleaned.get("chosen") and evidence)
+    if said and (evidence != name or len(rates) > 1):
         text += (
             f"; the out-of-fold evidence that decided the rows came from "
             f"{_MODEL_NAMES.get(evidence, evidence)}"
+            + (" too" if evidence == name else "")
         )
-        rates = _error_rates(selection)
         if len(rates) > 1:
             text += (
                 " (chosen by out-of-fold error rate against the observed labels: "
-                f"{', '.join(rates)}; the first kept unless another is lower by "
-                "more than a standard error)"
+                f"{', '.join(rates)}{_fitted_on_text(selection)}; the first kept "
+                "unless another is lower by more than a standard error)"
             )
+    if said and evidence != name:
         text += _temperature_text(selection, ", its probabilities")
         text += ", which also decides new rows"
     elif evidence == name:  # the evidence's own kind: its probabilities there

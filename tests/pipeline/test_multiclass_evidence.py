@@ -87,6 +87,15 @@ def test_the_candidates_are_compared_on_the_labels_they_give_evidence_on():
     assert listed.model_selection_["chosen"] == "rosr"
     assert (listed.model_selection_["candidates"]["rosr"]
             == alone.model_selection_["candidates"]["rosr"])  # fmt: skip
+    # beside CB-AdaBoost, compared on the soft labels, too; the record says
+    # on which labels each candidate was compared
+    with_cb = _shipped(model=["rosr", "cb_adaboost"]).fit(X, noisy)
+    candidates = with_cb.model_selection_["candidates"]
+    assert candidates["rosr"] == alone.model_selection_["candidates"]["rosr"]
+    assert {name: c["fitted_on"] for name, c in candidates.items()} == {
+        "rosr": "observed",
+        "cb_adaboost": "soft",
+    }
     np.testing.assert_array_equal(
         listed.evidence_.model_proba, alone.evidence_.model_proba
     )

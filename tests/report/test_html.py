@@ -225,6 +225,27 @@ def test_story_says_how_the_evidence_was_chosen_apart_from_the_final_model(audit
         "kept unless another is lower by more than a standard error), which also "
         "decides new rows." in html
     )
+    # where the run recorded it, the labels each candidate was fitted to
+    fitted_on = {"cb_adaboost": "soft", "cb_adaboost_trees": "soft", "rosr": "observed"}
+    candidates = final["selection"]["candidates"]
+    candidates["rosr"] = {"error_rate": 0.25, "rows": 10}
+    for name, labels in fitted_on.items():
+        candidates[name]["fitted_on"] = labels
+    html = render_html(build_report(audit, run={"final_model": final}))
+    assert (
+        "labels: CB-AdaBoost 30.0%, CB-AdaBoost (depth-3 trees) 20.0%, RoSR-L "
+        "25.0%; each fitted to the labels it gives the evidence on, CB-AdaBoost "
+        "and CB-AdaBoost (depth-3 trees) to the neighbours' soft labels and "
+        "RoSR-L to the observed labels; the first kept unless" in unescape(html)
+    )
+    # said too where the evidence and the final model came out the same kind
+    final["name"] = final["selection"]["chosen"] = "rosr"
+    html = unescape(render_html(build_report(audit, run={"final_model": final})))
+    assert (
+        "the out-of-fold evidence that decided the rows came from RoSR-L too "
+        "(chosen by out-of-fold error rate against the observed labels: "
+        "CB-AdaBoost 30.0%" in html
+    )
 
 
 def test_the_deep_trees_are_named_with_the_depth_the_fit_grew(audit):
@@ -512,3 +533,19 @@ def test_a_caution_is_written_whatever_the_reading_holds(audit):
     run["calibration"].update(flagged=3, flag_precision_interval=[None, 0.9])
     codes = [c["code"] for c in build_report(audit, run=run)["cautions"]]
     assert codes == ["poor_predictability"]
+
+
+def test_an_integer_label_is_written_as_one_where_it_was_corrected(audit):
+    # The audit's cleaned_label of an integer label is float (the discarded
+    # rows' labels are missing); the report writes 0, not 0.0, as observed.
+    codes = {"a": 0, "b": 1, "c": 2}
+    audit["observed_label"] = audit["observed_label"].map(codes).astype("int64")
+    audit["cleaned_label"] = audit["cleaned_label"].map(codes).astype("float64")
+    report = build_report(audit)
+    corrected = [r for r in report["suspects"]["rows"] if r["decision"] == "corrected"]
+    assert corrected and all(type(r["cleaned_label"]) is int for r in corrected)
+    assert {r["cleaned_label"] for r in corrected} == {0}
+    examples = report["examples"]["corrected"]
+    assert [type(r["cleaned_label"]) for r in examples] == [int] * len(examples)
+    html = render_html(report)
+    assert "corrected to 0 " in html and "corrected to 0.0" not in html
