@@ -160,6 +160,12 @@ def test_the_shipped_two_class_pipeline_grows_trees_where_the_label_needs_them(
         "(depth-3 trees) (chosen by out-of-fold error rate against the observed "
         "labels: CB-AdaBoost " in html
     )
+    # and on which labels each candidate was fitted, as it gives the evidence
+    assert (
+        "each fitted to the labels it gives the evidence on, CB-AdaBoost and "
+        "CB-AdaBoost (depth-3 trees) to the neighbours' soft labels and RoSR-L "
+        "to the observed labels; the first kept" in html
+    )
 
 
 def test_report_names_the_final_model_auto_choice(noisy_data, tmp_path):
