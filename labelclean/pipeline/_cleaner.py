@@ -217,18 +217,18 @@ class LabelCleaner(DecisionsMixin, ModelSelectionMixin, ClassifierMixin, BaseFil
         were the evidence; it decides new rows (:meth:`audit`). ``model_``
         itself when the two choices agree.
     model_selection_ : dict
-        How the evidence's model was chosen: ``rule``, ``chosen``,
+        How the evidence's model was chosen: ``rule``, ``chosen``, ``order`` (as
+        compared: the first is kept unless another is clearly better),
         ``candidates`` (each one's out-of-fold ``error_rate`` against the
         observed labels, fitted on those it gives the evidence on, named in
-        ``fitted_on``, and the ``rows`` compared; ``None`` when none were),
-        the chosen (or closest) challenger's ``difference`` from the first
-        candidate and its ``standard_error``, ``sampled_rows`` for a
-        stratified sample (above :data:`MODEL_SELECTION_MAX_SAMPLES` rows);
-        ``final``: the same on the cleaned rows (``held_out_rows``: from
-        :data:`FINAL_HOLD_OUT_ROWS`, the one fold read), and the ``stack``;
-        ``final_penalty``: RoSR-L's penalty (``default``, ``compared``,
-        ``chosen``; not searched for a RoSR-L the stack leaves out of over
-        10,000 cleaned rows).
+        ``fitted_on``, and the ``rows`` compared; ``None`` when none were), the
+        chosen (or closest) challenger's ``difference`` from the first and its
+        ``standard_error``, ``sampled_rows`` for a stratified sample (above
+        :data:`MODEL_SELECTION_MAX_SAMPLES` rows); ``final``: the same on the
+        cleaned rows (``held_out_rows``: from :data:`FINAL_HOLD_OUT_ROWS`, the
+        one fold read), and the ``stack``; ``final_penalty``: RoSR-L's penalty
+        (``default``, ``compared``, ``chosen``; above 10,000 cleaned rows not
+        searched for a RoSR-L the stack leaves out).
     feature_encoder_ : object
         Fitted feature preparation for the suspect stage and final model.
     audit_ : DataFrame

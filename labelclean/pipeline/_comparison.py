@@ -157,6 +157,9 @@ def choose_model(
         errors[name] = (label != codes[decided]).astype(np.float64)
     selection: dict[str, Any] = {
         "rule": AUTO_RULE if len(names) > 1 else "the configured final model",
+        # the first is the one kept; a list keeps the order in report.json,
+        # whose keys are sorted
+        "order": names,
         "candidates": {
             name: {
                 "error_rate": None if e is None else weighted_mean(e, w)[0],

@@ -575,9 +575,10 @@ def _review_and_missing_story(run: Mapping[str, Any]) -> list[str]:
         )
     missing = run.get("missing_values")
     if isinstance(missing, Mapping) and missing.get("columns"):
-        cols = ", ".join(
-            f"'{k}' ({v})" for k, v in list(missing["columns"].items())[:8]
-        )
+        counts = missing["columns"]
+        order = [str(c) for c in run.get("features") or [] if str(c) in counts]
+        order += sorted(set(counts) - set(order))  # in the input's column order
+        cols = ", ".join(f"'{k}' ({counts[k]})" for k in order[:8])
         story.append(
             f"Missing feature values in {cols}: {missing.get('handling', '')}."
         )

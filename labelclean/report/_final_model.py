@@ -3,7 +3,7 @@ chosen (the candidates' comparison or their stack, RoSR-L's penalty, on
 which rows), and what it was fitted on. Read from the run's ``final_model``
 record of ``report.json``."""
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from labelclean.report._calibration_story import count, pct
@@ -34,11 +34,28 @@ def _model_name(name: str, on_cleaned: Mapping[str, Any] | None = None) -> str:
     return _MODEL_NAMES.get(name, name)
 
 
+def _in_order(
+    records: Mapping[str, Any], order: Sequence[str] = ()
+) -> list[tuple[str, Any]]:
+    """``records``' items in the comparison's ``order`` (its first is the
+    one kept unless another is clearly better), then labelclean's models in
+    the order of ``_MODEL_NAMES`` (files written before the order was
+    recorded), then others by name. Not the keys' order: ``report.json`` is
+    written with sorted keys, and the page rendered again from it must say
+    what the run's said."""
+    known = {name: i for i, name in enumerate(dict.fromkeys([*order, *_MODEL_NAMES]))}
+    return sorted(
+        records.items(), key=lambda item: (known.get(item[0], len(known)), item[0])
+    )
+
+
 def _error_rates(selection: Mapping[str, Any]) -> list[str]:
     """'Name 12.3 %' per compared candidate of a model selection."""
     return [
         f"{_model_name(name, selection)} {pct(c['error_rate'])}"
-        for name, c in (selection.get("candidates") or {}).items()
+        for name, c in _in_order(
+            selection.get("candidates") or {}, selection.get("order") or ()
+        )
         if isinstance(c, Mapping) and c.get("error_rate") is not None
     ]
 
@@ -54,7 +71,8 @@ def _fitted_on_text(selection: Mapping[str, Any]) -> str:
     """'; each fitted to ...': the labels each compared candidate was fitted
     to, as it gives the evidence (nothing where the record does not say)."""
     groups: dict[str, list[str]] = {}
-    for name, c in (selection.get("candidates") or {}).items():
+    candidates = selection.get("candidates") or {}
+    for name, c in _in_order(candidates, selection.get("order") or ()):
         on = c.get("fitted_on") if isinstance(c, Mapping) else None
         if on in _FITTED_ON:
             groups.setdefault(on, []).append(_model_name(name, selection))
@@ -115,9 +133,8 @@ def _penalty_text(penalty: Mapping[str, Any], subject: str = "its") -> str:
 def _stack_text(on_cleaned: Mapping[str, Any]) -> str:
     """'a weighted average of A (0.83) and B (0.17), ...' for a stacked model."""
     members = (on_cleaned.get("stack") or {}).get("members") or {}
-    parts = [
-        f"{_model_name(n, on_cleaned)} ({m['weight']:.2f})" for n, m in members.items()
-    ]
+    heaviest = sorted(_in_order(members), key=lambda item: -item[1]["weight"])
+    parts = [f"{_model_name(n, on_cleaned)} ({m['weight']:.2f})" for n, m in heaviest]
     listed = ", ".join(parts[:-1]) + f" and {parts[-1]}" if len(parts) > 1 else ""
     rates = _error_rates(on_cleaned)
     return (

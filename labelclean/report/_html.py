@@ -18,7 +18,7 @@ import hashlib
 import io
 import itertools
 import json
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from importlib import resources
 from typing import Any
 
@@ -30,6 +30,7 @@ from labelclean.report._calibration_story import (
     pct,
 )
 from labelclean.report._final_model import final_model_text
+from labelclean.report._json import to_jsonable
 from labelclean.utils._audit import DECISIONS
 
 __all__ = ["render_html"]
@@ -333,14 +334,23 @@ _NUMERIC_COLUMNS = ("rank", "suspicion")
 FIRST_PAGE = 100
 
 
-def _features_text(features: Mapping[str, Any]) -> str:
-    return " · ".join(f"{k} = {'–' if v is None else v}" for k, v in features.items())
+def _features_text(features: Mapping[str, Any], order: Sequence[str]) -> str:
+    """The row's feature values in the input's column order: ``report.json``
+    is written with sorted keys, so its order alone would differ between the
+    run's page and one rendered again from the file."""
+    keys = [k for k in order if k in features]
+    listed = set(keys)
+    keys += [k for k in features if k not in listed]
+    values = ("–" if features[k] is None else features[k] for k in keys)
+    return " · ".join(f"{k} = {v}" for k, v in zip(keys, values, strict=True))
 
 
 def _suspect_table(report: Mapping[str, Any]) -> tuple[list[list[Any]], str]:
     """The suspects as table rows, and the same rows as a JSON data block."""
     rows = []
-    for x in (report.get("suspects") or {}).get("rows") or []:
+    suspects = report.get("suspects") or {}
+    order = [str(c) for c in suspects.get("feature_columns") or []]
+    for x in suspects.get("rows") or []:
         suspicion = x.get("suspicion")
         rows.append(
             [
@@ -352,7 +362,7 @@ def _suspect_table(report: Mapping[str, Any]) -> tuple[list[list[Any]], str]:
                 x.get("cleaned_label"),
                 None if suspicion is None else round(float(suspicion), 4),
                 x.get("why") or "",
-                _features_text(x.get("features") or {}),
+                _features_text(x.get("features") or {}, order),
             ]
         )
     data = json.dumps(
@@ -400,6 +410,10 @@ def render_html(report: Mapping[str, Any], *, plots: bool = True) -> str:
     """
     # lazy: only to render a report
     import jinja2
+
+    # The dict as report.json holds it (JSON types, keys sorted): the page a
+    # run writes and the page rendered again from its file are the same.
+    report = json.loads(json.dumps(to_jsonable(report), sort_keys=True))
 
     templates = resources.files("labelclean.report") / "templates"
     env = jinja2.Environment(

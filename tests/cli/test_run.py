@@ -2,6 +2,7 @@
 
 import hashlib
 import json
+import re
 from html import unescape
 from pathlib import Path
 
@@ -389,6 +390,32 @@ def test_report_rerenders_html(noisy_data, tmp_path):
     assert res.exit_code == 0, res.output
     html = (out / "report.html").read_text()
     assert "<h2" in html and "Suspects" in html
+
+
+def test_report_rendered_again_is_the_page_the_run_wrote(tmp_path):
+    # report.json is written with sorted keys; `labelclean report` must not
+    # reorder what the run's page said (the final model's candidates and
+    # stack, the columns with missing values, each suspect's features).
+    from sklearn.datasets import load_wine
+
+    frame, y = load_wine(return_X_y=True, as_frame=True)
+    rng = np.random.default_rng(0)
+    for column in ("magnesium", "ash", "hue"):  # not in the alphabet's order
+        frame.loc[rng.random(len(frame)) < 0.1, column] = np.nan
+    frame["region"] = pd.Categorical(rng.choice(["north", "south", None], len(frame)))
+    frame["cultivar"] = flip_labels(y.to_numpy(), 0.15, random_state=0)[0]
+    source = tmp_path / "wine.parquet"
+    frame.to_parquet(source)
+    out = tmp_path / "out"
+    res = runner.invoke(
+        app, ["run", str(source), "--label", "cultivar", "--out", str(out)]
+    )
+    assert res.exit_code == 0, res.output
+    written = (out / "report.html").read_bytes()
+    said = r"Missing feature values in 'ash' \(\d+\), 'magnesium' \(\d+\), 'hue' "
+    assert re.search(said, unescape(written.decode()))  # the input's order
+    assert runner.invoke(app, ["report", str(out)]).exit_code == 0
+    assert (out / "report.html").read_bytes() == written
 
 
 def test_validate_reports_checks(noisy_data, tmp_path):

@@ -387,6 +387,11 @@ def test_choose_model_exact_small_case():
     name, sel = choose_model({"rosr": tie, "cb_adaboost": tie}, np.array([0, 1]))
     assert name == "rosr" and sel["difference"] == 0.0
     assert sel["candidates"]["rosr"]["error_rate"] == 0.0
+    # the order compared is recorded as a list (report.json sorts its keys),
+    # its first the candidate kept on a tie
+    assert sel["order"] == ["rosr", "cb_adaboost"]
+    name, sel = choose_model({"cb_adaboost": tie, "rosr": tie}, np.array([0, 1]))
+    assert name == "cb_adaboost" and sel["order"] == ["cb_adaboost", "rosr"]
 
 
 def test_choose_model_weighs_each_row_error():

@@ -206,6 +206,7 @@ def test_story_says_how_the_evidence_was_chosen_apart_from_the_final_model(audit
         "name": "stacked",
         "selection": {
             "chosen": "cb_adaboost_trees",
+            "order": ["cb_adaboost", "cb_adaboost_trees"],
             "candidates": {
                 "cb_adaboost": {"error_rate": 0.3, "rows": 10},
                 "cb_adaboost_trees": {"error_rate": 0.2, "rows": 10},
@@ -229,6 +230,7 @@ def test_story_says_how_the_evidence_was_chosen_apart_from_the_final_model(audit
     fitted_on = {"cb_adaboost": "soft", "cb_adaboost_trees": "soft", "rosr": "observed"}
     candidates = final["selection"]["candidates"]
     candidates["rosr"] = {"error_rate": 0.25, "rows": 10}
+    final["selection"]["order"].append("rosr")  # listed in the order compared
     for name, labels in fitted_on.items():
         candidates[name]["fitted_on"] = labels
     html = render_html(build_report(audit, run={"final_model": final}))
@@ -549,3 +551,47 @@ def test_an_integer_label_is_written_as_one_where_it_was_corrected(audit):
     assert [type(r["cleaned_label"]) for r in examples] == [int] * len(examples)
     html = render_html(report)
     assert "corrected to 0 " in html and "corrected to 0.0" not in html
+
+
+def test_the_page_rendered_again_from_report_json_is_the_runs_page(audit):
+    # report.json is written with sorted keys. The page `labelclean report`
+    # renders from it must be the one the run wrote, in the natural orders:
+    # the features as the input has them, the stack's members by weight, the
+    # candidates in one order, the columns with missing values as the input.
+    frame = audit.assign(zeta=range(10), alpha=range(10))
+    stack = {
+        "members": {
+            "rosr": {"weight": 0.3, "temperature": 1.0},
+            "cb_adaboost_trees": {"weight": 0.7, "temperature": 1.0},
+        }
+    }
+    candidates = {"cb_adaboost_deep": {"error_rate": 0.3},
+                  "rosr": {"error_rate": 0.1},
+                  "cb_adaboost_trees": {"error_rate": 0.2}}  # fmt: skip
+    final = {"name": "stacked", "selection": {"chosen": "rosr", "final": {
+        "chosen": "rosr", "stack": stack, "candidates": candidates}}}  # fmt: skip
+    run = {
+        "final_model": final,
+        "features": ["x", "color", "zeta", "alpha"],
+        "missing_values": {"columns": {"alpha": 1, "zeta": 3}, "handling": "imputed"},
+    }
+    report = build_report(frame, run=run)
+    page = render_html(report)
+    assert render_html(json.loads(json.dumps(report, sort_keys=True))) == page
+    text = unescape(page)
+    assert (
+        "weighted average of CB-AdaBoost (depth-3 trees) (0.70) and RoSR-L (0.30)"
+        in text
+    )
+    assert (
+        "(error rates alone: RoSR-L 10.0%, CB-AdaBoost (depth-3 trees) 20.0%, "
+        "CB-AdaBoost (deep trees) 30.0%)" in text
+    )
+    assert "Missing feature values in 'zeta' (3), 'alpha' (1): imputed." in text
+    data = json.loads(re.search(r'id="suspect-data">(.*?)</script>', page).group(1))
+    listed = data["rows"][0][-1]
+    assert [part.split(" = ")[0] for part in listed.split(" · ")] == [
+        "x", "color", "zeta", "alpha"]  # fmt: skip
+    # the page as written (before its script runs) in the same order, the
+    # values in a cell that scrolls when a table is wide
+    assert '<td data-label="features" class="long"><div class="clip">x = ' in page

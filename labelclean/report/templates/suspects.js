@@ -59,10 +59,16 @@
     return state.desc ? -result : result;
   }
 
-  function cell(value, numeric) {
+  function cell(value, numeric, clipped) {
     var td = document.createElement("td");
     if (numeric) { td.className = "num"; }
-    td.textContent = value === null || value === undefined ? "–" : String(value);
+    var text = value === null || value === undefined ? "–" : String(value);
+    if (clipped) {  // a wide table's values scroll inside a few lines
+      var div = document.createElement("div");
+      div.className = "clip";
+      div.textContent = text;
+      td.appendChild(div);
+    } else { td.textContent = text; }
     return td;
   }
 
@@ -84,7 +90,7 @@
     shown.forEach(function (row) {
       var tr = document.createElement("tr");
       data.columns.forEach(function (name, i) {
-        var td = cell(row[i], data.numeric.indexOf(name) >= 0);
+        var td = cell(row[i], data.numeric.indexOf(name) >= 0, name === "features");
         td.dataset.label = name;
         if (name === "decision") { td.className = "decision-" + row[i]; }
         if (name === "why" || name === "features") { td.className = "long"; }
