@@ -54,9 +54,18 @@ def cell_lower_limit(count: float) -> float:
 
 def noise_cell(Q, source, dest, n) -> tuple[float, float]:
     """Rows the joint's cell ``Q[source, dest]`` counts among ``n``, and
-    their lower limit (:func:`cell_lower_limit`)."""
+    their share of the least noise the label admits: all the rows labelled
+    ``source`` that are of another class, at their count's lower limit
+    (:func:`cell_lower_limit`), shared among the other classes as ``Q``
+    shares them. The limit is read where the data count the noise: with
+    many classes one label's wrong rows split into cells of a row or two
+    each, and a limit per cell would read far less noise than the label's
+    (docs/decisions.md, *The least noise read per label*)."""
     rows = float(Q[source, dest]) * n
-    return rows, cell_lower_limit(rows)
+    wrong = float(Q[source].sum() - Q[source, source]) * n
+    if rows <= 0 or wrong <= 0:
+        return rows, 0.0
+    return rows, rows * cell_lower_limit(wrong) / wrong
 
 
 def strength_at_least_noise(P, codes, Q, alternative, readings):
@@ -70,9 +79,9 @@ def strength_at_least_noise(P, codes, Q, alternative, readings):
     rows labelled rear-wheel drive that the evidence places among the
     four-wheel-drive cars; two of the four corrections to four-wheel drive,
     at 0.92–0.99, relabelled clean rows). So each pair's posteriors are also
-    read with its cell at the count's lower confidence limit
-    (:func:`cell_lower_limit`; the mass moved back to the diagonal: those
-    rows then carry their own label); on large cells this changes little.
+    read with its cell at its share of the least noise its label admits
+    (:func:`noise_cell`; the mass moved back to the diagonal: those rows
+    then carry their own label); on large cells this changes little.
     ``readings``: the fit's shrinkage, and the predictable reading of the
     surest rows (None in the cautious one; where their cap binds, the
     posteriors are also read under the joint capped at their lower limit).

@@ -4,7 +4,9 @@ A correction from label *s* to class *d* is as sure as the joint's cell
 ``Q[s, d]`` says many rows labelled *s* are of class *d*. On a small class
 that cell is a handful of rows: the same evidence on few rows must not
 correct what it corrects on many (docs/decisions.md, *Corrections hold at
-the least noise the data admit*).
+the least noise the data admit*). The limit is read on all of the label's
+wrong rows and shared among its cells, not per cell (*The least noise read
+per label*).
 """
 
 from html import unescape
@@ -173,3 +175,57 @@ def test_a_pair_that_holds_only_for_its_surest_rows_corrects_those():
         f"Corrections 2 → 0 ({pair['corrected']} of 6) were limited to the rows "
         "the evidence is surest of"
     ) in html
+
+
+def _spread_evidence(k=9, seed=0):
+    """Eight classes of 200 rows and one, label 0, of 100 right rows and two
+    rows of each other class (16 wrong labels, two per cell); and two rows
+    labelled 1 of class 2, that label's only wrong rows. The evidence is
+    nearly sure of every row."""
+
+    def sure(c, p):
+        row = np.full(k, (1 - p) / (k - 1))
+        row[c] = p
+        return row
+
+    blocks = [(c, sure(c, 0.99), 200) for c in range(1, k)]
+    blocks += [(0, sure(0, 0.99), 100), (1, sure(2, 0.998), 2)]
+    blocks += [(0, sure(d, 0.998), 2) for d in range(1, k)]
+    codes = np.concatenate([np.full(n, c) for c, _, n in blocks])
+    P = np.concatenate([np.tile(p, (n, 1)) for _, p, n in blocks])
+    P = P + np.random.default_rng(seed).uniform(0, 1e-4, P.shape)
+    P /= P.sum(axis=1, keepdims=True)
+    return Evidence(codes, P, P, None)
+
+
+def test_the_least_noise_is_read_on_a_labels_wrong_rows_not_per_cell():
+    # Label 0's 16 wrong rows split two to a cell among eight classes. At
+    # each cell's own limit (2 rows: perhaps as few as 0.36) none would be
+    # corrected; read on the label's 16 rows (perhaps as few as 10.0) shared
+    # among its cells, each cell keeps 1.25 and all 16 are corrected. Label
+    # 1's two wrong rows are all its noise: read the same either way, and
+    # withheld.
+    evidence = _spread_evidence()
+    calibration = calibrate(evidence, random_state=0)
+    summary = calibration.summary
+    target = summary["correction_target"]
+    share = cell_lower_limit(16.0) / 16.0
+    for dest in range(1, 9):
+        pair = _pair(summary, 0, dest)
+        assert pair["noise_cell_rows"] == pytest.approx(2.0, rel=0.01)
+        assert pair["noise_cell_lower_limit"] == pytest.approx(2.0 * share, rel=0.02)
+        assert pair["noise_cell_lower_limit"] > 3 * cell_lower_limit(2.0)
+        assert pair["corrected"] == 2
+        assert pair["estimated_precision_at_least_noise"] >= target
+    alone = _pair(summary, 1, 2)
+    assert alone["noise_cell_lower_limit"] == pytest.approx(
+        cell_lower_limit(alone["noise_cell_rows"]), rel=0.02
+    )
+    assert alone["corrected"] == 0
+    decision, reason, new_codes, _ = decide_calibrated(evidence, calibration)
+    wrong = np.flatnonzero(evidence.codes == 0)[100:]
+    assert (decision[wrong] == "corrected").all()
+    assert (new_codes[wrong] == np.repeat(np.arange(1, 9), 2)).all()
+    assert (decision[evidence.codes == 0][:100] == "kept").all()
+    looks_two = np.flatnonzero(evidence.codes == 1)[200:]
+    assert (reason[looks_two] == "correction_not_precise").all()
