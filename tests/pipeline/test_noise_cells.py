@@ -34,9 +34,15 @@ def _evidence(copies=1, seed=0):
         (2, [0.02, 0.02, 0.96], 16),
         (2, [0.989, 0.01, 0.001], 4),
     ]
-    codes = np.concatenate([np.full(n * copies, label) for label, _, n in blocks])
-    P = np.concatenate([np.tile(p, (n * copies, 1)) for _, p, n in blocks])
-    P = P + np.random.default_rng(seed).uniform(0, 1e-3, P.shape)
+    return _from_blocks([(c, p, n * copies) for c, p, n in blocks], seed, 1e-3)
+
+
+def _from_blocks(blocks, seed, jitter):
+    """Evidence of ``(label, probabilities, rows)`` blocks, each row's
+    probabilities moved by up to ``jitter`` (seeded) so no two tie."""
+    codes = np.concatenate([np.full(n, label) for label, _, n in blocks])
+    P = np.concatenate([np.tile(p, (n, 1)) for _, p, n in blocks])
+    P = P + np.random.default_rng(seed).uniform(0, jitter, P.shape)
     P /= P.sum(axis=1, keepdims=True)
     return Evidence(codes, P, P, None)
 
@@ -191,11 +197,7 @@ def _spread_evidence(k=9, seed=0):
     blocks = [(c, sure(c, 0.99), 200) for c in range(1, k)]
     blocks += [(0, sure(0, 0.99), 100), (1, sure(2, 0.998), 2)]
     blocks += [(0, sure(d, 0.998), 2) for d in range(1, k)]
-    codes = np.concatenate([np.full(n, c) for c, _, n in blocks])
-    P = np.concatenate([np.tile(p, (n, 1)) for _, p, n in blocks])
-    P = P + np.random.default_rng(seed).uniform(0, 1e-4, P.shape)
-    P /= P.sum(axis=1, keepdims=True)
-    return Evidence(codes, P, P, None)
+    return _from_blocks(blocks, seed, 1e-4)
 
 
 def test_the_least_noise_is_read_on_a_labels_wrong_rows_not_per_cell():
