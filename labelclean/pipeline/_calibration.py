@@ -46,7 +46,7 @@ fit's own evidence (``docs/decisions.md``, "Calibrated decisions"):
    flips, ``P`` is first raised to the temperature (at least 1) under which
    the observed labels are most likely, each drawn from ``P ** τ`` through
    the transition ``T``
-   (:func:`~labelclean.pipeline._noise_estimate.fitted_temperature`):
+   (:func:`~labelclean.pipeline._temperature.fitted_temperature`):
    evidence learnt from noisy labels is smoother than the posterior it stands for.
 4. **Operating point, measured on known flips.** Because ``P[i]`` does not
    depend on row *i*'s label, the score a row would get if its label were
@@ -129,7 +129,6 @@ from labelclean.pipeline._noise_estimate import (
     predictability_summary,
     reviewed_joint,
     scale_noise,
-    temper,
 )
 from labelclean.pipeline._predictability import (
     agreement_lines,
@@ -138,6 +137,7 @@ from labelclean.pipeline._predictability import (
     kappa_lower_limit,
     weak_agreement,
 )
+from labelclean.pipeline._temperature import least_temperature, temper
 from labelclean.report._against import most_flags_against
 from labelclean.report._why import flags_nothing
 
@@ -342,8 +342,10 @@ def _calibrate_once(
     Q = reviewed_joint(P, codes, evidence.review, closed, blind=blind, recognised=gate,
                        predictable=not low, substantial=substantial)  # fmt: skip
     tempered, r, temperature = tempered_posterior(P, codes, Q)
-    W = noise_posterior(P, codes, Q)
-    alternative, strength, shrinkage = correction_posterior(P, codes, Q, W)
+    sharpest = least_temperature(P, codes, Q, temperature)  # the corrections'
+    sharp = temper(P, sharpest)
+    W = noise_posterior(sharp, codes, Q)
+    alternative, strength, shrinkage = correction_posterior(sharp, codes, Q, W)
     reading = None if low else (anchor, evidence.review, gate)
     threshold = float("inf") if weak else _flag_threshold(P, tempered, codes, Q, r,
                     target_precision, reading, substantial)  # fmt: skip
@@ -363,7 +365,7 @@ def _calibrate_once(
     noise_interval = estimate_interval(noise, boot["noise_rate"], noise_ends)
     others += estimates_at_noise_ends(P, codes, Q, r, threshold, noise_interval)
     corr_thresholds, pairs, corrected, estimated, doubt = _settle_corrections(
-        evidence, P, (tempered, Q, noise_interval, reading), flagged,
+        evidence, (P, sharpest), (tempered, Q, noise_interval, reading), flagged,
         correction_target, ((alternative, strength, shrinkage), require_agreement,
                             allowed, between))  # fmt: skip
     summary = {
@@ -377,6 +379,7 @@ def _calibrate_once(
         "rows_per_class": np.bincount(codes, minlength=n_classes).tolist(),
         "flag_threshold": threshold,
         "temperature": temperature,
+        "correction_temperature": sharpest,
         "flag_precision_floor": (
             None if target_precision is not None else DEFAULT_FLAG_PRECISION_FLOOR
         ),
@@ -410,6 +413,9 @@ def _calibrate_once(
 def _settle_corrections(evidence, P, readings, flagged, target, options):
     """Step 5: which flagged rows are corrected.
 
+    ``P``: the evidence as it is, and the temperature the corrections read
+    it at (the least the labels support:
+    :func:`~labelclean.pipeline._temperature.least_temperature`).
     ``readings``: the tempered evidence, the joint, the noise interval and
     the predictable reading of the surest rows (None in the cautious one);
     ``options``: the correction posterior (alternative, strength,
@@ -422,10 +428,10 @@ def _settle_corrections(evidence, P, readings, flagged, target, options):
     """
     tempered, Q, noise_interval, reading = readings
     (alternative, strength, shrinkage), require_agreement, allowed, between = options
-    codes = evidence.codes
+    codes, sharp = evidence.codes, temper(*P)
     candidate = flagged & agreement(evidence, alternative, require_agreement)
     candidate &= between[codes, alternative]
-    candidate &= told_apart(P, codes, alternative, target)
+    candidate &= told_apart(sharp, codes, alternative, target)
     least = strength_at_least_noise(P, codes, Q, alternative, (shrinkage, reading))
     thresholds, pairs, corrected = corrections(
         (codes, alternative, strength), candidate, target, not allowed, least
@@ -434,8 +440,8 @@ def _settle_corrections(evidence, P, readings, flagged, target, options):
         pair["noise_cell_rows"], pair["noise_cell_lower_limit"] = noise_cell(
             Q, pair["from"], pair["to"], codes.shape[0]
         )
-    estimated, expected = correction_estimates((P, tempered), codes, Q, (alternative,
-                    strength, corrected, shrinkage), noise_interval)  # fmt: skip
+    estimated, expected = correction_estimates((sharp, tempered, P[0]), codes, Q, (
+        alternative, strength, corrected, shrinkage), noise_interval)  # fmt: skip
     thresholds, corrected, estimated, doubt = withhold_doubtful(
         thresholds, pairs, corrected, estimated, target, expected
     )
@@ -521,15 +527,17 @@ def decide_calibrated(evidence, calibration: Calibration, *, require_agreement=T
     tempered = temper(P, calibration.summary.get("temperature", 1.0))
     rows = np.arange(n)
     r = 1.0 - noise_posterior(tempered, ev.codes, calibration.joint)[rows, ev.codes]
-    W = noise_posterior(P, ev.codes, calibration.joint)
     flagged = r >= calibration.flag_threshold
+    # Corrections on the evidence as sharp as the fit's labels surely made it.
+    sharp = temper(P, calibration.summary.get("correction_temperature", 1.0))
+    W = noise_posterior(sharp, ev.codes, calibration.joint)
     shrinkage = calibration.summary.get("evidence_shrinkage", {})  # older files: none
     alternative, strength, _ = correction_posterior(
-        P, ev.codes, calibration.joint, W, shrinkage
+        sharp, ev.codes, calibration.joint, W, shrinkage
     )
     precise = strength >= calibration.correction_thresholds[ev.codes, alternative]
     precise &= told_apart(
-        P, ev.codes, alternative, calibration.summary.get("correction_target", 0.0)
+        sharp, ev.codes, alternative, calibration.summary.get("correction_target", 0.0)
     )
     agree = agreement(ev, alternative, require_agreement)
     corrected = flagged & precise & agree

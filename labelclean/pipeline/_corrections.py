@@ -2,11 +2,12 @@
 
 A flagged row is corrected to its most probable other class only where both
 stages name it, the evidence alone names it among the other classes, its
-posterior (on the evidence shrunk as far as the labels show it too sure)
-reaches the correction target, and, where the surest rows' cap binds, its
-pair of classes still reaches the target at the least noise the data admit
-(its noise cell at the count's lower limit, and the surest rows' lower limit
-where their cap binds; docs/decisions.md, *Calibrated decisions*, step 5).
+posterior (on the evidence as sharp as the labels surely make it, shrunk as
+far as they show it too sure) reaches the correction target, and, where the
+surest rows' cap binds, its pair of classes still reaches the target at the
+least noise the data admit (its noise cell at the count's lower limit, and
+the surest rows' lower limit where their cap binds; docs/decisions.md,
+*Calibrated decisions*, step 5).
 """
 
 from typing import Any
@@ -21,6 +22,11 @@ from labelclean.pipeline._noise_estimate import (
     noise_posterior,
     scale_noise,
     shrink_evidence,
+)
+from labelclean.pipeline._temperature import (
+    fitted_temperature,
+    least_temperature,
+    temper,
 )
 
 __all__ = [
@@ -82,20 +88,27 @@ def strength_at_least_noise(P, codes, Q, alternative, readings):
     read with its cell at its share of the least noise its label admits
     (:func:`noise_cell`; the mass moved back to the diagonal: those rows
     then carry their own label); on large cells this changes little.
+    ``P``: the evidence as it is, and the temperature the corrections read
+    it at (the least the labels support under ``Q``:
+    :func:`~labelclean.pipeline._temperature.least_temperature`).
     ``readings``: the fit's shrinkage, and the predictable reading of the
     surest rows (None in the cautious one; where their cap binds, the
-    posteriors are also read under the joint capped at their lower limit).
-    The lower reading counts (docs/decisions.md, *Corrections hold at the
-    least noise the data admit*).
+    posteriors are also read under the joint capped at their lower limit,
+    on the evidence at the least temperature the labels support under that
+    joint, if lower). The lower reading counts (docs/decisions.md,
+    *Corrections hold at the least noise the data admit*).
     """
-    shrinkage, predictable_reading = readings
-    n, n_classes = codes.shape[0], Q.shape[0]
+    (raw, tau), (shrinkage, predictable_reading) = P, readings
+    n, n_classes, P = codes.shape[0], Q.shape[0], temper(raw, tau)
     least = np.ones(n)
     if predictable_reading is not None:
-        capped = joint_where_cap_binds(P, codes, predictable_reading, "lower_limit")
+        capped = joint_where_cap_binds(raw, codes, predictable_reading, "lower_limit")
         if capped is not None:
-            W = noise_posterior(P, codes, capped)
-            new, strength, _ = correction_posterior(P, codes, capped, W)
+            fitted = fitted_temperature(raw, codes, capped)
+            lower = least_temperature(raw, codes, capped, fitted)
+            sharp = temper(raw, min(tau, lower))
+            W = noise_posterior(sharp, codes, capped)
+            new, strength, _ = correction_posterior(sharp, codes, capped, W)
             least = np.where(new == alternative, strength, 0.0)
     pair_of_row = codes * n_classes + alternative
     by_pair = np.argsort(pair_of_row, kind="stable")
@@ -300,8 +313,10 @@ def _posterior_of(P, codes, Q, alternative, shrinkage):
 def correction_estimates(evidence, codes, Q, correction, noise_interval):
     """Estimated precision and recall of the corrections, with intervals.
 
-    ``evidence``: the evidence ``P`` and the same evidence tempered to the
-    labels (the flags' reading, :func:`tempered_posterior`). ``correction``:
+    ``evidence``: the evidence as the corrections read it (at the least
+    temperature the labels support), then other readings of it: tempered to
+    the labels (the flags' reading, at the fitted temperature) and as it is.
+    ``correction``:
     the class each row would be corrected to, its posterior, the rows
     corrected and the fit's shrinkage. Each corrected row restores its true
     label with its posterior probability (the posterior the correction was
@@ -312,17 +327,21 @@ def correction_estimates(evidence, codes, Q, correction, noise_interval):
     (:func:`estimate_interval`) are widened to the same corrections judged
     with the noise at either end of ``noise_interval`` (the joint scaled
     there, :func:`scale_noise`): how many of them are right depends on how
-    much noise there is; and to them judged on the tempered evidence: the
-    corrections are judged on the evidence as it is, which the labels can
-    show to be less sure than the truth (on 100,000 separable rows with
-    20 % of the labels flipped, a posterior of 0.93 for corrections 98.6 %
-    right, 0.999 tempered; docs/decisions.md). None without corrections.
+    much noise there is; and to them judged on the other readings of the
+    evidence. The corrections are judged on evidence no sharper than the
+    labels surely make it, which can be less sure than the truth (on
+    100,000 separable rows with 20 % of the labels flipped, the evidence as
+    it is gave a posterior of 0.93 for corrections 98.6 % right, 0.999
+    tempered), or surer, where one temperature sharpens the overlap of
+    two classes with the rest (docs/decisions.md, *Corrections read on the
+    evidence as sharp as the labels surely make it*). None without
+    corrections.
 
     Returns the estimates and the interval of the corrections' expected
     precision, without the measured count's half step (None without
     corrections), which :func:`withhold_doubtful` reads.
     """
-    P, tempered = evidence
+    P, *others = evidence
     alternative, strength, corrected, shrinkage = correction
     count = int(np.count_nonzero(corrected))
     n_wrong = (1.0 - float(np.trace(Q))) * codes.shape[0]
@@ -335,7 +354,7 @@ def correction_estimates(evidence, codes, Q, correction, noise_interval):
     right = strength[corrected]
     sd = float(np.sqrt(np.sum(right * (1.0 - right))))
     readings = [(P, scale_noise(Q, rate), rate) for rate in noise_interval or ()]
-    readings.append((tempered, Q, 1.0 - float(np.trace(Q))))
+    readings += [(other, Q, 1.0 - float(np.trace(Q))) for other in others]
     ends = []
     for evidence_read, joint, rate in readings:
         posterior = _posterior_of(evidence_read, codes, joint, alternative, shrinkage)

@@ -386,8 +386,8 @@ class DecisionsMixin:
         # correction target (docs/decisions.md); the classes it took as right,
         # and a reading that flags no row, are named in the reasons.
         fitted = getattr(self, "calibration_", {})
-        kept = ("temperature", "evidence_shrinkage", "correction_target",
-                "not_checked", "predictability")  # fmt: skip
+        kept = ("temperature", "correction_temperature", "evidence_shrinkage",
+                "correction_target", "not_checked", "predictability")  # fmt: skip
         summary = {key: fitted[key] for key in kept if key in fitted}
         joint = self.noise_joint_
         if new_rows and getattr(self, "noise_gate_", None) is not None:

@@ -13,12 +13,11 @@ labels*).
 import numpy as np
 
 from labelclean.pipeline._noise_estimate import (
-    fitted_temperature,
     noise_posterior,
     scale_noise,
-    temper,
     transition_matrix,
 )
+from labelclean.pipeline._temperature import fitted_temperature, temper
 
 __all__ = [
     "estimates_at",
@@ -31,7 +30,7 @@ __all__ = [
 
 def tempered_posterior(P, codes, Q):
     """The evidence tempered to the observed labels under the joint ``Q``
-    (:func:`~labelclean.pipeline._noise_estimate.fitted_temperature`),
+    (:func:`~labelclean.pipeline._temperature.fitted_temperature`),
     each row's probability ``r`` that its label is wrong under it, and the
     temperature. Every reading of the noise measures its flags on evidence
     tempered under that reading's own joint."""

@@ -41,7 +41,6 @@ __all__ = [
     "estimate_interval",
     "estimate_joint",
     "evidence_shrinkage",
-    "fitted_temperature",
     "joint_where_cap_binds",
     "label_blind_evidence",
     "new_row_joint",
@@ -54,7 +53,6 @@ __all__ = [
     "right_label_probability",
     "scale_noise",
     "shrink_evidence",
-    "temper",
     "transition_matrix",
 ]
 
@@ -323,78 +321,6 @@ def noise_posterior(P: np.ndarray, codes: np.ndarray, Q: np.ndarray) -> np.ndarr
     total = W.sum(axis=1, keepdims=True)
     fallback = np.eye(Q.shape[0])[codes]
     return np.where(total > 0, W / np.where(total > 0, total, 1.0), fallback)
-
-
-def temper(P: np.ndarray, temperature: float) -> np.ndarray:
-    """``P ** temperature``, each row renormalised (1: ``P`` itself)."""
-    if temperature == 1.0:
-        return P
-    with np.errstate(divide="ignore"):
-        logs = temperature * np.log(P)
-    logs -= logs.max(axis=1, keepdims=True)
-    out = np.exp(logs)
-    return out / out.sum(axis=1, keepdims=True)
-
-
-#: Range searched for the temperature (its logarithm), and the coarse grid's
-#: step before the bounded refinement: from the evidence as it is to P ** 20,
-#: nearly one-hot.
-_LOG_TEMPERATURE_RANGE = (0.0, np.log(20.0))
-_LOG_TEMPERATURE_STEP = 0.1
-
-
-def fitted_temperature(P: np.ndarray, codes: np.ndarray, Q: np.ndarray) -> float:
-    """The temperature of the evidence fitted to the observed labels.
-
-    Evidence learnt from noisy labels is smoother than the true class
-    posterior (it mixes in the noise): on a 20,000-row table with 20 % of
-    the labels flipped, its mean posterior of a wrong label was 0.162 for a
-    joint of 0.192, and wrong labels kept about half their weight as clean
-    rows in the known flips (docs/decisions.md, *A posterior that agrees
-    with its joint*). Under the estimated joint ``Q`` a row's label is drawn
-    from its true class and then kept or flipped, ``P(y_i) = sum_j P[i, j]
-    T[j, y_i]`` (the forward model of Patrini et al., CVPR 2017); ``P ** τ``
-    (rows renormalised) stands for the true posterior, and ``τ`` is the one
-    under which the observed labels are most likely (temperature scaling,
-    Guo et al., ICML 2017, through the noise). On that table it is 2.42, and
-    the mean posterior of a wrong label then matches the joint (0.192).
-
-    Matching that mean alone (one equation) sent ``τ`` to 15.5 on an 89-row
-    half of wine, where the joint's noise is about the evidence's own share
-    of disagreeing labels: the evidence became nearly one-hot, the flags
-    stopped at the rows whose most probable class is not their label, and
-    the known flips overstated their recall (0.81 for 0.61). The likelihood
-    weighs every row's label, and there puts ``τ`` at 1.49.
-
-    Only sharpening (``τ ≥ 1``): the argument runs one way (noise smooths
-    what is learnt from it). Evidence surer than its joint is evidence whose
-    disagreements the joint has capped as overlap (the cautious reading),
-    and flattening it would take that caution twice: it halved the flags of
-    a breast_cancer fit with 30 % of the labels flipped (44 flags where 85
-    had been 92 % right). 1 where the joint has no noise.
-    """
-    n = codes.shape[0]
-    if n == 0 or 1.0 - float(np.trace(Q)) <= 0:
-        return 1.0
-    with np.errstate(divide="ignore"):
-        logs = np.log(P)
-    logs -= logs.max(axis=1, keepdims=True)
-    to_label = transition_matrix(Q)[:, codes].T  # [i, j] = T[j, y_i]
-
-    def loss(log_tau: float) -> float:  # mean negative log-likelihood
-        powered = np.exp(float(np.exp(log_tau)) * logs)
-        likelihood = np.einsum("ij,ij->i", powered, to_label) / powered.sum(axis=1)
-        return -float(np.mean(np.log(np.maximum(likelihood, 1e-300))))
-
-    low, high = _LOG_TEMPERATURE_RANGE
-    grid = np.arange(low, high + _LOG_TEMPERATURE_STEP / 2, _LOG_TEMPERATURE_STEP)
-    values = np.array([loss(g) for g in grid])
-    k = int(np.argmin(values))  # the first of equal losses: the nearest to 1
-    bounds = (grid[max(k - 1, 0)], grid[min(k + 1, grid.shape[0] - 1)])
-    best = minimize_scalar(loss, bounds=bounds, method="bounded",
-                           options={"xatol": 1e-4})  # fmt: skip
-    log_tau = best.x if best.fun <= values[k] else grid[k]
-    return float(np.exp(log_tau))
 
 
 #: Half the 95 % point of the chi-squared distribution with one degree of

@@ -39,20 +39,30 @@ def _interval_text(interval: Any) -> str:
     return f" (about {pct(interval[0])}–{pct(interval[1])})"
 
 
-def _shrinkage_text(cal: Mapping[str, Any]) -> str:
-    shrinkage = cal.get("evidence_shrinkage")
-    if not isinstance(shrinkage, Mapping) or not shrinkage.get("alpha"):
-        return ""
+def _correction_evidence_text(cal: Mapping[str, Any]) -> str:
+    """How the corrections read the evidence: sharpened as far as the labels
+    surely show it too smooth, and shrunk where they show it too sure."""
     if not cal.get("flagged") or not cal.get("corrections_allowed", True):
         return ""
     if cal.get("decision_rule") != "calibrated":
         return ""
-    return (
-        " The evidence claimed more certainty than the observed labels bear out "
-        "(likelihood-ratio test), so corrections were judged on it mixed "
-        f"{pct(shrinkage['alpha'])} with the class shares; flagged rows it could "
-        "then not settle were discarded rather than relabelled."
-    )
+    text, tau = "", cal.get("correction_temperature") or 1.0
+    if tau > 1.0:
+        text += (
+            " The observed labels show the evidence smoother than the truth (it "
+            "was learnt with their noise), so corrections were judged on it "
+            f"sharpened to the least temperature the labels support ({tau:.3g}; "
+            f"the flags read it at the likeliest, {cal.get('temperature', tau):.3g})."
+        )
+    shrinkage = cal.get("evidence_shrinkage")
+    if isinstance(shrinkage, Mapping) and shrinkage.get("alpha"):
+        text += (
+            " The evidence claimed more certainty than the observed labels bear "
+            "out (likelihood-ratio test), so corrections were judged on it mixed "
+            f"{pct(shrinkage['alpha'])} with the class shares; flagged rows it "
+            "could then not settle were discarded rather than relabelled."
+        )
+    return text
 
 
 #: Pairs of classes named one by one in the story; more are counted.
@@ -367,7 +377,7 @@ def calibration_story(run: Mapping[str, Any]) -> list[str]:
             text += against_text(cal)
         story.append(
             text
-            + _shrinkage_text(cal)
+            + _correction_evidence_text(cal)
             + _least_noise_text(cal)
             + _pairs_not_corrected_text(cal)
             + _limited_text(cal)

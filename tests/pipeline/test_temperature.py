@@ -8,11 +8,11 @@ from sklearn.model_selection import train_test_split
 from labelclean.noise import flip_labels
 from labelclean.pipeline import LabelCleaner
 from labelclean.pipeline._calibration import combine_evidence
-from labelclean.pipeline._noise_estimate import (
+from labelclean.pipeline._noise_estimate import noise_posterior, transition_matrix
+from labelclean.pipeline._temperature import (
     fitted_temperature,
-    noise_posterior,
+    least_temperature,
     temper,
-    transition_matrix,
 )
 
 
@@ -166,3 +166,40 @@ def test_new_rows_are_judged_on_evidence_tempered_as_the_fit_measured():
     for audit, r in ((tempered, r_tempered), (plain, r_plain)):
         flagged = (audit["decision"] != "kept").to_numpy()
         np.testing.assert_array_equal(flagged, r >= cleaner.flag_threshold_)
+
+
+@pytest.mark.parametrize("n", [150, 20_000])
+def test_the_least_temperature_is_the_low_end_of_the_fitted_ones_interval(n):
+    # The labels' log-likelihood at the least temperature lies half the
+    # chi-squared 95 % point under its maximum (Wilks), and between 1 and the
+    # fitted temperature it lies above; on few rows that reaches 1.
+    P, observed, Q = _calibrated_rows(n=n, seed=3)
+    smooth = temper(P, 0.6)
+    fitted = fitted_temperature(smooth, observed, Q)
+    least = least_temperature(smooth, observed, Q, fitted)
+    assert 1.0 <= least < fitted
+    total = lambda tau: n * _label_loss(smooth, observed, Q, tau)  # noqa: E731
+    if least > 1.0:
+        assert total(least) - total(fitted) == pytest.approx(0.5 * 3.841, abs=1e-3)
+        assert total(1.0) - total(fitted) > 0.5 * 3.841
+    else:
+        assert total(1.0) - total(fitted) <= 0.5 * 3.841
+    inside = np.linspace(least, fitted, 7)[1:-1]
+    assert all(total(t) - total(fitted) < 0.5 * 3.841 for t in inside)
+
+
+def test_the_least_temperature_closes_on_the_fitted_one_with_more_rows():
+    few, many = (_calibrated_rows(n=n, seed=4) for n in (150, 20_000))
+    readings = []
+    for P, observed, Q in (few, many):
+        smooth = temper(P, 0.6)
+        fitted = fitted_temperature(smooth, observed, Q)
+        readings.append((least_temperature(smooth, observed, Q, fitted), fitted))
+    (least_few, fitted_few), (least_many, fitted_many) = readings
+    assert least_few == 1.0 < fitted_few  # a hundred rows cannot exclude 1
+    assert fitted_many * 0.9 < least_many < fitted_many
+
+
+def test_no_sharpening_where_the_fitted_temperature_is_one():
+    P, observed, Q = _calibrated_rows(n=500, seed=5)
+    assert least_temperature(P, observed, Q, 1.0) == 1.0
