@@ -99,14 +99,13 @@ def strength_at_least_noise(P, codes, Q, alternative, readings):
     *Corrections hold at the least noise the data admit*).
     """
     (raw, tau), (shrinkage, predictable_reading) = P, readings
-    n, n_classes, P = codes.shape[0], Q.shape[0], temper(raw, tau)
+    n, n_classes = codes.shape[0], Q.shape[0]
+    P = _at_least_temperature(raw, codes, _labels_at_least_noise(Q, n), tau)
     least = np.ones(n)
     if predictable_reading is not None:
         capped = joint_where_cap_binds(raw, codes, predictable_reading, "lower_limit")
         if capped is not None:
-            fitted = fitted_temperature(raw, codes, capped)
-            lower = least_temperature(raw, codes, capped, fitted)
-            sharp = temper(raw, min(tau, lower))
+            sharp = _at_least_temperature(raw, codes, capped, tau)
             W = noise_posterior(sharp, codes, capped)
             new, strength, _ = correction_posterior(sharp, codes, capped, W)
             least = np.where(new == alternative, strength, 0.0)
@@ -122,6 +121,25 @@ def strength_at_least_noise(P, codes, Q, alternative, readings):
                                 shrinkage)  # fmt: skip
         least[rows] = np.minimum(least[rows], at_cell)
     return least
+
+
+def _labels_at_least_noise(Q, n):
+    """The joint with every label's wrong rows at their count's lower limit
+    (:func:`noise_cell`), the mass moved back to the diagonal."""
+    joint = Q.copy()
+    for source in range(Q.shape[0]):
+        for dest in range(Q.shape[0]):
+            if dest != source and Q[source, dest] > 0:
+                joint[source, dest] = noise_cell(Q, source, dest, n)[1] / n
+                joint[source, source] += Q[source, dest] - joint[source, dest]
+    return joint
+
+
+def _at_least_temperature(raw, codes, joint, tau):
+    """The evidence at the least temperature the labels support under
+    ``joint``, no sharper than ``tau``."""
+    lower = least_temperature(raw, codes, joint, fitted_temperature(raw, codes, joint))
+    return temper(raw, min(tau, lower))
 
 
 def _alternative(W, codes):
@@ -185,11 +203,13 @@ def correction_thresholds(posterior, candidate, target, n_classes, least=None):
     corrections, does too); a pair none of whose rows reaches it is not
     corrected at all, on these rows or on new ones. With ``least`` (the
     posteriors under the least noise the data admit,
-    :func:`strength_at_least_noise`), the pair's estimated precision must
-    reach the target under that noise too: the pair corrects its surest
-    rows only as far as the mean of their posteriors there still reaches
-    it, and its threshold rises to the last of them (none: the pair is not
-    corrected).
+    :func:`strength_at_least_noise`), each corrected row's posterior must
+    reach the target under that noise too, as it must under the fitted
+    one: the pair corrects its surest rows only up to the first whose
+    posterior there falls short, and its threshold rises to the last of
+    them (none: the pair is not corrected). The pair's mean there would
+    admit rows under the target carried by surer ones (docs/decisions.md,
+    *Each row holds at the least noise*).
     """
     codes, alternative, strength = posterior
     out = np.full((n_classes, n_classes), np.inf)
@@ -209,7 +229,7 @@ def correction_thresholds(posterior, candidate, target, n_classes, least=None):
             pair = {"from": source, "to": dest, "candidates": int(values.shape[0]),
                     "reached_target": reach}  # fmt: skip
             if least is not None and reach:
-                count = _mean_holds(least[order[:reach]], target)
+                count = _each_holds(least[order[:reach]], target)
                 pair["estimated_precision_at_least_noise"] = float(
                     least[order[: count or reach]].mean()
                 )
@@ -224,11 +244,10 @@ def correction_thresholds(posterior, candidate, target, n_classes, least=None):
     return out, pairs
 
 
-def _mean_holds(values, target) -> int:
-    """The most leading ``values`` whose mean reaches ``target`` (0: none)."""
-    running = np.cumsum(values) / np.arange(1, values.shape[0] + 1)
-    ok = np.flatnonzero(running >= target - 1e-12)
-    return int(ok.max() + 1) if ok.size else 0
+def _each_holds(values, target) -> int:
+    """How many leading ``values`` each reach ``target`` (0: none)."""
+    short = np.flatnonzero(values < target - 1e-12)
+    return int(short[0]) if short.size else int(values.shape[0])
 
 
 def corrections(posterior, candidate, target, withheld, least=None):

@@ -43,16 +43,16 @@ def run(tmp_path_factory):
 def test_the_run_corrects_on_the_sharpened_evidence_and_says_so(run):
     # On the evidence as it is, 62 of the 294 flags were corrected (57
     # rightly) and 232 discarded; the labels support a temperature of at
-    # least 1.65 (the likeliest is 1.97), and read there 189 are corrected,
-    # 177 rightly: more than three times as many rows keep a label, at the
-    # same precision.
+    # least 1.65 (the likeliest is 1.97), and read there 145 are corrected,
+    # 136 rightly: more than twice as many rows keep a label, at the same
+    # precision.
     y, out = run
     calibration = json.loads((out / "report.json").read_text())["run"]["calibration"]
     tau = calibration["correction_temperature"]
     assert 1.0 < tau < calibration["temperature"]
     audit = pd.read_parquet(out / "audit.parquet")
     corrected = (audit["decision"] == "corrected").to_numpy()
-    assert corrected.sum() == calibration["corrections"] > 150
+    assert corrected.sum() == calibration["corrections"] > 120
     truth = np.array(list("abcde"))[y]
     right = (audit["cleaned_label"].to_numpy()[corrected] == truth[corrected]).mean()
     assert right >= 0.9
