@@ -67,17 +67,20 @@ fit's own evidence (``docs/decisions.md``, "Calibrated decisions"):
    only when its own ``W[i, a]`` meets the correction target (so the
    estimated precision of the corrections from its observed class to *a*,
    the mean of ``W[·, a]`` over them, does too); otherwise it is discarded.
-   ``W`` is recomputed for this on the evidence shrunk toward the class
-   shares as far as the observed labels show it overstates its certainty
-   (:func:`evidence_shrinkage`, forward correction with a likelihood-ratio
-   test). Nothing is corrected where κ is under 0.4 before the noise
-   correction (the evidence agrees with the labels less than moderately),
+   ``W`` is recomputed for this on ``P`` at the least temperature the
+   labels support (the low end of the fitted one's likelihood interval:
+   :func:`~labelclean.pipeline._temperature.least_temperature`), shrunk
+   toward the class shares as far as the observed labels show it
+   overstates its certainty (:func:`evidence_shrinkage`, forward correction
+   with a likelihood-ratio test). Nothing is corrected where κ is under 0.4
+   before the noise correction (the evidence agrees with the labels less
+   than moderately),
    nor where κ* is under 0.6 after it (less than substantially).
    A pair's corrections must also reach the target with its cell of the
    joint (how many rows labelled *s* are of class *d*) at the one-sided
    95 % lower limit of its count, and, where the cap binds, under the
    least noise the surest rows admit (their lower limit); a pair corrects
-   its surest rows as far as they do.
+   its surest rows as far as each of them does.
 6. **Flags against the surest rows.** Where at least half of the flags move
    a label *l* to a class *j* whose surest rows carry labels *l* much less
    often than *l*'s carry labels *j*
