@@ -345,10 +345,7 @@ def _calibrate_once(
     Q = reviewed_joint(P, codes, evidence.review, closed, blind=blind, recognised=gate,
                        predictable=not low, substantial=substantial)  # fmt: skip
     tempered, r, temperature = tempered_posterior(P, codes, Q)
-    sharpest = least_temperature(P, codes, Q, temperature)  # the corrections'
-    sharp = temper(P, sharpest)
-    W = noise_posterior(sharp, codes, Q)
-    alternative, strength, shrinkage = correction_posterior(sharp, codes, Q, W)
+    sharpest, posterior = _correction_reading(P, codes, Q, temperature)
     reading = None if low else (anchor, evidence.review, gate)
     threshold = float("inf") if weak else _flag_threshold(P, tempered, codes, Q, r,
                     target_precision, reading, substantial)  # fmt: skip
@@ -369,8 +366,8 @@ def _calibrate_once(
     others += estimates_at_noise_ends(P, codes, Q, r, threshold, noise_interval)
     corr_thresholds, pairs, corrected, estimated, doubt = _settle_corrections(
         evidence, (P, sharpest), (tempered, Q, noise_interval, reading), flagged,
-        correction_target, ((alternative, strength, shrinkage), require_agreement,
-                            allowed, between))  # fmt: skip
+        correction_target, (posterior, require_agreement, allowed, between),
+    )  # fmt: skip
     summary = {
         "method": _METHOD,
         "anchor_disagreement": anchor,
@@ -393,7 +390,7 @@ def _calibrate_once(
             precision, boot["precision"], [o[0] for o in others], flagged.sum()
         ),
         "flags_against_surest_rows": flags_against_surest_rows(
-            P if blind is None else blind, codes, flagged, alternative
+            P if blind is None else blind, codes, flagged, posterior[0]
         ),
         "flag_recall": recall,
         "flag_recall_interval": estimate_interval(
@@ -405,12 +402,22 @@ def _calibrate_once(
         "corrections": int(corrected.sum()),
         **estimated,
         "correction_pairs": pairs,
-        "evidence_shrinkage": shrinkage,
+        "evidence_shrinkage": posterior[2],
         "predictability": predictability_summary(
             kappas, low, weak, class_kappas, recognised, told
         ),
     }
     return Calibration(Q, threshold, corr_thresholds, summary, gate)
+
+
+def _correction_reading(P, codes, Q, temperature):
+    """The least temperature the labels support under ``Q`` (the fitted one
+    ``temperature``'s interval's low end), and the correction posterior of
+    each row on the evidence there (:func:`correction_posterior`)."""
+    sharpest = least_temperature(P, codes, Q, temperature)
+    sharp = temper(P, sharpest)
+    W = noise_posterior(sharp, codes, Q)
+    return sharpest, correction_posterior(sharp, codes, Q, W)
 
 
 def _settle_corrections(evidence, P, readings, flagged, target, options):
