@@ -148,8 +148,8 @@ def _limited_text(cal: Mapping[str, Any]) -> str:
     names = _pair_names(cut, lambda p: f" ({p['corrected']} of {p['reached_target']})")
     return (
         f" Corrections {names} were limited to the rows the evidence is surest "
-        f"of: with the rest their precision would not reach {pct(target)} at the "
-        "least noise the data admit; the rest were discarded, not relabelled."
+        f"of: the next would not reach {pct(target)} at the least noise the data "
+        "admit; the rest were discarded, not relabelled."
     )
 
 
