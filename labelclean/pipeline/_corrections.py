@@ -3,11 +3,10 @@
 A flagged row is corrected to its most probable other class only where both
 stages name it, the evidence alone names it among the other classes, its
 posterior (on the evidence as sharp as the labels surely make it, shrunk as
-far as they show it too sure) reaches the correction target, and, where the
-surest rows' cap binds, its pair of classes still reaches the target at the
-least noise the data admit (its noise cell at the count's lower limit, and
-the surest rows' lower limit where their cap binds; docs/decisions.md,
-*Calibrated decisions*, step 5).
+far as they show it too sure) reaches the correction target, and still
+reaches it at the least noise the data admit (its pair's noise cell at its
+share of its label's lower limit, and the surest rows' lower limit where
+their cap binds; docs/decisions.md, *Calibrated decisions*, step 5).
 """
 
 from typing import Any
@@ -90,7 +89,11 @@ def strength_at_least_noise(P, codes, Q, alternative, readings):
     then carry their own label); on large cells this changes little.
     ``P``: the evidence as it is, and the temperature the corrections read
     it at (the least the labels support under ``Q``:
-    :func:`~labelclean.pipeline._temperature.least_temperature`).
+    :func:`~labelclean.pipeline._temperature.least_temperature`). The cells
+    are read on the evidence at the least temperature the labels support
+    with every label's wrong rows at their lower limit
+    (:func:`_labels_at_least_noise`), if lower: with less noise the labels'
+    disagreements are read more as the evidence's own doubt.
     ``readings``: the fit's shrinkage, and the predictable reading of the
     surest rows (None in the cautious one; where their cap binds, the
     posteriors are also read under the joint capped at their lower limit,
