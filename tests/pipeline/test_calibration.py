@@ -1162,10 +1162,11 @@ def test_corrections_need_almost_perfect_agreement(monkeypatch):
     html = _report_of(codes, (decision, reason, new_codes), summary)
     assert "substantially but not almost perfectly (Cohen's κ 0.71, under 0.80)" in html
     assert "discarded rather than relabelled" in html
-    # at the substantial line they were relabelled, all wrongly
+    # at the substantial line they were relabelled, all wrongly (72 while a
+    # pair's mean at the least noise sufficed, 30 since each row must hold)
     monkeypatch.setattr(predictability_module, "CORRECTION_PAIR_KAPPA", 0.6)
     before = calibrate(evidence, random_state=0)
-    assert before.summary["corrections"] > 50
+    assert before.summary["corrections"] > 20
     assert before.summary["correction_precision"] > 0.9  # estimated; truly 0
 
 
@@ -1216,21 +1217,28 @@ def test_corrections_are_withheld_pair_by_pair():
     assert "No label was corrected between" not in html
 
 
-def test_corrections_on_large_noise_cells_are_unchanged(noisy_separable, monkeypatch):
+def test_corrections_on_large_noise_cells_are_nearly_unchanged(
+    noisy_separable, monkeypatch
+):
     # Two separable classes with 20 % flips: confident learning's count stays
     # under the surest rows' upper limit, and each pair's noise rests on
-    # dozens of rows, so their lower limit changes no correction: the fit
-    # decides as it does without the least-noise reading.
+    # dozens of rows, so their lower limit moves a correction only at the
+    # margin: one row of 73, whose posterior at the least noise falls just
+    # under the target, is discarded where without the reading it is
+    # corrected.
     X, _, y_noisy, _, cleaner = noisy_separable
     cal = cleaner.calibration_
-    assert cal["corrections"] > 0
+    assert cal["corrections"] > 50
     for pair in cal["correction_pairs"]:
         assert pair["noise_cell_rows"] > 20
         assert pair["estimated_precision_at_least_noise"] >= cal["correction_target"]
     monkeypatch.setattr(calibration_module, "strength_at_least_noise",
                         lambda *args: None)  # fmt: skip
     without = LabelCleaner(**DECIDE, random_state=0).fit(X, y_noisy)
-    assert (without.decisions_ == cleaner.decisions_).all()
+    moved = without.decisions_ != cleaner.decisions_
+    assert moved.sum() <= 0.02 * cal["corrections"]
+    assert (without.decisions_[moved] == "corrected").all()
+    assert (cleaner.decisions_[moved] == "discarded").all()
 
 
 def test_an_evidence_no_better_than_chance_is_not_predictable_at_any_noise():
