@@ -115,8 +115,8 @@ def least_temperature(P, codes, Q, fitted: float) -> float:
     chi-squared 95 % point of the maximum (Wilks). On a table of a hundred
     rows it reaches 1, the evidence as it is, even where the fitted
     temperature is far above (7.0 on 117 rows of mpg, where the evidence is
-    surely wrong about a few cars the sharpening would then correct); on a
-    few thousand rows it closes around the fitted one. The corrections are
+    wrong about a few cars that the fitted temperature would then correct);
+    on a few thousand rows it closes around the fitted one. The corrections are
     read there (docs/decisions.md, *Corrections read on the evidence as
     sharp as the labels surely make it*).
     """
