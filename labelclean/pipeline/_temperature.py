@@ -113,12 +113,12 @@ def least_temperature(P, codes, Q, fitted: float) -> float:
     The interval holds the temperatures whose log-likelihood of the labels
     (:func:`_label_loss`, summed over the rows) lies within half the
     chi-squared 95 % point of the maximum (Wilks). On a table of a hundred
-    rows it reaches 1, the evidence as it is, even where the fitted
-    temperature is far above (7.0 on 117 rows of mpg, where the evidence is
-    wrong about a few cars that the fitted temperature would then correct);
-    on a few thousand rows it closes around the fitted one. The corrections are
-    read there (docs/decisions.md, *Corrections read on the evidence as
-    sharp as the labels surely make it*).
+    rows it stays near 1, the evidence as it is, even where the fitted
+    temperature is far above (1.22 for 7.0 on 117 rows of mpg, where the
+    evidence is wrong about a few cars that the fitted temperature would
+    then correct); on a few thousand rows it closes around the fitted one.
+    The corrections are read there (docs/decisions.md, *Corrections read on
+    the evidence as sharp as the labels surely make it*).
     """
     if fitted <= 1.0:
         return 1.0
