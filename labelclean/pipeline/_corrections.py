@@ -116,25 +116,29 @@ def strength_at_least_noise(P, codes, Q, alternative, readings):
     by_pair = np.argsort(pair_of_row, kind="stable")
     pairs, starts = np.unique(pair_of_row[by_pair], return_index=True)
     for pair, rows in zip(pairs, np.split(by_pair, starts[1:]), strict=True):
-        source, dest = divmod(int(pair), n_classes)
-        joint = Q.copy()
-        joint[source, dest] = noise_cell(Q, source, dest, n)[1] / n
-        joint[source, source] += Q[source, dest] - joint[source, dest]
+        joint = _cell_at_least_noise(Q.copy(), Q, divmod(int(pair), n_classes), n)
         at_cell = _posterior_of(P[rows], codes[rows], joint, alternative[rows],
                                 shrinkage)  # fmt: skip
         least[rows] = np.minimum(least[rows], at_cell)
     return least
 
 
+def _cell_at_least_noise(joint, Q, cell, n):
+    """``joint`` (in place) with ``Q``'s off-diagonal ``cell`` (label, class)
+    at its share of the label's least noise (:func:`noise_cell`), the mass
+    moved back to the label's diagonal: those rows then carry their label."""
+    source, dest = cell
+    joint[source, dest] = noise_cell(Q, source, dest, n)[1] / n
+    joint[source, source] += Q[source, dest] - joint[source, dest]
+    return joint
+
+
 def _labels_at_least_noise(Q, n):
     """The joint with every label's wrong rows at their count's lower limit
-    (:func:`noise_cell`), the mass moved back to the diagonal."""
+    (:func:`_cell_at_least_noise` for every off-diagonal cell)."""
     joint = Q.copy()
-    for source in range(Q.shape[0]):
-        for dest in range(Q.shape[0]):
-            if dest != source and Q[source, dest] > 0:
-                joint[source, dest] = noise_cell(Q, source, dest, n)[1] / n
-                joint[source, source] += Q[source, dest] - joint[source, dest]
+    for cell in zip(*np.nonzero(Q * (1 - np.eye(Q.shape[0]))), strict=True):
+        _cell_at_least_noise(joint, Q, cell, n)
     return joint
 
 
