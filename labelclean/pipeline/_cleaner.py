@@ -36,12 +36,8 @@ from sklearn.utils.validation import check_is_fitted, column_or_1d, validate_dat
 
 from labelclean.exceptions import DataValidationError
 from labelclean.filters._base import BaseFilter
-from labelclean.pipeline._decisions import (
-    DecisionsMixin,
-    Evidence,
-    check_reviewed,
-    with_user_columns,
-)
+from labelclean.pipeline._audit_frame import with_user_columns
+from labelclean.pipeline._decisions import DecisionsMixin, Evidence, check_reviewed
 from labelclean.pipeline._folds import cross_fitted_proba, repeated_folds
 from labelclean.pipeline._kinds import check_model_list, make_stage
 from labelclean.pipeline._model_selection import ModelSelectionMixin

@@ -8,17 +8,19 @@ plain words (``docs/decisions.md`` says where each number comes from).
 from collections.abc import Mapping
 from typing import Any
 
-from labelclean.report._against import against_caution, against_text
-from labelclean.report._batch import batch_cautions, quoted, unchecked_caution
-from labelclean.report._copies import copy_caution
-from labelclean.report._unflagged import (
-    known_noise_caution,
-    unflagged_disagreement_text,
-)
+from labelclean.report._against import against_text
+from labelclean.report._batch import quoted
 from labelclean.report._why import unchecked_labels
-from labelclean.utils._labels import LABEL_WRITING_FIXES, label_writing
 
-__all__ = ["calibration_story", "cautions", "count", "pct"]
+__all__ = [
+    "admits_no_noise",
+    "agreement_numbers",
+    "calibration_story",
+    "count",
+    "flags_doubtful",
+    "pct",
+    "unseen_classes",
+]
 
 
 def pct(value: float) -> str:
@@ -198,7 +200,7 @@ def _wrong_where_surest_text(anchor: Mapping[str, Any]) -> str:
     )
 
 
-def _admits_no_noise(cal: Mapping[str, Any]) -> bool:
+def admits_no_noise(cal: Mapping[str, Any]) -> bool:
     """Whether the noise rate's interval reaches 0 (as printed, 0.0 %)."""
     return ((cal.get("noise_rate_interval") or [None])[0] or 0.0) < 5e-4
 
@@ -210,7 +212,7 @@ def _no_corrections_text(cal: Mapping[str, Any], pred: Mapping[str, Any]) -> str
         noise = (cal.get("noise_rate_interval") or [None])[0] or 0.0
         least = (
             "no wrong label at all"
-            if _admits_no_noise(cal)
+            if admits_no_noise(cal)
             else f"as little noise as {pct(noise)}"
         )
         return (
@@ -260,7 +262,7 @@ def _no_corrections_text(cal: Mapping[str, Any], pred: Mapping[str, Any]) -> str
     )
 
 
-def _flags_doubtful(cal: Mapping[str, Any]) -> bool:
+def flags_doubtful(cal: Mapping[str, Any]) -> bool:
     """Whether the flags' precision interval reaches under one half: the data
     cannot rule out that most flagged rows carry right labels; typically the
     noise interval reaches 0 (docs/decisions.md, *Clean labels of
@@ -275,11 +277,11 @@ def _flags_doubtful(cal: Mapping[str, Any]) -> bool:
 
 
 def _doubtful_flags_text(cal: Mapping[str, Any]) -> str:
-    """The report's sentence where :func:`_flags_doubtful`."""
-    if not _flags_doubtful(cal):
+    """The report's sentence where :func:`flags_doubtful`."""
+    if not flags_doubtful(cal):
         return ""
     interval = cal["flag_precision_interval"]
-    admit = " (the data admit that no label is wrong)" if _admits_no_noise(cal) else ""
+    admit = " (the data admit that no label is wrong)" if admits_no_noise(cal) else ""
     return (
         f" The flags' precision reaches down to {pct(interval[0])}: the data "
         f"cannot rule out that most flagged rows carry right labels{admit}, "
@@ -324,11 +326,11 @@ def calibration_story(run: Mapping[str, Any]) -> list[str]:
         elif pred.get("low"):
             story.append(
                 "Warning: the features predict the label poorly"
-                f"{_agreement_numbers(pred)}, so wrong labels cannot be told "
+                f"{agreement_numbers(pred)}, so wrong labels cannot be told "
                 "from hard cases well: labelclean read the noise cautiously and "
                 "corrected no label; the estimates below are rough."
             )
-        unseen = _unseen_classes(cal)
+        unseen = unseen_classes(cal)
         text = (
             f"Estimated share of wrong labels: {pct(cal['noise_rate'])}"
             f"{_interval_text(cal.get('noise_rate_interval'))}"
@@ -386,12 +388,12 @@ def calibration_story(run: Mapping[str, Any]) -> list[str]:
     return story + _review_and_missing_story(run)
 
 
-def _unseen_classes(cal: Mapping[str, Any]) -> list[str]:
+def unseen_classes(cal: Mapping[str, Any]) -> list[str]:
     """The classes whose labels the run kept unchecked (:func:`unchecked_labels`)."""
     return [str(name) for name in unchecked_labels(cal)]
 
 
-def _agreement_numbers(pred: Mapping[str, Any]) -> str:
+def agreement_numbers(pred: Mapping[str, Any]) -> str:
     """`` (Cohen's κ 0.35, out-of-fold accuracy 61.0% against 40.0% for the
     largest class)``, with what the reading holds (a NaN reads as null in
     ``report.json``)."""
@@ -407,140 +409,13 @@ def _agreement_numbers(pred: Mapping[str, Any]) -> str:
     return f" ({', '.join(parts)})" if parts else ""
 
 
-def _stake_text(classes: Any) -> str:
-    """``; class 'blood' loses 26.6% of its rows (25 of 94)``: the class that
-    loses the largest share of its rows to discards and corrections away
-    (``share_flagged`` of the report's ``classes``, every row of the run);
-    empty where none loses any."""
-    lost = [c for c in classes or () if isinstance(c, Mapping) and c.get("flagged")]
-    if not lost:
-        return ""
-    worst = max(lost, key=lambda c: (c["share_flagged"], c["n_observed"]))
-    return (
-        f"; class '{worst['label']}' loses {pct(worst['share_flagged'])} of its "
-        f"rows ({count(worst['flagged'])} of {count(worst['n_observed'])})"
-    )
-
-
-def cautions(
-    run: Mapping[str, Any], classes: Any = (), profile: Any = None, reasons: Any = ()
-) -> list[dict[str, str]]:
-    """What a reader must not miss, one line each (``report.json``'s
-    ``cautions``; ``labelclean run`` prints them under its summary line).
-
-    Each is ``{"code", "message"}``; the codes are stable, for a scheduler
-    to alert on:
-
-    - ``guardrails_failed``: output guardrails failed (``run.withholding``),
-      and whether the cleaned rows were withheld or published all the same;
-    - ``label_placeholders``: labels of the report's ``classes`` that read
-      as a missing value (``''``, ``'N/A'``, ``'?'``), read as classes;
-    - ``label_variants``: labels of the report's ``classes`` that differ
-      only in case, spacing or Unicode form, read as separate classes;
-    - ``poor_predictability``: the features predict the label poorly, so
-      wrong labels cannot be told from hard cases and the estimates are rough;
-      where nothing was flagged though the surest rows disagree with their
-      labels beyond chance, it says so and points to ``review export``;
-    - ``doubtful_flags``: the flags' precision interval reaches under one
-      half, so most flagged rows may carry right labels; with the report's
-      ``classes``, it names the class that loses the largest share of its
-      rows;
-    - ``classes_not_checked``: classes the evidence does not tell apart from
-      the others, whose labels were kept unchecked;
-    - ``label_copy``: a feature column holds the label's classes, and at
-      least half of the flags are rows where it differs from the label
-      (``run.label_copies``, :mod:`labelclean.report._copies`).
-    - ``known_noise``: rows discarded to reach a share of wrong labels the
-      run was told (``known_noise_rate``), which its estimates do not cover;
-    - ``flags_against_surest_rows``: at least half of the flags of a first
-      reading moved labels the way each class's surest rows contradict, and
-      the run left those moves out (:mod:`labelclean.report._against`).
-
-    The report's first paragraph says the same at length
-    (:func:`calibration_story`). With fixed thresholds only the first four
-    are read; without a calibration (``apply``'s report) the first three,
-    ``features_shifted`` (feature columns that left the fit's range),
-    ``disagreement_rose`` (the model assigns more of the batch's rows to
-    another class than of the fit's own) and ``classes_not_checked`` from
-    the ``profile`` (``noise_profile``), and ``features_shifted`` with the
-    rows the report's ``reasons`` keep as ``outside_fit``: :func:`batch_cautions`.
-    """
-    out = _guardrail_cautions(run.get("withholding")) + _label_cautions(classes)
-    out += copy_caution(run.get("label_copies"))
-    cal = run.get("calibration")
-    if not isinstance(cal, Mapping) or cal.get("noise_rate") is None:
-        return out + batch_cautions(run, profile, reasons)
-    pred = cal.get("predictability") or {}
-    if pred.get("slight") or pred.get("fair") or pred.get("low"):
-        out.append({
-            "code": "poor_predictability",
-            "message": (
-                f"the features predict the label poorly{_agreement_numbers(pred)}: "
-                "wrong labels cannot be told from hard cases, and the estimates "
-                f"are rough{unflagged_disagreement_text(cal)}"
-            ),
-        })  # fmt: skip
-    calibrated = cal.get("decision_rule") != "thresholds"
-    if calibrated and _flags_doubtful(cal):
-        admit = (
-            "; the data admit that no label is wrong" if _admits_no_noise(cal) else ""
-        )
-        out.append({
-            "code": "doubtful_flags",
-            "message": (
-                "the flags' precision reaches down to "
-                f"{pct(cal['flag_precision_interval'][0])}: most of "
-                f"the {count(cal['flagged'])} flagged rows may carry right labels"
-                f"{_stake_text(classes)}{admit}; check them ('labelclean review "
-                "export') before relying on their discards or corrections"
-            ),
-        })  # fmt: skip
-    out += against_caution(cal) if calibrated else []
-    out += known_noise_caution(cal)
-    return out + unchecked_caution(_unseen_classes(cal) if calibrated else [])
-
-
-def _label_cautions(classes: Any) -> list[dict[str, str]]:
-    """``label_placeholders`` and ``label_variants`` when observed labels read
-    as a missing value or differ only in how they are written
-    (:func:`~labelclean.utils._labels.label_writing`)."""
-    counts = {
-        c["label"]: c.get("n_observed") or 0
-        for c in classes or ()
-        if isinstance(c, Mapping) and "label" in c
-    }
-    return [
-        {
-            "code": code,
-            "message": f"{sentence}; {LABEL_WRITING_FIXES[code]} and run again",
-        }
-        for code, sentence in label_writing(counts, "were")
-    ]
-
-
-def _guardrail_cautions(held: Any) -> list[dict[str, str]]:
-    """``guardrails_failed`` when the run's withholding names failed guardrails."""
-    if not isinstance(held, Mapping) or not held.get("failed"):
-        return []
-    names = ", ".join(map(str, held["failed"]))
-    fate = (
-        f"the cleaned rows were withheld as '{held['withheld']}'"
-        if held.get("withheld")
-        else f"the cleaned rows were published all the same (fail-on "
-        f"'{held.get('fail_on', 'never')}'): check what the report's "
-        "Validation names before using them"
-    )
-    message = f"guardrail(s) {names} failed; {fate}"
-    return [{"code": "guardrails_failed", "message": message}]
-
-
 def _unseen_story(cal: Mapping[str, Any], pred: Mapping[str, Any]) -> list[str]:
     """Sentences on the classes, and pairs of classes, the evidence cannot tell
     apart (their labels were not checked against each other)."""
     if cal.get("decision_rule") == "thresholds":
         return []
     story = []
-    unseen = _unseen_classes(cal)
+    unseen = unseen_classes(cal)
     if unseen:
         story.append(
             f"The evidence does not tell class(es) {quoted(unseen)} apart from the "

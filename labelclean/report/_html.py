@@ -23,12 +23,8 @@ from importlib import resources
 from typing import Any
 
 from labelclean import __version__
-from labelclean.report._calibration_story import (
-    calibration_story,
-    cautions,
-    count,
-    pct,
-)
+from labelclean.report._calibration_story import calibration_story, count, pct
+from labelclean.report._cautions import cautions
 from labelclean.report._final_model import final_model_text
 from labelclean.report._json import to_jsonable
 from labelclean.utils._audit import DECISIONS

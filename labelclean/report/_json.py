@@ -23,7 +23,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from labelclean.report._calibration_story import cautions
+from labelclean.report._cautions import cautions
 
 __all__ = ["REPORT_FORMAT", "REPORT_VERSION", "assemble_report", "to_jsonable"]
 

@@ -1,7 +1,7 @@
 """Flags against the surest rows: when the caution speaks, and what it says."""
 
 from labelclean.report._against import against_caution, against_text
-from labelclean.report._calibration_story import cautions
+from labelclean.report._cautions import cautions
 
 
 def _calibration(flagged, pairs):

@@ -13,7 +13,7 @@ from typer.testing import CliRunner
 
 from labelclean.cli.main import app
 from labelclean.report import build_report, render_html
-from labelclean.report._calibration_story import cautions
+from labelclean.report._cautions import cautions
 from labelclean.report._why import why
 
 SECTIONS = [
