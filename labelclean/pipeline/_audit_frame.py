@@ -2,7 +2,8 @@
 columns beside the audit's, and the neighbours' counts as JSON.
 
 :class:`~labelclean.pipeline._decisions.DecisionsMixin` builds the audit
-(``audit_``, :meth:`audit`) from these; the rows' decisions are its own.
+(``audit_``, :meth:`~labelclean.pipeline.LabelCleaner.audit`) from these;
+the rows' decisions are its own.
 """
 
 import json
