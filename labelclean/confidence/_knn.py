@@ -16,9 +16,9 @@ from numpy.typing import ArrayLike
 from sklearn.utils.validation import check_is_fitted
 
 from labelclean.confidence._base import BaseConfidence
+from labelclean.utils._column_kinds import coerce_object_columns
 from labelclean.utils._feature_ranks import apply_ranks, choose_feature_ranks
 from labelclean.utils._feature_weights import choose_feature_weights, value_outputs
-from labelclean.utils._features import coerce_object_columns
 from labelclean.utils._neighbors import CANDIDATE_MARGIN, NeighborIndex
 from labelclean.utils._sampling import draw_seed
 from labelclean.utils._sklearn import Interval, StrOptions, fit_context

@@ -42,10 +42,10 @@ from labelclean.pipeline._folds import cross_fitted_proba, repeated_folds
 from labelclean.pipeline._kinds import check_model_list, make_stage
 from labelclean.pipeline._model_selection import ModelSelectionMixin
 from labelclean.pipeline._suspect_rows import rows_kept_by_suspects
+from labelclean.utils._column_kinds import coerce_object_columns
 from labelclean.utils._feature_profile import feature_profile
 from labelclean.utils._features import (
     MISSING_VALUE_HANDLING,
-    coerce_object_columns,
     describe_features,
     make_feature_encoder,
     missing_value_counts,

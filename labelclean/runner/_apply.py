@@ -34,7 +34,7 @@ from labelclean.runner._outputs import (
     write_outputs,
 )
 from labelclean.runner._stream import DEFAULT_BATCH_SIZE
-from labelclean.utils._features import dtype_kind
+from labelclean.utils._column_kinds import dtype_kind
 from labelclean.utils._timing import StageClock
 
 logger = logging.getLogger(__name__)

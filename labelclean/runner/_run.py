@@ -53,11 +53,8 @@ from labelclean.runner._outputs import (
 from labelclean.runner._reviewed import mark_reviewed, reviewed_rows
 from labelclean.runner._stream import DEFAULT_BATCH_SIZE, read_rows
 from labelclean.utils._audit import AUDIT_COLUMNS
-from labelclean.utils._features import (
-    coerce_object_columns,
-    dtype_kind,
-    select_features,
-)
+from labelclean.utils._column_kinds import coerce_object_columns, dtype_kind
+from labelclean.utils._features import select_features
 from labelclean.utils._sampling import stratified_positions
 from labelclean.utils._timing import StageClock
 from labelclean.validation import validate_input

@@ -15,12 +15,8 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from labelclean.utils._features import (
-    _as_string,
-    _to_seconds,
-    coerce_object_columns,
-    fitted_kinds,
-)
+from labelclean.utils._column_kinds import coerce_object_columns, fitted_kinds
+from labelclean.utils._features import _as_string, _to_seconds
 
 __all__ = ["count_outside", "feature_profile", "rows_far_outside"]
 

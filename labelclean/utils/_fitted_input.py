@@ -5,13 +5,13 @@ from typing import Any
 import pandas as pd
 
 from labelclean.exceptions import DataValidationError
-from labelclean.utils._features import check_fitted_frame, fitted_kinds
+from labelclean.utils._column_kinds import check_fitted_frame, fitted_kinds
 
 __all__ = ["check_fitted_input"]
 
 
 def check_fitted_input(encoder: Any, X: Any, owner: str = "the pipeline") -> None:
-    """:func:`~labelclean.utils._features.check_fitted_frame` for a
+    """:func:`~labelclean.utils._column_kinds.check_fitted_frame` for a
     DataFrame; an array where the encoder was fitted on named columns is
     refused with those names (``DataValidationError``), not with
     scikit-learn's message on column selection."""

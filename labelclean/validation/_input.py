@@ -27,7 +27,7 @@ import pandas as pd
 
 from labelclean.exceptions import DataValidationError
 from labelclean.utils._audit import renamed_user_columns
-from labelclean.utils._features import check_feature_frame, coerce_object_columns
+from labelclean.utils._column_kinds import check_feature_frame, coerce_object_columns
 from labelclean.utils._labels import spelling_hint
 from labelclean.utils._suggest import close_match
 from labelclean.validation._columns import (

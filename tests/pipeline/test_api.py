@@ -144,8 +144,9 @@ def test_confidence_stages_are_transformers_with_set_output(data, name):
 
 
 def test_decimal_and_date_columns_are_numbers_and_dates(data):
-    # What pandas makes of parquet's decimal128 and date32: objects of Decimal
-    # and datetime.date. They are used as the floats and dates they hold: the
+    # What pandas makes of parquet's decimal128, date32 and time64: objects of
+    # Decimal, datetime.date and datetime.time. They are used as the floats,
+    # dates and durations since midnight they hold: the
     # same decisions as with those columns typed, and the audit keeps them as
     # they came.
     import datetime
@@ -155,21 +156,26 @@ def test_decimal_and_date_columns_are_numbers_and_dates(data):
 
     X, y = data
     days = pd.date_range("2024-01-01", periods=len(X), freq="D")
-    typed = X.assign(f1=X["f1"].round(3), day=days)
+    clock = pd.to_timedelta(np.arange(len(X)) * 997 % 86_400, unit="s")
+    typed = X.assign(f1=X["f1"].round(3), day=days, at=clock)
     raw = typed.assign(
         f1=[decimal.Decimal(f"{v:.3f}") for v in typed["f1"]],
         day=[d.date() for d in days],
+        at=[(datetime.datetime.min + t).time() for t in clock],
     )
-    raw.loc[raw.index[3], "f1"] = None
+    raw.loc[raw.index[3], ["f1", "at"]] = None
     typed.loc[typed.index[3], "f1"] = np.nan
+    typed.loc[typed.index[3], "at"] = pd.NaT
     a = LabelCleaner(**FAST).fit(raw, y)
     assert raw["f1"].dtype == object  # the caller's frame is untouched
     kinds = {f["name"]: f["kind"] for f in a.feature_handling_}
     assert kinds["f1"] == "numeric" and kinds["day"] != "categorical"
+    assert kinds["at"] == "temporal"
     b = LabelCleaner(**FAST).fit(typed, y)
     np.testing.assert_array_equal(a.decisions_, b.decisions_)
     assert isinstance(a.audit_["f1"].iloc[0], decimal.Decimal)
     assert isinstance(a.audit_["day"].iloc[0], datetime.date)
+    assert isinstance(a.audit_["at"].iloc[0], datetime.time)
     np.testing.assert_allclose(
         KNNConfidence(random_state=0).fit(raw, y).confidence_,
         KNNConfidence(random_state=0).fit(typed, y).confidence_,

@@ -1,7 +1,9 @@
-"""Exact numbers and calendar dates as databases write them (decimal128,
-date32): used as numbers and dates, judged as such by the validation, and
-written back with the input's types by every command that copies them."""
+"""Exact numbers, calendar dates and times of day as databases write them
+(decimal128, date32, time64): used as numbers, dates and durations since
+midnight, judged as such by the validation, and written back with the input's
+types by every command that copies them."""
 
+import datetime
 import decimal
 import json
 
@@ -16,6 +18,7 @@ from labelclean.cli.main import app
 from labelclean.io import ParquetBatchWriter, decimal_fields, read_parquet
 
 PRICE = pa.decimal128(12, 4)
+CLOCK = pa.time64("us")
 
 
 @pytest.fixture(scope="module")
@@ -33,10 +36,16 @@ def table(tmp_path_factory):
     start = np.datetime64("2020-01-01")
     day = pa.array(start + rng.integers(0, 900, n).astype("timedelta64[D]"),
                    type=pa.date32())  # fmt: skip
+    seconds = rng.integers(0, 86_400, n)
+    at = pa.array([datetime.time(s // 3600, s // 60 % 60, s % 60) for s in seconds],
+                  type=CLOCK)  # fmt: skip
     path = tmp_path_factory.mktemp("in") / "sales.parquet"
-    frame = pa.table({"x": x, "price": price, "day": day, "label": label})
+    frame = pa.table({"x": x, "price": price, "day": day, "at": at, "label": label})
     pq.write_table(frame, path, row_group_size=100)
     return path
+
+
+TYPES = (PRICE, pa.date32(), CLOCK)
 
 
 def _cli(*args):
@@ -47,7 +56,7 @@ def _cli(*args):
 
 def _types(path):
     schema = pq.read_schema(path)
-    return schema.field("price").type, schema.field("day").type
+    return tuple(schema.field(name).type for name in ("price", "day", "at"))
 
 
 def test_run_apply_and_score_keep_the_input_types(table, tmp_path):
@@ -60,25 +69,28 @@ def test_run_apply_and_score_keep_the_input_types(table, tmp_path):
     assert "'day' holds timestamps" in result.stderr
     report = json.loads((run / "report.json").read_text())
     kinds = {f["name"]: f["kind"] for f in report["run"]["feature_handling"]}
-    assert kinds == {"x": "numeric", "price": "numeric", "day": "temporal"}
+    assert kinds == {"x": "numeric", "price": "numeric", "day": "temporal",
+                     "at": "temporal"}  # fmt: skip
     for name in ("audit.parquet", "cleaned.parquet"):
-        assert _types(run / name) == (PRICE, pa.date32())
+        assert _types(run / name) == TYPES
     audit = read_parquet(run / "audit.parquet")
-    assert audit["price"].tolist() == read_parquet(table)["price"].tolist()
+    source = read_parquet(table)
+    assert audit["price"].tolist() == source["price"].tolist()
+    assert audit["at"].tolist() == source["at"].tolist()
 
     applied = tmp_path / "apply"
     _cli("apply", run / "model.skops", table, "--out", applied, "--batch-size", "100")
     for name in ("audit.parquet", "cleaned.parquet"):
-        assert _types(applied / name) == (PRICE, pa.date32())
+        assert _types(applied / name) == TYPES
 
     scored = tmp_path / "scored.parquet"
     _cli("score", table, "--label", "label", "--out", scored)
-    assert _types(scored) == (PRICE, pa.date32())
+    assert _types(scored) == TYPES
 
     # the review round trip: exported rows and the reviewed run
     review = tmp_path / "review.parquet"
     _cli("review", "export", run, "--out", review, "--max-rows", "20")
-    assert _types(review) == (PRICE, pa.date32())
+    assert _types(review) == TYPES
     rows = read_parquet(review)
     verdicts = tmp_path / "verdicts.csv"
     rows.assign(verdict=rows["observed_label"])[["row_id", "verdict"]].to_csv(
@@ -87,7 +99,7 @@ def test_run_apply_and_score_keep_the_input_types(table, tmp_path):
     reviewed = tmp_path / "reviewed"
     _cli("review", "apply", run, verdicts, "--out", reviewed)
     for name in ("audit.parquet", "cleaned.parquet"):
-        assert _types(reviewed / name) == (PRICE, pa.date32())
+        assert _types(reviewed / name) == TYPES
     assert table.read_bytes() == before
 
 
@@ -99,7 +111,7 @@ def test_apply_on_dask_keeps_the_input_types(table, tmp_path, dask_scheduler):
     _cli("apply", run / "model.skops", table, "--out", out, "--engine", "dask",
          "--scheduler", dask_scheduler, "--jobs", "1")  # fmt: skip
     for part in sorted((out / "audit").glob("*.parquet")):
-        assert _types(part) == (PRICE, pa.date32())
+        assert _types(part) == TYPES
 
 
 def test_the_batch_writer_takes_given_types_for_the_first_batch(tmp_path):
