@@ -2,7 +2,8 @@
 
 - :class:`LabelCleaner`: the whole pipeline as one scikit-learn estimator
   (confidence, SPLBoost suspects, final model, one decision per row);
-- stage kinds (:data:`STAGE_KINDS`, :func:`register_stage_kind`) and TOML
+- stage kinds (:data:`STAGE_KINDS`, :func:`register_stage_kind`; the levels
+  a categorical column keeps, :func:`max_categories_of`) and TOML
   definitions (:func:`load_pipeline`, ``docs/pipelines.md``) that build a
   :class:`LabelCleaner` (:func:`build_cleaner`);
 - the fixed decision rule (:func:`decide`) on a fitted cleaner's
@@ -22,7 +23,11 @@ from labelclean.pipeline._definition import (
     StageSpec,
     parse_pipeline,
 )
-from labelclean.pipeline._kinds import STAGE_KINDS, register_stage_kind
+from labelclean.pipeline._kinds import (
+    STAGE_KINDS,
+    max_categories_of,
+    register_stage_kind,
+)
 from labelclean.pipeline._loading import (
     available_pipelines,
     load_pipeline,
@@ -51,6 +56,7 @@ __all__ = [
     "load_cleaner",
     "load_pipeline",
     "loads_cleaner",
+    "max_categories_of",
     "parse_pipeline",
     "pipeline_search_path",
     "register_stage_kind",

@@ -39,7 +39,7 @@ from labelclean.filters._base import BaseFilter
 from labelclean.pipeline._audit_frame import with_user_columns
 from labelclean.pipeline._decisions import DecisionsMixin, Evidence, check_reviewed
 from labelclean.pipeline._folds import cross_fitted_proba, repeated_folds
-from labelclean.pipeline._kinds import check_model_list, make_stage
+from labelclean.pipeline._kinds import check_model_list, make_stage, max_categories_of
 from labelclean.pipeline._model_selection import ModelSelectionMixin
 from labelclean.pipeline._suspect_rows import rows_kept_by_suspects
 from labelclean.utils._column_kinds import coerce_object_columns
@@ -226,7 +226,8 @@ class LabelCleaner(DecisionsMixin, ModelSelectionMixin, ClassifierMixin, BaseFil
         (``default``, ``compared``, ``chosen``; above 10,000 cleaned rows not
         searched for a RoSR-L the stack leaves out).
     feature_encoder_ : object
-        Fitted feature preparation for the suspect stage and final model.
+        Fitted feature preparation for the suspect stage and final model;
+        categorical levels pooled as the confidence stage's ``max_categories``.
     audit_ : DataFrame
         One row per training row, as ``labelclean run`` writes
         ``audit.parquet``: the row's own columns (``X``'s, and ``y`` under its
@@ -400,7 +401,8 @@ class LabelCleaner(DecisionsMixin, ModelSelectionMixin, ClassifierMixin, BaseFil
             check_no_infinity(raw, getattr(self, "feature_names_in_", None))
         if reset:
             self.feature_encoder_ = make_feature_encoder(
-                raw if is_dataframe(raw) else None
+                raw if is_dataframe(raw) else None,
+                max_categories=max_categories_of(self.confidence),
             )
             Z = self.feature_encoder_.fit_transform(raw)
         else:

@@ -27,6 +27,7 @@ from labelclean.ensemble import (
 from labelclean.ensemble._cb_adaboost import EARLY_STOPPING_ROWS
 from labelclean.linear_model import RoSRClassifier
 from labelclean.pipeline._registry import StageRegistry
+from labelclean.utils._features import DEFAULT_MAX_CATEGORIES
 
 __all__ = [
     "AUTO_CANDIDATES",
@@ -46,6 +47,7 @@ __all__ = [
     "deep_tree_params",
     "deep_tree_settings",
     "make_stage",
+    "max_categories_of",
     "model_candidates",
     "model_list_problem",
     "register_stage_kind",
@@ -263,3 +265,15 @@ def make_stage(spec: Any, seed: int) -> Any:
     if "random_state" in est.get_params() and est.random_state is None:
         est.set_params(random_state=seed)
     return est
+
+
+def max_categories_of(confidence: Any) -> int:
+    """Most one-hot columns a categorical feature keeps in a run: the
+    confidence stage's ``max_categories`` (``confidence`` is a kind's name
+    or an estimator), or the default where it has none. The cleaner's own
+    encoding (the models' features, the report's account of each column)
+    and the input suite's warnings follow it, so that every stage reads a
+    column's levels alike and the report says what was done."""
+    if isinstance(confidence, str):
+        confidence = STAGE_KINDS.get(confidence).build()
+    return int(confidence.get_params().get("max_categories", DEFAULT_MAX_CATEGORIES))

@@ -37,6 +37,7 @@ from labelclean.pipeline import (
     dumps_cleaner,
     final_model_info,
     load_pipeline,
+    max_categories_of,
     shipped_pipeline_name,
 )
 from labelclean.report._copies import label_copies
@@ -283,6 +284,11 @@ def _read_fit_rows(
     return read_rows(source, positions, batch_size), positions
 
 
+def _max_categories(definition: Any) -> int:
+    """The levels a categorical column keeps in a run of ``definition``."""
+    return max_categories_of(build_cleaner(definition).confidence)
+
+
 def _validated(frame: pd.DataFrame, definition: Any, cols: _Columns) -> Any:
     """The input suite's result; raise when it fails."""
     result = validate_input(
@@ -293,6 +299,7 @@ def _validated(frame: pd.DataFrame, definition: Any, cols: _Columns) -> Any:
         label_domain=definition.data.label_domain,
         id_column=cols.id_column,
         reserved_columns=AUDIT_COLUMNS,
+        max_categories=_max_categories(definition),
     )
     if not result.success:
         raise DataValidationError(
@@ -587,4 +594,5 @@ def validate_file(
         label_domain=definition.data.label_domain,
         id_column=id_column or definition.data.id,
         reserved_columns=AUDIT_COLUMNS,
+        max_categories=_max_categories(definition),
     )

@@ -129,12 +129,18 @@ def _is_text_like(series: pd.Series) -> bool:
 
 
 def feature_warnings(
-    frame: pd.DataFrame, name: Any, *, labelled: bool = False
+    frame: pd.DataFrame,
+    name: Any,
+    *,
+    labelled: bool = False,
+    max_categories: int = DEFAULT_MAX_CATEGORIES,
 ) -> list[CheckResult]:
     """Warnings about one usable feature column (see the module docstring).
 
     ``labelled``: ``frame`` holds only the rows with a label (the rows the
-    fit uses), and the level count says so.
+    fit uses), and the level count says so. ``max_categories``: the most
+    one-hot columns the run's encoding keeps per column (the confidence
+    stage's, :func:`~labelclean.pipeline._kinds.max_categories_of`).
     """
     series = frame[name]
     n = len(series)
@@ -160,7 +166,7 @@ def feature_warnings(
     length = float(sample.astype(str).str.len().mean()) if text and len(sample) else 0.0
     out = []
     if length >= TEXT_LENGTH or (
-        text and distinct > max(DEFAULT_MAX_CATEGORIES, n // 2) and distinct < n
+        text and distinct > max(max_categories, n // 2) and distinct < n
     ):
         out.append(
             _warning(
@@ -190,15 +196,15 @@ def feature_warnings(
         out += _level_variant_warnings(counts, name, drop)
         out += _numbers_as_text_warnings(counts, name)
     levels = distinct + int(len(values) < n)  # a missing value is a level
-    if categorical and levels > DEFAULT_MAX_CATEGORIES:
-        pooled = levels - (DEFAULT_MAX_CATEGORIES - 1)
+    if categorical and levels > max_categories:
+        pooled = levels - (max_categories - 1)
         scope = f" in the {n} rows with a label" if labelled else ""
         out.append(
             _warning(
                 "feature_levels_pooled",
                 name,
                 f"feature column {name!r} has {levels} levels{scope}: the "
-                f"{DEFAULT_MAX_CATEGORIES - 1} most frequent are kept and the "
+                f"{max_categories - 1} most frequent are kept and the "
                 f"other {pooled} are pooled into one level.",
                 levels=levels,
                 pooled=pooled,

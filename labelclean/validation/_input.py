@@ -28,14 +28,10 @@ import pandas as pd
 from labelclean.exceptions import DataValidationError
 from labelclean.utils._audit import renamed_user_columns
 from labelclean.utils._column_kinds import check_feature_frame, coerce_object_columns
-from labelclean.utils._labels import spelling_hint
+from labelclean.utils._features import DEFAULT_MAX_CATEGORIES
 from labelclean.utils._suggest import close_match
-from labelclean.validation._columns import (
-    choice_checks,
-    feature_warnings,
-    label_warnings,
-)
-from labelclean.validation._gx import ge_check, run_expectations
+from labelclean.validation._columns import choice_checks, feature_warnings
+from labelclean.validation._label_checks import label_checks
 from labelclean.validation._results import (
     CheckResult,
     ValidationResult,
@@ -100,6 +96,7 @@ def validate_input(
     id_column: str | None = None,
     reserved_columns: Sequence[str] = (),
     max_examples: int = 10,
+    max_categories: int = DEFAULT_MAX_CATEGORIES,
 ) -> ValidationResult:
     """Check an input frame before a run, without changing it.
 
@@ -126,6 +123,10 @@ def validate_input(
         named by it).
     max_examples : int, default=10
         Most example row ids per check.
+    max_categories : int, default=32
+        Most one-hot columns the run keeps per categorical column (the
+        confidence stage's ``max_categories``): a column with more levels
+        is named (``feature_levels_pooled``).
 
     Returns
     -------
@@ -166,8 +167,9 @@ def validate_input(
     checks += found
     indexed = _index_by_id(frame, id_column)
     if feature_list:
+        fitted = _fitted_rows(frame, label)
         checks += _feature_checks(
-            frame, indexed, feature_list, max_examples, _fitted_rows(frame, label)
+            frame, indexed, feature_list, max_examples, fitted, max_categories
         )
     if label in frame.columns:
         nested = _first_nested(frame[label])
@@ -186,7 +188,7 @@ def validate_input(
                 )
             )
             return ValidationResult("labelclean_input", checks)
-        checks += _label_checks(frame, indexed, label, label_domain, max_examples)
+        checks += label_checks(frame, indexed, label, label_domain, max_examples)
     return ValidationResult("labelclean_input", checks)
 
 
@@ -391,16 +393,41 @@ def _fitted_rows(frame: Any, label: str) -> Any:
     return None if labelled.all() or not labelled.any() else labelled
 
 
+def _unusable(indexed: Any, name: Any, exc: Exception, max_examples: int) -> Any:
+    """``feature_usable`` failed for column ``name``, with the rows that make
+    it so where they can be named (infinite numbers)."""
+    col = indexed[name]
+    bad = np.zeros(len(col), dtype=bool)  # missing values are fine
+    if pd.api.types.is_numeric_dtype(col.dtype) and not pd.api.types.is_bool_dtype(
+        col.dtype
+    ):
+        bad = np.isinf(col.to_numpy(dtype=np.float64, na_value=np.nan))
+    n, n_bad = len(col), int(bad.sum())
+    return CheckResult(
+        name="feature_usable",
+        description=f"feature column {name!r} can be used",
+        success=False,
+        column=str(name),
+        engine="pandas",
+        unexpected_count=n_bad or None,
+        unexpected_percent=100.0 * n_bad / n if n and n_bad else None,
+        examples=_examples_of(indexed, bad, max_examples),
+        message=str(exc),
+        details={"dtype": str(col.dtype)},
+    )
+
+
 def _feature_checks(
     frame: Any,
     indexed: Any,
     feature_list: list,
     max_examples: int,
     fitted: Any = None,
+    max_categories: int = DEFAULT_MAX_CATEGORIES,
 ) -> list[CheckResult]:
     """``feature_usable``, ``feature_not_constant`` and ``features_vary``,
     and the column warnings, read on the ``fitted`` rows (a mask; ``None``:
-    every row)."""
+    every row) with ``max_categories`` levels kept a column."""
     checks: list[CheckResult] = []
     n = len(frame)
     constant = []
@@ -412,31 +439,12 @@ def _feature_checks(
             typed = coerce_object_columns(frame[[name]])
             check_feature_frame(typed)
         except DataValidationError as exc:
-            col = indexed[name]
-            bad = np.zeros(len(col), dtype=bool)  # missing values are fine
-            if pd.api.types.is_numeric_dtype(
-                col.dtype
-            ) and not pd.api.types.is_bool_dtype(col.dtype):
-                values = col.to_numpy(dtype=np.float64, na_value=np.nan)
-                bad = np.isinf(values)
-            n_bad = int(bad.sum())
-            checks.append(
-                CheckResult(
-                    name="feature_usable",
-                    description=f"feature column {name!r} can be used",
-                    success=False,
-                    column=str(name),
-                    engine="pandas",
-                    unexpected_count=n_bad or None,
-                    unexpected_percent=100.0 * n_bad / n if n and n_bad else None,
-                    examples=_examples_of(indexed, bad, max_examples),
-                    message=str(exc),
-                    details={"dtype": str(col.dtype)},
-                )
-            )
+            checks.append(_unusable(indexed, name, exc, max_examples))
             continue
         rows = typed if fitted is None else typed[fitted]
-        checks += feature_warnings(rows, name, labelled=fitted is not None)
+        checks += feature_warnings(
+            rows, name, labelled=fitted is not None, max_categories=max_categories
+        )
         if n > 1 and _is_constant(frame[name]):
             constant.append(name)
             what = (
@@ -472,124 +480,3 @@ def _feature_checks(
         )
 
     return checks
-
-
-def _label_checks(
-    frame: Any,
-    indexed: Any,
-    label: str,
-    label_domain: Sequence[Any] | None,
-    max_examples: int,
-) -> list[CheckResult]:
-    """``label_not_null``, ``label_in_domain``, ``at_least_two_classes`` and
-    ``no_single_row_class``."""
-    checks: list[CheckResult] = []
-    # lazy: seconds to import; only when a suite runs
-    import great_expectations.expectations as gxe
-
-    label_frame = indexed[[label]]
-    expectations: list[tuple[str, Any]] = [
-        (
-            "label_not_null",
-            gxe.ExpectColumnValuesToNotBeNull(  # type: ignore[attr-defined]
-                column=label
-            ),
-        )
-    ]
-    if label_domain is not None:
-        expectations.append(
-            (
-                "label_in_domain",
-                gxe.ExpectColumnValuesToBeInSet(  # type: ignore[attr-defined]
-                    column=label, value_set=[_plain(v) for v in label_domain]
-                ),
-            )
-        )
-    outcomes = run_expectations(label_frame, expectations, max_examples=max_examples)
-    checks.append(
-        ge_check(
-            outcomes.get("label_not_null"),
-            name="label_not_null",
-            column=label,
-            description=f"every row has a label in {label!r}",
-            fail_message="{count} row(s) have no label in "
-            + repr(label)
-            + "; they are discarded (reason missing_label) and not fitted on.",
-            pass_message="every row has a label.",
-            severity="warning",
-        )
-    )
-    if label_domain is not None:
-        domain = [_plain(v) for v in label_domain]
-        allowed = set(domain)
-        outside = [
-            _plain(v)
-            for v in frame[label].dropna().unique()
-            if _plain(v) not in allowed
-        ][:5]
-        hint = spelling_hint(outside, domain, "expected label")
-        detail = f" ({outside!r}; expected one of {domain!r}){hint}".replace(
-            "{", "{{"
-        ).replace("}", "}}")
-        checks.append(
-            ge_check(
-                outcomes.get("label_in_domain"),
-                name="label_in_domain",
-                column=label,
-                description=f"labels lie in {domain}",
-                fail_message="{count} row(s) have a label outside the expected "
-                "domain" + detail + "; fix them or widen the domain.",
-                pass_message="every label lies in the expected domain.",
-            )
-        )
-    checks += _class_count_checks(frame, label, max_examples)
-    checks += label_warnings(frame, label, max_examples)
-    return checks
-
-
-def _class_count_checks(frame: Any, label: str, max_examples: int) -> list:
-    """``at_least_two_classes`` and ``no_single_row_class``."""
-    checks: list[CheckResult] = []
-    counts = frame[label].value_counts(dropna=True)
-    n_classes = len(counts)
-    checks.append(
-        CheckResult(
-            name="at_least_two_classes",
-            description="the labels hold at least two classes",
-            success=n_classes >= 2,
-            column=label,
-            engine="pandas",
-            message=(
-                f"{n_classes} classes."
-                if n_classes >= 2
-                else f"{n_classes} class(es) in {label!r}; labelclean needs at "
-                "least two to find wrong labels."
-            ),
-            details={"class_counts": {str(k): int(v) for k, v in counts.items()}},
-        )
-    )
-    single = [k for k, v in counts.items() if v == 1]
-    checks.append(
-        CheckResult(
-            name="no_single_row_class",
-            description="every class has at least two rows",
-            success=not single,
-            severity="warning",
-            column=label,
-            engine="pandas",
-            unexpected_count=len(single),
-            examples=[_plain(v) for v in single[:max_examples]],
-            message=(
-                f"class(es) {[_plain(v) for v in single[:5]]} have a single row; "
-                "such labels cannot be checked against neighbours."
-                if single
-                else "every class has at least two rows."
-            ),
-        )
-    )
-    return checks
-
-
-# --------------------------------------------------------------------------
-# Output guardrails
-# --------------------------------------------------------------------------

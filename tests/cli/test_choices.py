@@ -93,6 +93,39 @@ def test_suspicious_columns_warn_and_the_features_are_named(table, tmp_path):
     assert town["levels"] == 60 and town["pooled_levels"] == 29
 
 
+def test_the_confidence_stages_max_categories_holds_for_the_whole_run(
+    table, tmp_path
+):
+    # A definition that keeps more levels in the neighbours' distance keeps
+    # them everywhere: the warning, the report's account of the column and
+    # the encoding of the models' features read the same setting.
+    wide = tmp_path / "wide.toml"
+    wide.write_text(
+        table["pipeline"]
+        .read_text()
+        .replace('kind = "knn"', 'kind = "knn"\nparams = { max_categories = 64 }')
+    )
+    out = tmp_path / "out"
+    result = runner.invoke(
+        app,
+        ["run", str(table["input"]), "-p", str(wide), "--label", "label",
+         "-o", str(out)],
+    )  # fmt: skip
+    assert result.exit_code == 0, result.output
+    assert "'town' has 60 levels" not in result.stderr
+    report = json.loads((out / "report.json").read_text())
+    town = next(f for f in report["run"]["feature_handling"] if f["name"] == "town")
+    assert town["levels"] == 60 and town["pooled_levels"] == 0
+    pooled = [c["column"] for s in report["validation"] for c in s["checks"]
+              if c["name"] == "feature_levels_pooled"]  # fmt: skip
+    assert pooled == ["note"]  # 300 levels: still more than 64
+    assert "the 63 most frequent are kept" in result.stderr
+    validated = runner.invoke(
+        app, ["validate", str(table["input"]), "-p", str(wide), "--label", "label"]
+    )
+    assert "'town' has 60 levels" not in validated.output + validated.stderr
+
+
 def test_the_level_warning_counts_the_rows_the_report_counts(table, tmp_path):
     # Rows without a label are discarded before the fit; levels only they
     # hold are not in the fit. The warning and the report count the same

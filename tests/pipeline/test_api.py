@@ -143,6 +143,26 @@ def test_confidence_stages_are_transformers_with_set_output(data, name):
     assert pipe.fit(X, y).score(X, y) > 0.6
 
 
+def test_the_confidence_stages_max_categories_sets_the_cleaners_encoding(data):
+    # Every stage reads a categorical column's levels alike: the cleaner's
+    # own encoding (the models' features, feature_handling_) keeps as many
+    # levels as the confidence stage it is given.
+    from labelclean.confidence import KNNConfidence
+
+    X, y = data
+    towns = X.assign(town=[f"town{i % 45}" for i in range(len(X))])
+    widths = {}
+    for kept in (32, 64):
+        cleaner = LabelCleaner(
+            confidence=KNNConfidence(max_categories=kept), **FAST
+        ).fit(towns, y)
+        town = next(f for f in cleaner.feature_handling_ if f["name"] == "town")
+        assert town["levels"] == 45
+        assert town["pooled_levels"] == (45 - 31 if kept == 32 else 0)
+        widths[kept] = cleaner.feature_encoder_.transform(towns).shape[1]
+    assert widths == {32: 2 + 32, 64: 2 + 45}
+
+
 def test_decimal_and_date_columns_are_numbers_and_dates(data):
     # What pandas makes of parquet's decimal128, date32 and time64: objects of
     # Decimal, datetime.date and datetime.time. They are used as the floats,
