@@ -9,7 +9,8 @@ would silently enter the distance space. These checks name them:
 * warnings (the run goes on, the user sees one line and the report lists
   them): a feature that looks like a row id (a different value in every
   row), like free text (long strings, or mostly distinct values), a
-  timestamp, or a categorical column whose rare levels will be pooled; a
+  timestamp, dates written as text (ISO 8601 strings, read as categories),
+  or a categorical column whose rare levels will be pooled; a
   numeric label that looks like a measurement rather than classes; text
   labels that differ only in case, spacing or Unicode form, or that read as
   a missing value; categorical levels of a feature written several ways, or
@@ -128,6 +129,35 @@ def _is_text_like(series: pd.Series) -> bool:
     return pd.api.types.is_string_dtype(dtype) or pd.api.types.is_object_dtype(dtype)
 
 
+#: A time of day after a date: ``09:30``, ``9:30:00``, ``09:30:00.25``, with
+#: a zone or not.
+_CLOCK = (
+    r"(?:[ T]\d{1,2}:\d{2}(?::\d{2}(?:\.\d+)?)?(?: ?[AaPp][Mm])?)?"
+    r"(?:Z|[+-]\d{2}:?\d{2})?"
+)
+#: Dates as text: ISO 8601 (``2024-03-14``), year first with slashes
+#: (``2024/03/14``) and day or month first (``3/14/2024``, ``14.03.2024``),
+#: each with a time of day or not.
+_DATE_TEXT = (
+    rf"(?:\d{{4}}[-/]\d{{1,2}}[-/]\d{{1,2}}|\d{{1,2}}[/.]\d{{1,2}}[/.]\d{{4}}){_CLOCK}"
+)
+#: Distinct values read to decide that a column holds dates as text.
+DATE_SAMPLE = 1_000
+
+
+def _dates_written_as_text(values: pd.Series) -> str | None:
+    """A value of ``values`` (non-missing) if every one of their first
+    :data:`DATE_SAMPLE` distinct values is written as a date
+    (:data:`_DATE_TEXT`) that pandas reads as one; None otherwise."""
+    distinct = pd.Series(values.unique()[:DATE_SAMPLE])
+    if distinct.empty or not all(isinstance(v, str) for v in distinct):
+        return None
+    if not distinct.str.fullmatch(_DATE_TEXT).all():
+        return None
+    read = pd.to_datetime(distinct, format="mixed", errors="coerce", utc=True)
+    return str(distinct.iloc[0]) if read.notna().all() else None
+
+
 def feature_warnings(
     frame: pd.DataFrame,
     name: Any,
@@ -164,10 +194,10 @@ def feature_warnings(
     # Mean length on a bounded sample: the first rows say whether it is text.
     sample = values.iloc[:TEXT_SAMPLE]
     length = float(sample.astype(str).str.len().mean()) if text and len(sample) else 0.0
-    out = []
-    if length >= TEXT_LENGTH or (
-        text and distinct > max(max_categories, n // 2) and distinct < n
-    ):
+    # Dates written as text: the more telling reading of distinct values.
+    out = _dates_as_text_warnings(values, name, distinct, drop) if categorical else []
+    many = text and distinct > max(max_categories, n // 2) and distinct < n
+    if not out and (length >= TEXT_LENGTH or many):
         out.append(
             _warning(
                 "feature_looks_like_text",
@@ -180,7 +210,7 @@ def feature_warnings(
                 mean_length=round(length, 1),
             )
         )
-    elif n >= MIN_ROWS_FOR_ID and distinct == n and (integral or text):
+    elif not out and n >= MIN_ROWS_FOR_ID and distinct == n and (integral or text):
         return [
             _warning(
                 "feature_looks_like_id",
@@ -191,26 +221,49 @@ def feature_warnings(
                 distinct=distinct,
             )
         ]
-    if categorical and not out:  # free text: its values are not levels
+    if categorical and not out:  # free text or dates: not levels written twice
         counts = values.value_counts(sort=False).to_dict()
         out += _level_variant_warnings(counts, name, drop)
         out += _numbers_as_text_warnings(counts, name)
     levels = distinct + int(len(values) < n)  # a missing value is a level
     if categorical and levels > max_categories:
-        pooled = levels - (max_categories - 1)
         scope = f" in the {n} rows with a label" if labelled else ""
-        out.append(
-            _warning(
-                "feature_levels_pooled",
-                name,
-                f"feature column {name!r} has {levels} levels{scope}: the "
-                f"{max_categories - 1} most frequent are kept and the "
-                f"other {pooled} are pooled into one level.",
-                levels=levels,
-                pooled=pooled,
-            )
-        )
+        out.append(_pooled_warning(name, levels, max_categories, scope))
     return out
+
+
+def _pooled_warning(name: Any, levels: int, kept: int, scope: str) -> CheckResult:
+    """``feature_levels_pooled``: ``levels`` levels, ``kept`` one-hot columns
+    (the rarest levels pooled into the last)."""
+    pooled = levels - (kept - 1)
+    return _warning(
+        "feature_levels_pooled",
+        name,
+        f"feature column {name!r} has {levels} levels{scope}: the {kept - 1} "
+        f"most frequent are kept and the other {pooled} are pooled into one "
+        "level.",
+        levels=levels,
+        pooled=pooled,
+    )
+
+
+def _dates_as_text_warnings(values, name, distinct: int, drop: str) -> list:
+    """``feature_dates_as_text`` where :func:`_dates_written_as_text` reads
+    dates in ``values``; none otherwise."""
+    written = _dates_written_as_text(values)
+    if written is None:
+        return []
+    message = (
+        f"feature column {name!r} holds dates written as text (e.g. {written!r}): "
+        f"each of its {distinct} values is a category, compared only for "
+        "equality, not a point in time; to use it as a date, store it as a date "
+        f"or timestamp; if when a row was made should not predict its label, {drop}."
+    )
+    return [
+        _warning(
+            "feature_dates_as_text", name, message, distinct=distinct, example=written
+        )
+    ]
 
 
 def _label_warning(

@@ -138,8 +138,8 @@ def validate_input(
         ``feature_columns_present``, ``has_features``, ``feature_usable``
         (one per unusable column), ``feature_not_constant`` (warning, one
         per constant column), ``feature_looks_like_id``,
-        ``feature_looks_like_text``, ``feature_is_timestamp`` and
-        ``feature_levels_pooled`` (warnings, see
+        ``feature_looks_like_text``, ``feature_is_timestamp``,
+        ``feature_dates_as_text`` and ``feature_levels_pooled`` (warnings, see
         :mod:`labelclean.validation._columns`), ``features_vary`` (only when
         every feature is constant), ``label_not_null`` (warning: such rows
         are discarded), ``label_in_domain``,

@@ -93,9 +93,7 @@ def test_suspicious_columns_warn_and_the_features_are_named(table, tmp_path):
     assert town["levels"] == 60 and town["pooled_levels"] == 29
 
 
-def test_the_confidence_stages_max_categories_holds_for_the_whole_run(
-    table, tmp_path
-):
+def test_the_confidence_stages_max_categories_holds_for_the_whole_run(table, tmp_path):
     # A definition that keeps more levels in the neighbours' distance keeps
     # them everywhere: the warning, the report's account of the column and
     # the encoding of the models' features read the same setting.
@@ -431,3 +429,20 @@ def test_a_column_that_copies_the_label_is_named_with_the_flags_it_explains(
     report = json.loads((tmp_path / "alone" / "report.json").read_text())
     assert report["run"]["label_copies"] == []
     assert "label_copy" not in {c["code"] for c in report["cautions"]}
+
+
+def test_dates_written_as_text_are_named(table, tmp_path):
+    frame = pd.read_parquet(table["input"], columns=["f1", "f2", "created", "label"])
+    frame["created"] = frame["created"].dt.strftime("%m/%d/%Y %H:%M:%S")
+    source = tmp_path / "dates.parquet"
+    frame.to_parquet(source, index=False)
+    result = runner.invoke(
+        app, ["validate", str(source), "-p", str(table["pipeline"]), "--label", "label"]
+    )
+    assert result.exit_code == 0, result.output
+    said = result.output + result.stderr
+    assert (
+        "feature column 'created' holds dates written as text (e.g. "
+        "'01/01/2024 00:00:00')" in said
+    )
+    assert "like a row id" not in said  # the more telling warning only

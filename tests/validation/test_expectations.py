@@ -380,3 +380,21 @@ def test_numbers_stored_as_text_because_of_a_gap_warn(frame):
     assert check.column == "dose" and check.severity == "warning"
     assert check.details == {"placeholders": ["?"], "numbers": 4}
     assert "holds numbers and '?' (2 rows), so it is read as text" in check.message
+
+
+def test_dates_written_as_text_warn(frame):
+    # Dates stored as text are read as categories, one per day, compared
+    # only for equality: the run says so and how to use them as dates.
+    frame["day"] = [f"2024-03-{d:02d}" for d in range(1, 9)]
+    frame["seen"] = [f"{m}/1{m}/1990 0:00:00" for m in range(1, 9)]
+    frame["year"] = [str(2000 + i) for i in range(8)]  # numbers as text
+    frame["shade"] = ["red", "2024-03-01"] * 4  # some values only
+    result = validate_input(frame, label="label")
+    assert result.success
+    warned = {c.column: c for c in result.checks if c.name == "feature_dates_as_text"}
+    assert sorted(warned) == ["day", "seen"]
+    day = warned["day"]
+    assert day.severity == "warning" and day.details["distinct"] == 8
+    assert "holds dates written as text (e.g. '2024-03-01')" in day.message
+    assert "--exclude day" in day.message
+    assert warned["seen"].details["example"] == "1/11/1990 0:00:00"
