@@ -11,6 +11,7 @@ build the same estimators. ``knn_confidence`` and ``bayes_confidence`` are the
 kinds' older names, still accepted in definitions.
 """
 
+from numbers import Integral
 from typing import Any
 
 import numpy as np
@@ -273,7 +274,11 @@ def max_categories_of(confidence: Any) -> int:
     or an estimator), or the default where it has none. The cleaner's own
     encoding (the models' features, the report's account of each column)
     and the input suite's warnings follow it, so that every stage reads a
-    column's levels alike and the report says what was done."""
+    column's levels alike and the report says what was done. A value the
+    stage would refuse gives the default here: the stage's own check then
+    names the parameter when it is fitted."""
     if isinstance(confidence, str):
         confidence = STAGE_KINDS.get(confidence).build()
-    return int(confidence.get_params().get("max_categories", DEFAULT_MAX_CATEGORIES))
+    value = confidence.get_params().get("max_categories")
+    ok = isinstance(value, Integral) and not isinstance(value, bool) and value >= 2
+    return int(value) if ok else DEFAULT_MAX_CATEGORIES

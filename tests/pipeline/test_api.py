@@ -161,6 +161,10 @@ def test_the_confidence_stages_max_categories_sets_the_cleaners_encoding(data):
         assert town["pooled_levels"] == (45 - 31 if kept == 32 else 0)
         widths[kept] = cleaner.feature_encoder_.transform(towns).shape[1]
     assert widths == {32: 2 + 32, 64: 2 + 45}
+    # a value the stage refuses is named by the stage's own check
+    wrong = LabelCleaner(confidence=KNNConfidence(max_categories="many"), **FAST)
+    with pytest.raises(ValueError, match="'max_categories' parameter of KNNConf"):
+        wrong.fit(towns, y)
 
 
 def test_decimal_and_date_columns_are_numbers_and_dates(data):
