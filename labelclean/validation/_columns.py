@@ -241,7 +241,8 @@ def _pooled_warning(name: Any, levels: int, kept: int, scope: str) -> CheckResul
         name,
         f"feature column {name!r} has {levels} levels{scope}: the {kept - 1} "
         f"most frequent are kept and the other {pooled} are pooled into one "
-        "level.",
+        f"level. The confidence stage's max_categories ({kept}) sets how many "
+        "are kept.",
         levels=levels,
         pooled=pooled,
     )

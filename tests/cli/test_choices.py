@@ -118,6 +118,7 @@ def test_the_confidence_stages_max_categories_holds_for_the_whole_run(table, tmp
               if c["name"] == "feature_levels_pooled"]  # fmt: skip
     assert pooled == ["note"]  # 300 levels: still more than 64
     assert "the 63 most frequent are kept" in result.stderr
+    assert "The confidence stage's max_categories (64) sets how many" in result.stderr
     validated = runner.invoke(
         app, ["validate", str(table["input"]), "-p", str(wide), "--label", "label"]
     )
