@@ -242,7 +242,8 @@ def _pooled_warning(name: Any, levels: int, kept: int, scope: str) -> CheckResul
         f"feature column {name!r} has {levels} levels{scope}: the {kept - 1} "
         f"most frequent are kept and the other {pooled} are pooled into one "
         f"level. The confidence stage's max_categories ({kept}) sets how many "
-        "are kept.",
+        "are kept (in a pipeline definition: params = { max_categories = N } "
+        "on that stage).",
         levels=levels,
         pooled=pooled,
     )
