@@ -112,7 +112,7 @@ def coerce_object_columns(X: pd.DataFrame) -> pd.DataFrame:
 
 
 def _since_midnight(values: pd.Series) -> pd.Series:
-    """Times of day as ``timedelta64[ns]`` since midnight; missing stays NaT."""
+    """Times of day as ``timedelta64`` since midnight; missing stays NaT."""
 
     def micros(t):
         seconds = (t.hour * 60 + t.minute) * 60 + t.second
@@ -186,7 +186,8 @@ def check_feature_frame(X: pd.DataFrame) -> dict[str, list[str]]:
 
 
 def fitted_kinds(encoder: Any) -> dict[str, str]:
-    """Feature column -> the kind :func:`make_feature_encoder` read at fit
+    """Feature column -> the kind
+    :func:`~labelclean.utils._features.make_feature_encoder` read at fit
     (empty for an encoder of numeric arrays)."""
     if not isinstance(encoder, ColumnTransformer):
         return {}
