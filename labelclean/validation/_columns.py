@@ -9,7 +9,7 @@ would silently enter the distance space. These checks name them:
 * warnings (the run goes on, the user sees one line and the report lists
   them): a feature that looks like a row id (a different value in every
   row), like free text (long strings, or mostly distinct values), a
-  timestamp, dates written as text (ISO 8601 strings, read as categories),
+  timestamp, dates written as text (read as categories, not as dates),
   or a categorical column whose rare levels will be pooled; a
   numeric label that looks like a measurement rather than classes; text
   labels that differ only in case, spacing or Unicode form, or that read as
