@@ -79,7 +79,11 @@ def anchor_disagreement(
         ``blind_beyond_evidence``: ``blind``'s excess (with ``blind`` only).
         ``blind_by_class``: ``blind`` read class by class
         (:func:`class_disagreement`, with ``blind`` only); the upper limit
-        is raised to it too.
+        is raised to it too. ``no_wrong_label_seen`` (with ``blind`` only):
+        no reading shows a wrong label, the pooled share and every class's
+        own (each class read, :data:`_ANCHOR_MIN_ROWS` rows or more) both
+        0; the predictable reading then flags nothing (docs/decisions.md,
+        *No reading of the surest rows shows a wrong label*).
     """
     if blind is not None:
         out = anchor_disagreement(P, codes)
@@ -90,6 +94,9 @@ def anchor_disagreement(
             "upper_limit": max(out["upper_limit"], second["share"], by_class),
             "blind_beyond_evidence": second["beyond_evidence"],
             "blind_by_class": by_class,
+            "no_wrong_label_seen": bool(
+                out["share"] == 0 and by_class == 0 and _every_class_read(blind)
+            ),
         }
     top = P.max(axis=1)
     order = np.argsort(-top, kind="stable")
@@ -176,6 +183,13 @@ def class_disagreement(P: np.ndarray, codes: np.ndarray) -> float:
         groups = _nested_groups(disagree, P[order, k])
         total += order.size / n * min((wrong / m for m, wrong in groups), default=1.0)
     return float(total)
+
+
+def _every_class_read(P: np.ndarray) -> bool:
+    """Whether :func:`class_disagreement` reads every class of ``P`` (each
+    the most probable class of at least :data:`_ANCHOR_MIN_ROWS` rows)."""
+    counts = np.bincount(P.argmax(axis=1), minlength=P.shape[1])
+    return bool((counts >= _ANCHOR_MIN_ROWS).all())
 
 
 def _surest_of(P: np.ndarray, best: np.ndarray, k: int) -> np.ndarray | None:

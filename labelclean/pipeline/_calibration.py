@@ -62,7 +62,10 @@ fit's own evidence (``docs/decisions.md``, "Calibrated decisions"):
    than right. Where the agreement corrected for the noise is at least
    substantial (κ* ≥ 0.6), it reaches down to one half while the flags stay
    at least half right: every row more likely wrong than right raises the
-   expected F1.
+   expected F1. Where no reading of the surest rows shows a wrong label
+   (``no_wrong_label_seen``: the pooled share and each class's own, read
+   blind, both 0), nothing is flagged: confident learning's count there is
+   the classes' edge.
 5. **Corrections.** A flagged row is corrected to ``a = argmax_{j≠y} W[i, j]``
    only when its own ``W[i, a]`` meets the correction target (so the
    estimated precision of the corrections from its observed class to *a*,
@@ -246,12 +249,17 @@ def _flag_threshold(
     wrong. Not in the cautious reading, whose joint is capped below the
     noise it may hold, so that its ``r`` understates a wrong label (the
     caution would be taken twice), nor with a target, which sets the
-    operating point the user asked for. Where the agreement corrected for
-    the noise is at least ``substantial``, the threshold also
-    reaches down to the floor while the flags stay at least half right: a
-    row more likely wrong than right raises the expected F1 (below that
-    agreement, rows the features cannot place inflate ``r``; see
-    docs/decisions.md, *Every row more likely wrong than right*)."""
+    operating point the user asked for. Where no reading of the surest rows
+    shows a wrong label (``no_wrong_label_seen``), nothing is flagged. Where
+    the agreement corrected for the noise is at least ``substantial``, the
+    threshold also reaches down to the floor while the flags stay at least
+    half right: a row more likely wrong than right raises the expected F1
+    (below that agreement, rows the features cannot place inflate ``r``;
+    see docs/decisions.md, *Every row more likely wrong than right*)."""
+    if predictable_reading is not None and predictable_reading[0].get(
+        "no_wrong_label_seen"
+    ):
+        return float("inf")  # the data show no noise to act on
     thresholds, caught, n_wrong = known_flip_curve(tempered, codes, Q, r)
     at_share, row_floor = None, 0.0
     if predictable_reading is not None:

@@ -373,6 +373,13 @@ def calibration_story(run: Mapping[str, Any]) -> list[str]:
                 )
             )
             text += _doubtful_flags_text(cal)
+        elif isinstance(anchor, Mapping) and anchor.get("no_wrong_label_seen"):
+            text += (
+                " No row was flagged: no label of the rows the evidence is surest "
+                "of disagrees with it, pooled or class by class, so the data give "
+                "no sign of wrong labels to act on (labels that disagree elsewhere "
+                "are read as the classes' overlap)."
+            )
         elif not (pred.get("slight") or pred.get("fair")):
             text += " No row was flagged: no operating point was precise enough."
         if cal.get("decision_rule") != "thresholds":

@@ -932,6 +932,7 @@ def test_the_surest_rows_read_blind_to_their_labels_show_the_noise_they_hide():
         **unbiased,
         "blind_beyond_evidence": sharp["beyond_evidence"],
         "blind_by_class": class_disagreement(combine_evidence(soft, model), codes),
+        "no_wrong_label_seen": False,  # the flips show
     }
     # Through the calibration. Without the blind reading the sharp excess (0)
     # leaves the agreement below substantial, and the noise is read at the
@@ -1016,6 +1017,7 @@ def test_the_cleaner_reads_the_surest_rows_on_the_unfiltered_neighbours():
         "upper_limit": max(measured, by_class),
         "blind_beyond_evidence": excess,
         "blind_by_class": by_class,
+        "no_wrong_label_seen": False,
         "noise_taken_out": max(excess, sharp["beyond_evidence"]),
     }
     assert cleaner.calibration_["noise_rate"] == pytest.approx(max(measured, by_class))
