@@ -376,9 +376,9 @@ def calibration_story(run: Mapping[str, Any]) -> list[str]:
         elif isinstance(anchor, Mapping) and anchor.get("no_wrong_label_seen"):
             text += (
                 " No row was flagged: no label of the rows the evidence is surest "
-                "of disagrees with it, pooled or class by class, so the data give "
-                "no sign of wrong labels to act on (labels that disagree elsewhere "
-                "are read as the classes' overlap)."
+                "of disagrees with it, pooled or class by class, so the share "
+                "estimated above may be the classes' overlap alone, and the data "
+                "give no sign of wrong labels to act on."
             )
         elif not (pred.get("slight") or pred.get("fair")):
             text += " No row was flagged: no operating point was precise enough."
