@@ -36,6 +36,7 @@ def _flags_where_no_surest_row_disagrees(monkeypatch):
     is tested on the rows the evidence would flag."""
     monkeypatch.setattr(anchor_module, "_every_class_read", lambda P: False)
 
+
 runner = CliRunner()
 
 
