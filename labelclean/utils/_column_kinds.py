@@ -112,16 +112,10 @@ def coerce_object_columns(X: pd.DataFrame) -> pd.DataFrame:
 
 
 def _since_midnight(values: pd.Series) -> pd.Series:
-    """Times of day as ``timedelta64`` since midnight; missing stays NaT."""
-
-    def micros(t):
-        seconds = (t.hour * 60 + t.minute) * 60 + t.second
-        return seconds * 1_000_000 + t.microsecond
-
-    present = values.notna()
-    out = np.full(values.shape[0], np.nan)
-    out[present.to_numpy()] = values[present].map(micros).to_numpy(np.float64)
-    return pd.Series(pd.to_timedelta(out, unit="us"), index=values.index)
+    """Times of day as ``timedelta64`` since midnight, on their clock (pandas
+    reads ``HH:MM:SS.ffffff``); missing stays NaT."""
+    clock = values.map(lambda t: str(t.replace(tzinfo=None)), na_action="ignore")
+    return pd.to_timedelta(clock)
 
 
 def check_feature_frame(X: pd.DataFrame) -> dict[str, list[str]]:
