@@ -38,7 +38,7 @@ from labelclean.io._parquet_write import (
     write_parquet,
 )
 from labelclean.io._report_file import read_report_json
-from labelclean.io._schemas import cast_to_schema, read_as
+from labelclean.io._schemas import arrow_to_pandas, cast_to_schema, read_as
 
 __all__ = [
     "LABELCLEAN_METADATA_KEY",
@@ -46,6 +46,7 @@ __all__ = [
     "OutputFolder",
     "ParquetBatchWriter",
     "ParquetSource",
+    "arrow_to_pandas",
     "atomic_open",
     "atomic_write_bytes",
     "atomic_write_json",

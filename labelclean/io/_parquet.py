@@ -35,6 +35,7 @@ from pandas.api.types import union_categoricals
 
 from labelclean.exceptions import DataValidationError, InputFileError
 from labelclean.io._schemas import (
+    arrow_to_pandas,
     cast_to_schema,
     empty_columns,
     say_unified,
@@ -392,7 +393,7 @@ def _batch_frame(
 ) -> Any:
     """Turn one record batch into a DataFrame with its global identity."""
 
-    frame = record_batch.to_pandas()
+    frame = arrow_to_pandas(record_batch)
     n = len(frame)
     spec = _range_index_spec(file_schema)
     if spec is not None:
@@ -523,7 +524,9 @@ def read_parquet(
     -------
     frame : pandas.DataFrame
         For a single file, what :func:`pandas.read_parquet` returns (same
-        columns, dtypes and index). For a folder, the files' rows in order;
+        columns, dtypes and index), except that an integer column holding a
+        missing value stays an integer (pandas' nullable one; see
+        :func:`~labelclean.io.arrow_to_pandas`). For a folder, the files' rows in order;
         an index stored as a ``RangeIndex`` becomes the rows' positions in
         the whole folder. Identical to concatenating :func:`iter_batches`.
 
@@ -542,7 +545,7 @@ def read_parquet(
         table = pa.Table.from_batches([], schema=src.schema)
         if columns is not None:
             table = table.select([*_materialised_index_columns(src.schema), *columns])
-        frame = table.to_pandas()
+        frame = arrow_to_pandas(table)
         if row_id is not None:
             frame[row_id] = pd.Series([], dtype="int64", index=frame.index)
         return frame

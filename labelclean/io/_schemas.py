@@ -5,16 +5,19 @@ Files written apart may type the same values differently (``int64`` and
 file has no value). :func:`unified_schema` finds one schema every file's rows
 can be cast to without changing what a column holds; :func:`cast_to_schema`
 casts a record batch or table to it; :func:`schema_mismatch` words the
-differences that cannot be unified.
+differences that cannot be unified. :func:`arrow_to_pandas` turns what is
+read into the DataFrame every reader gives.
 """
 
 import logging
 from pathlib import Path
 from typing import Any
 
+import pandas as pd
 import pyarrow as pa
 
 __all__ = [
+    "arrow_to_pandas",
     "cast_to_schema",
     "empty_columns",
     "read_as",
@@ -193,3 +196,43 @@ def read_as(file_schema: Any, schema: Any) -> dict[str, str]:
         if i >= 0 and not field.type.equals(schema.field(i).type):
             out[field.name] = f"{field.type} as {schema.field(i).type}"
     return out
+
+
+#: pandas' nullable dtype for each Arrow integer type.
+_NULLABLE_INTEGERS = {
+    pa.int8(): pd.Int8Dtype(),
+    pa.int16(): pd.Int16Dtype(),
+    pa.int32(): pd.Int32Dtype(),
+    pa.int64(): pd.Int64Dtype(),
+    pa.uint8(): pd.UInt8Dtype(),
+    pa.uint16(): pd.UInt16Dtype(),
+    pa.uint32(): pd.UInt32Dtype(),
+    pa.uint64(): pd.UInt64Dtype(),
+}
+
+
+def arrow_to_pandas(data: Any) -> pd.DataFrame:
+    """``data`` (a record batch or table) as the DataFrame pandas gives,
+    except that an integer column holding a missing value keeps its integers.
+
+    pandas turns such a column into ``float64`` unless the file's pandas
+    metadata says otherwise, and files written by other tools (Spark, DuckDB,
+    Polars, pyarrow) carry none: an id above 2**53 then loses its last digits
+    and every output would hold it as a float. Such a column becomes pandas'
+    nullable integer of the same width (``Int64`` for ``int64``), exact and
+    written back as the input's type. A batch whose column has no missing
+    value keeps NumPy's integer, as pandas reads it.
+    """
+    frame = data.to_pandas()
+    names = data.schema.names
+    for i, field in enumerate(data.schema):
+        if (
+            field.type in _NULLABLE_INTEGERS
+            and data.column(i).null_count
+            and names.count(field.name) == 1
+            and field.name in frame.columns  # not a stored index
+            and frame[field.name].dtype.kind == "f"
+        ):
+            values = data.column(i).to_pandas(types_mapper=_NULLABLE_INTEGERS.get)
+            frame[field.name] = values.array  # positional: the index is the frame's
+    return frame

@@ -140,7 +140,9 @@ def review_rows(
     records = picked.to_dict("records")
     out = pd.DataFrame({"row_id": row_id})
     for c in features:
-        out[c] = picked[c].to_numpy()
+        # integers with a missing value stay integers (to_numpy makes floats)
+        column = picked[c]
+        out[c] = column.array if column.dtype.kind in "iu" else column.to_numpy()
     out["observed_label"] = picked["observed_label"].to_numpy()
     out["decision"] = picked["decision"].to_numpy()
     out["reason"] = picked["reason"].to_numpy()

@@ -39,6 +39,7 @@ import pyarrow.parquet as pq
 
 from labelclean.io import (
     ParquetSource,
+    arrow_to_pandas,
     cast_to_schema,
     inspect_parquet,
     write_parquet,
@@ -136,7 +137,7 @@ def _read_part(part: _Part, schema: Any = None) -> pd.DataFrame:
 
     pf = pq.ParquetFile(part.path, pre_buffer=False, page_checksum_verification=True)
     table = pf.read_row_group(part.row_group, use_pandas_metadata=True)
-    frame = (table if schema is None else cast_to_schema(table, schema)).to_pandas()
+    frame = arrow_to_pandas(table if schema is None else cast_to_schema(table, schema))
     frame.index = pd.RangeIndex(part.offset, part.offset + len(frame))
     return frame
 

@@ -46,6 +46,31 @@ def test_read_parquet_matches_pandas(parquet_file):
     pd.testing.assert_frame_equal(got, pd.read_parquet(parquet_file))
 
 
+def test_integers_with_a_missing_value_keep_their_digits(tmp_path):
+    # Written by pyarrow (as by Spark or DuckDB): no pandas metadata, so
+    # pandas alone reads the column as float64 and 2**60 + 1 as 2**60.
+    big = 2**60
+    ids = pa.array([big + 1, None, big + 3, big + 4, big + 5, big + 6], pa.int64())
+    small = pa.array([1, 2, 3, 4, None, 6], pa.uint8())
+    path = tmp_path / "ids.parquet"
+    pq.write_table(pa.table({"id": ids, "k": small}), path, row_group_size=2)
+    assert pd.read_parquet(path)["id"].dtype == np.float64
+
+    got = read_parquet(path)
+    assert got["id"].dtype == "Int64" and got["k"].dtype == "UInt8"
+    assert got["id"].tolist() == [big + 1, pd.NA, big + 3, big + 4, big + 5, big + 6]
+    # a batch without a missing value keeps NumPy's integers, as pandas does
+    batches = list(iter_batches(path, row_id=None))
+    assert [str(b["id"].dtype) for b in batches] == ["Int64", "int64", "int64"]
+    assert [str(b["k"].dtype) for b in batches] == ["uint8", "uint8", "UInt8"]
+    pd.testing.assert_frame_equal(pd.concat(batches), got)
+    # and the values are written back exactly, in the input's type
+    write_parquet(got, tmp_path / "out.parquet")
+    back = pq.read_table(tmp_path / "out.parquet")
+    assert back.column("id").equals(pa.chunked_array([ids]))
+    assert back.schema.field("k").type == pa.uint8()
+
+
 def test_round_trip_keeps_dtypes_index_and_metadata(tmp_path):
     frame = _frame().set_index(pd.Index([f"id{i}" for i in range(10)], name="key"))
     path = write_parquet(frame, tmp_path / "out.parquet", metadata={"stage": "audit"})
