@@ -58,6 +58,12 @@ def allowed_types() -> list[str]:
     # SimpleImputer (missing values) keeps the dtype it was fitted on; a dtype
     # is data, it cannot run code.
     names.add("numpy.dtype")
+    # Classes of a label column of dates, times or exact numbers (date32,
+    # time64, decimal128 as databases write them): values, built from their
+    # own bytes or text, that cannot run code.
+    names.update(
+        {"datetime.date", "datetime.datetime", "datetime.time", "decimal.Decimal"}
+    )
     names.add(f"{BinMapper.__module__}.{BinMapper.__qualname__}")
     # model='auto''s final model: fitted candidates and their weights
     names.add(f"{StackedModel.__module__}.{StackedModel.__qualname__}")

@@ -63,6 +63,8 @@ def to_jsonable(value: Any) -> Any:
         return value
     if isinstance(value, bool | np.bool_):
         return bool(value)
+    if isinstance(value, np.datetime64 | np.timedelta64):  # timedelta64 is an integer
+        return None if np.isnat(value) else str(value)
     if isinstance(value, int | np.integer):
         return int(value)
     if isinstance(value, float | np.floating):
@@ -83,8 +85,6 @@ def to_jsonable(value: Any) -> Any:
         return value.isoformat()
     if isinstance(value, pd.Timedelta | dt.timedelta):
         return str(value)
-    if isinstance(value, np.datetime64 | np.timedelta64):
-        return None if np.isnat(value) else str(value)
     if isinstance(value, bytes):
         try:
             return value.decode("utf-8")

@@ -1,9 +1,13 @@
-"""Any label type that parquet stores and pandas reads runs through `run`.
+"""Any label type that parquet stores and pandas reads runs through `run`
+and `apply`.
 
 Labels that are non-integer floats, decimals, bytes or timestamps used to
 stop the run with a traceback (scikit-learn refuses them as classification
 targets, JSON refuses them as keys). The stages learn integer class codes,
 and labels enter JSON through one conversion, so each runs to the end.
+Durations stopped it too (NumPy's ``timedelta64`` is an integer type to
+``isinstance``), and a model whose classes are dates, times of day or
+decimals was refused by `apply` as if tampered with.
 """
 
 import datetime as dt
@@ -24,6 +28,9 @@ LABELS = {
     "decimal": (decimal.Decimal("0.5"), decimal.Decimal("1.5")),
     "bytes": (b"cat", b"dog"),
     "timestamp": (dt.datetime(2020, 1, 1), dt.datetime(2021, 6, 1)),
+    "date": (dt.date(2020, 1, 1), dt.date(2021, 6, 1)),
+    "time": (dt.time(9, 30), dt.time(17, 0)),
+    "duration": (pd.Timedelta(minutes=1), pd.Timedelta(hours=2)),
 }
 
 
@@ -47,3 +54,11 @@ def test_label_types_run_to_the_end(tmp_path, monkeypatch, kind):
     assert cleaned["label"].dtype == original["label"].dtype
     assert set(cleaned["label"]) <= set(original["label"])
     assert np.isin(audit["observed_label"], original["label"]).all()
+    # the model file holds the classes, and apply loads it
+    applied = runner.invoke(
+        app, ["apply", "out/model.skops", "input.parquet", "-o", "new"]
+    )
+    assert applied.exit_code == 0, applied.output
+    decided = pd.read_parquet("new/audit.parquet")
+    assert len(decided) == 80
+    assert np.isin(decided["cleaned_label"].dropna(), original["label"]).all()
