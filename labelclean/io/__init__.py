@@ -35,6 +35,7 @@ from labelclean.io._parquet import (
 from labelclean.io._parquet_write import (
     ParquetBatchWriter,
     decimal_fields,
+    schema_field_types,
     write_parquet,
 )
 from labelclean.io._report_file import read_report_json
@@ -65,5 +66,6 @@ __all__ = [
     "read_parquet",
     "read_report_json",
     "rewrite_owned_file",
+    "schema_field_types",
     "write_parquet",
 ]

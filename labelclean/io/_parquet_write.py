@@ -25,7 +25,12 @@ from labelclean.exceptions import DataValidationError, OutputError
 from labelclean.io._atomic import atomic_open
 from labelclean.io._parquet import _DEFAULT_COMPRESSION, LABELCLEAN_METADATA_KEY
 
-__all__ = ["ParquetBatchWriter", "decimal_fields", "write_parquet"]
+__all__ = [
+    "ParquetBatchWriter",
+    "decimal_fields",
+    "schema_field_types",
+    "write_parquet",
+]
 
 
 def decimal_fields(schema: Any) -> dict[str, Any]:
@@ -36,6 +41,19 @@ def decimal_fields(schema: Any) -> dict[str, Any]:
     written: pass these types as ``field_types`` to keep the input's.
     """
     return {f.name: f.type for f in schema if pa.types.is_decimal(f.type)}
+
+
+def schema_field_types(schema: Any) -> dict[str, Any]:
+    """The types of an Arrow schema's columns, by name, to pass as
+    ``field_types`` when the same values are written back from pandas.
+
+    pyarrow would infer other types from pandas' dtypes for the same values:
+    ``string`` and ``string_view`` come back ``large_string``, ``time32`` as
+    ``time64``, ``large_binary`` as ``binary``, a decimal with the precision
+    of the values it sees first. Dictionary columns are left to pyarrow: the
+    categories of a table may outgrow the index width of one file's.
+    """
+    return {f.name: f.type for f in schema if not pa.types.is_dictionary(f.type)}
 
 
 def _pandas_schema(

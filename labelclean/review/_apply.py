@@ -25,7 +25,7 @@ import numpy as np
 import pandas as pd
 
 from labelclean.exceptions import DataValidationError, InputFileError
-from labelclean.io import OutputFolder, decimal_fields, read_parquet
+from labelclean.io import OutputFolder, read_parquet, schema_field_types
 from labelclean.report import build_report, render_html, to_jsonable
 from labelclean.review._export import load_run, run_audit_schema
 
@@ -194,8 +194,8 @@ def apply_review(
     with OutputFolder(
         out, inputs=[Path(run_dir), Path(verdicts_path)], overwrite=overwrite
     ) as folder:
-        # the run's decimal columns keep their precision
-        types = decimal_fields(run_audit_schema(run_dir))
+        # the run's columns keep their types (a decimal's precision too)
+        types = schema_field_types(run_audit_schema(run_dir))
         folder.write_parquet("audit.parquet", reviewed, field_types=types)
         folder.write_parquet("cleaned.parquet", cleaned_rows, field_types=types)
         folder.write_json("review.json", summary)

@@ -24,10 +24,10 @@ import pandas as pd
 from labelclean.exceptions import DataValidationError, InputFileError, OutputError
 from labelclean.io import (
     atomic_write_text,
-    decimal_fields,
     inspect_parquet,
     read_parquet,
     read_report_json,
+    schema_field_types,
     write_parquet,
 )
 from labelclean.report import to_jsonable
@@ -254,7 +254,9 @@ def export_review(
     rows = review_rows(audit, report, max_rows=max_rows)
     suffix = out.suffix.lower()
     if suffix == ".parquet":
-        types = decimal_fields(run_audit_schema(run_dir))  # the run's precision
+        # the run's types for the columns copied from its audit
+        given = schema_field_types(run_audit_schema(run_dir))
+        types = {c: given[c] for c in rows.columns if c in given and c != "row_id"}
         write_parquet(rows, out, preserve_index=False, field_types=types)
     elif suffix == ".csv":
         atomic_write_text(out, rows.to_csv(index=False))

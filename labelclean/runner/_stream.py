@@ -25,7 +25,7 @@ import numpy as np
 import pandas as pd
 from joblib import effective_n_jobs
 
-from labelclean.io import decimal_fields, iter_batches
+from labelclean.io import iter_batches, schema_field_types
 from labelclean.report import AuditSummary
 from labelclean.utils._audit import renamed_user_columns
 from labelclean.utils._threads import one_openmp_thread
@@ -69,20 +69,24 @@ def _missing_value_dtype(dtype: Any) -> Any:
 def input_field_types(schema: Any) -> tuple[dict[str, Any], dict[str, Any]]:
     """Types the audit and the cleaned data keep from the input's schema.
 
-    A ``decimal128`` column (as databases write amounts) reaches pandas as
-    :class:`decimal.Decimal` objects, whose precision pyarrow would infer
-    again from the first batch's values: the outputs would narrow the type,
-    and a later batch with a larger value could not be written. The input's
-    types are kept instead, under the names each output gives the columns
-    (:func:`~labelclean.utils._audit.renamed_user_columns` in the audit).
+    The outputs hold the input's columns in the input's Arrow types, not in
+    the types pyarrow would infer again from pandas' dtypes, which differ for
+    the same values (:func:`~labelclean.io.schema_field_types`): ``string``
+    comes back ``large_string``, ``time32`` as ``time64``, and a
+    ``decimal128``'s precision is inferred from the first batch's values (so
+    the outputs would narrow it, and a later batch with a larger value could
+    not be written). A user's schema downstream (an append to a table, a
+    join) then holds. The types are given under the names each output gives
+    the columns (:func:`~labelclean.utils._audit.renamed_user_columns` in the
+    audit).
 
     Returns
     -------
     audit, cleaned : dict of str to pyarrow.DataType
     """
-    decimals = decimal_fields(schema)
+    given = schema_field_types(schema)
     renamed = renamed_user_columns(list(schema.names))
-    return {renamed.get(k, k): t for k, t in decimals.items()}, decimals
+    return {renamed.get(k, k): t for k, t in given.items()}, given
 
 
 def decide_frame(

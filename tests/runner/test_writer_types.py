@@ -1,7 +1,9 @@
-"""Integer columns with a missing value, as Spark, DuckDB or pyarrow write them
-(no pandas metadata): used as numbers, kept exact (an id above 2**53 keeps its
-last digits) and written back with the input's types by every command that
-copies them."""
+"""Columns as Spark, DuckDB or pyarrow write them (no pandas metadata), in
+types pandas does not give back: written with the input's types by every
+command that copies them. An integer column with a missing value is used as
+a number and kept exact (as a float, an id above 2**53 loses its last
+digits); ``string`` stays ``string`` (pandas writes ``large_string``),
+``time32`` stays ``time32``, ``large_binary`` stays ``large_binary``."""
 
 import numpy as np
 import pyarrow as pa
@@ -33,6 +35,11 @@ def table(tmp_path_factory):
             "ref": pa.array(ref, pa.int64()),
             "x": x,
             "count": pa.array(count, pa.int32()),
+            "note": pa.array(np.where(x > 0, "high", "low"), pa.string()),
+            "at": pa.array(
+                (43_200 + 9_000 * np.tanh(x)).astype(np.int32), pa.time32("s")
+            ),
+            "blob": pa.array([b"%d" % (i % 5) for i in range(n)], pa.large_binary()),
             "label": label,
         }
     )
@@ -49,10 +56,20 @@ def _cli(*args):
 
 def _types(path):
     schema = pq.read_schema(path)
-    return {name: schema.field(name).type for name in ("ref", "count")}
+    return {name: schema.field(name).type for name in KEPT}
 
 
-TYPES = {"ref": pa.int64(), "count": pa.int32()}
+#: Not features: an id, and bytes (which have no distance).
+EXCLUDE = ("--exclude", "ref", "--exclude", "blob")
+#: The input's columns whose types every output keeps.
+KEPT = ("ref", "count", "note", "at", "blob")
+
+
+@pytest.fixture(scope="module")
+def types(table):
+    given = _types(table)
+    assert given["ref"] == pa.int64() and given["note"] == pa.string()
+    return given
 
 
 def _same_refs(path, table):
@@ -63,18 +80,18 @@ def _same_refs(path, table):
     return len(set(got)) == len(got) and set(got) <= given
 
 
-def test_run_apply_score_and_review_keep_the_integers(table, tmp_path):
+def test_run_apply_score_and_review_keep_the_types(table, types, tmp_path):
     before = table.read_bytes()
     run = tmp_path / "run"
-    _cli("run", table, "-p", "binary-cbadaboost", "--label", "label",
-         "--exclude", "ref", "--out", run, "--batch-size", "100")  # fmt: skip
+    _cli("run", table, "-p", "binary-cbadaboost", "--label", "label", *EXCLUDE,
+         "--out", run, "--batch-size", "100")  # fmt: skip
     report = (run / "report.json").read_text()
     assert '"name": "count"' in report
     audit = read_parquet(run / "audit.parquet")
     assert audit["ref"].tolist()[:3] == [BIG, BIG + 1, BIG + 2]
     assert (audit["decision"] != "kept").any()  # the cleaned rows are a subset
     for name in ("audit.parquet", "cleaned.parquet"):
-        assert _types(run / name) == TYPES
+        assert _types(run / name) == types
         assert _same_refs(run / name, table)
     assert (
         pq.read_table(run / "audit.parquet")
@@ -85,16 +102,19 @@ def test_run_apply_score_and_review_keep_the_integers(table, tmp_path):
     applied = tmp_path / "apply"
     _cli("apply", run / "model.skops", table, "--out", applied, "--batch-size", "100")
     for name in ("audit.parquet", "cleaned.parquet"):
-        assert _types(applied / name) == TYPES
+        assert _types(applied / name) == types
         assert _same_refs(applied / name, table)
 
     scored = tmp_path / "scored.parquet"
-    _cli("score", table, "--label", "label", "--exclude", "ref", "--out", scored)
-    assert _types(scored) == TYPES and _same_refs(scored, table)
+    _cli("score", table, "--label", "label", *EXCLUDE, "--out", scored)
+    assert _types(scored) == types and _same_refs(scored, table)
 
     review = tmp_path / "review.parquet"
     _cli("review", "export", run, "--out", review, "--max-rows", "50")
-    assert pq.read_schema(review).field("count").type == pa.int32()
+    exported = pq.read_schema(review)
+    assert {n: exported.field(n).type for n in ("count", "note", "at")} == {
+        n: types[n] for n in ("count", "note", "at")
+    }
     rows = read_parquet(review)
     assert rows["count"].isna().any()  # the missing values stay missing
     verdicts = tmp_path / "verdicts.csv"
@@ -104,22 +124,22 @@ def test_run_apply_score_and_review_keep_the_integers(table, tmp_path):
     reviewed = tmp_path / "reviewed"
     _cli("review", "apply", run, verdicts, "--out", reviewed)
     for name in ("audit.parquet", "cleaned.parquet"):
-        assert _types(reviewed / name) == TYPES
+        assert _types(reviewed / name) == types
         assert _same_refs(reviewed / name, table)
     assert table.read_bytes() == before
 
 
 @pytest.mark.xdist_group("dask")
-def test_apply_on_dask_keeps_the_integers(table, tmp_path, dask_scheduler):
+def test_apply_on_dask_keeps_the_types(table, types, tmp_path, dask_scheduler):
     run = tmp_path / "run"
     _cli("run", table, "-p", "binary-cbadaboost", "--label", "label",
-         "--exclude", "ref", "--out", run)  # fmt: skip
+         *EXCLUDE, "--out", run)  # fmt: skip
     out = tmp_path / "dask"
     _cli("apply", run / "model.skops", table, "--out", out, "--engine", "dask",
          "--scheduler", dask_scheduler, "--jobs", "1")  # fmt: skip
     parts = sorted((out / "audit").glob("*.parquet"))
     assert len(parts) == 6
     for part in parts:
-        assert _types(part) == TYPES
+        assert _types(part) == types
     refs = [v for part in parts for v in pq.read_table(part).column("ref").to_pylist()]
     assert refs == pq.read_table(table).column("ref").to_pylist()
