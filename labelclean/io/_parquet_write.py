@@ -79,6 +79,22 @@ def _pandas_schema(
     return pa.schema(fields, metadata=inferred.metadata)
 
 
+def _with_range_index(table: Any, data: pd.DataFrame) -> Any:
+    """``table`` with the description of ``data``'s ``RangeIndex`` in its
+    pandas metadata: given a schema, pyarrow leaves such an index out, and a
+    range that does not start at 0 would be lost."""
+    if not isinstance(data.index, pd.RangeIndex) or b"pandas" not in (
+        table.schema.metadata or {}
+    ):
+        return table
+    alone = pa.Schema.from_pandas(data[[]], preserve_index=None).metadata[b"pandas"]
+    meta = json.loads(table.schema.metadata[b"pandas"])
+    meta["index_columns"] = json.loads(alone)["index_columns"]
+    return table.replace_schema_metadata(
+        {**table.schema.metadata, b"pandas": json.dumps(meta).encode()}
+    )
+
+
 def _to_table(
     data: Any,
     preserve_index: bool | None,
@@ -99,11 +115,15 @@ def _to_table(
                 "them first."
             )
         try:
-            if schema is None and field_types:
+            derived = schema is None and bool(field_types)
+            if derived:
                 schema = _pandas_schema(data, preserve_index, field_types)
-            return pa.Table.from_pandas(
+            table = pa.Table.from_pandas(
                 data, schema=schema, preserve_index=preserve_index
             )
+            if derived and preserve_index is None:
+                table = _with_range_index(table, data)
+            return table
         except (pa.ArrowInvalid, pa.ArrowTypeError, pa.ArrowNotImplementedError) as exc:
             raise DataValidationError(
                 f"cannot write the table as parquet: {exc}; convert the offending "

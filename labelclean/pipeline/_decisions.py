@@ -40,6 +40,7 @@ from labelclean.pipeline._noise_estimate import closed_classes, new_row_joint
 from labelclean.pipeline._outside_fit import keep_far_rows, warn_shifted_features
 from labelclean.report import build_report, to_jsonable
 from labelclean.report._copies import label_copies
+from labelclean.utils._audit import label_dtype_with_missing
 from labelclean.utils._validation import is_dataframe
 
 __all__ = [
@@ -367,8 +368,8 @@ class DecisionsMixin:
         classes = self.classes_
         observed = pd.Series(np.asarray(y), index=index)
         if isinstance(y, pd.Series):
-            observed = pd.Series(y.to_numpy(), index=index, dtype=y.dtype)
-        cleaned = observed.copy()
+            observed = pd.Series(y.array, index=index, dtype=y.dtype)
+        cleaned = observed.astype(label_dtype_with_missing(observed.dtype))
         moved = decision == "corrected"
         cleaned[moved] = classes[new_codes[moved]]
         cleaned = cleaned.where(decision != "discarded")

@@ -175,17 +175,8 @@ class AuditSummary:
                 self._observed_labels.add(value)
         for value in pd.unique(cleaned.dropna()):
             self._labels.setdefault(value, value)
-        triples = pd.DataFrame(
-            {
-                "o": observed.where(observed.notna(), None).to_numpy(),
-                "c": cleaned.where(cleaned.notna(), None).to_numpy(),
-                "d": decision,
-            }
-        ).value_counts(dropna=False, sort=False)
-        for (o, c, d), count in triples.items():
-            o = None if _is_na(o) else o
-            c = None if _is_na(c) else c
-            self._triples[(o, c, d)] += int(count)
+        for key, count in _count_rows(observed, cleaned, decision):
+            self._triples[key] += count
         reason = audit["reason"].astype(object).where(audit["reason"].notna(), "")
         tally = pd.DataFrame(
             {"d": decision, "r": reason.astype(str).to_numpy()}
@@ -449,12 +440,25 @@ def _best_per_decision(kept: Any, new: Any, n: int) -> Any:
     return _ranked(both).groupby("decision", sort=False, group_keys=False).head(n)
 
 
-def _is_na(value: Any) -> bool:
+def _count_rows(*columns: Any) -> list[tuple[tuple, int]]:
+    """Each distinct row of ``columns`` (aligned) with its count, in the order
+    of first appearance; a missing value is None.
 
-    try:
-        return bool(pd.isna(value))
-    except (TypeError, ValueError):
-        return False
+    Values are compared as they are: a DataFrame's ``value_counts`` would put
+    them in index levels, whose inferred dtype turns integers beside a
+    missing value into floats (a class code above 2**53 then merges with its
+    neighbours).
+    """
+    factorized = [pd.factorize(np.asarray(c, dtype=object)) for c in columns]
+    codes = np.stack([f[0] for f in factorized], axis=1)
+    rows, first, counts = np.unique(
+        codes, axis=0, return_index=True, return_counts=True
+    )
+    out = []
+    for j in np.argsort(first, kind="stable"):
+        pairs = zip(rows[j].tolist(), (f[1] for f in factorized), strict=True)
+        out.append((tuple(None if i < 0 else u[i] for i, u in pairs), int(counts[j])))
+    return out
 
 
 def build_report(

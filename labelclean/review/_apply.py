@@ -183,7 +183,7 @@ def apply_review(
     kept = reviewed[reviewed["decision"] != "discarded"]
     cleaned_rows = kept[user].copy()
     if label_column in cleaned_rows.columns:
-        cleaned_rows[label_column] = kept["cleaned_label"].to_numpy()
+        cleaned_rows[label_column] = kept["cleaned_label"].array
     run = dict(report.get("run") or {}, review=summary)
     new_report = build_report(
         reviewed.drop(columns=["review_label", "reviewed"]),

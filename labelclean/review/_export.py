@@ -140,10 +140,8 @@ def review_rows(
     records = picked.to_dict("records")
     out = pd.DataFrame({"row_id": row_id})
     for c in features:
-        # integers with a missing value stay integers (to_numpy makes floats)
-        column = picked[c]
-        out[c] = column.array if column.dtype.kind in "iu" else column.to_numpy()
-    out["observed_label"] = picked["observed_label"].to_numpy()
+        out[c] = _values(picked[c])
+    out["observed_label"] = _values(picked["observed_label"])
     out["decision"] = picked["decision"].to_numpy()
     out["reason"] = picked["reason"].to_numpy()
     out["proposal"] = proposal
@@ -159,6 +157,12 @@ def review_rows(
     ]  # fmt: skip
     out["verdict"] = pd.Series([None] * len(out), dtype=object)
     return out
+
+
+def _values(column: pd.Series) -> Any:
+    """A column's values to copy: integers with a missing value stay integers
+    (``to_numpy`` makes them floats, and a code above 2**53 loses digits)."""
+    return column.array if column.dtype.kind in "iu" else column.to_numpy()
 
 
 def to_label_studio(rows: pd.DataFrame) -> list[dict[str, Any]]:

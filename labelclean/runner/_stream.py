@@ -27,7 +27,7 @@ from joblib import effective_n_jobs
 
 from labelclean.io import iter_batches, schema_field_types
 from labelclean.report import AuditSummary
-from labelclean.utils._audit import renamed_user_columns
+from labelclean.utils._audit import label_dtype_with_missing, renamed_user_columns
 from labelclean.utils._threads import one_openmp_thread
 from labelclean.validation import InputChecks
 
@@ -49,7 +49,7 @@ def cleaned_frame(frame: pd.DataFrame, audit: pd.DataFrame, label: str) -> pd.Da
     """``frame``'s kept and corrected rows, with the audit's cleaned labels."""
     keep = (audit["decision"] != "discarded").to_numpy()
     cleaned = frame.loc[keep].copy()
-    new = audit["cleaned_label"].to_numpy()[keep]
+    new = audit["cleaned_label"].array[keep]  # to_numpy makes Int64 floats
     cleaned[label] = pd.Series(new, index=cleaned.index).astype(frame[label].dtype)
     return cleaned
 
@@ -59,11 +59,6 @@ def _with_audit_columns(frame: pd.DataFrame, audit_cols: pd.DataFrame) -> pd.Dat
     the audit columns."""
     user = frame.rename(columns=renamed_user_columns(list(frame.columns)))
     return pd.concat([user, audit_cols], axis=1)
-
-
-def _missing_value_dtype(dtype: Any) -> Any:
-    """The dtype a column of ``dtype`` takes once it holds a missing value."""
-    return pd.Series([], dtype=dtype).reindex([0]).dtype
 
 
 def input_field_types(schema: Any) -> tuple[dict[str, Any], dict[str, Any]]:
@@ -120,7 +115,7 @@ def decide_frame(
         frame[features], frame[label], user_columns=False, check_features=False
     )
     audit_cols["cleaned_label"] = audit_cols["cleaned_label"].astype(
-        _missing_value_dtype(audit_cols["observed_label"].dtype)
+        label_dtype_with_missing(audit_cols["observed_label"].dtype)
     )
     audit = _with_audit_columns(frame, audit_cols)
     return audit, cleaned_frame(frame, audit_cols, label)
@@ -177,7 +172,7 @@ def decide_rows(
     audit_cols = pd.concat(parts) if len(parts) > 1 else parts[0]
     audit_cols = audit_cols.reindex(frame.index)
     audit_cols["cleaned_label"] = audit_cols["cleaned_label"].astype(
-        _missing_value_dtype(frame[label].dtype)
+        label_dtype_with_missing(frame[label].dtype)
     )
     if "spl_zero_round" in audit_cols.columns:
         audit_cols["spl_zero_round"] = audit_cols["spl_zero_round"].astype("Int64")

@@ -10,6 +10,7 @@ the report leaves out what is absent.
 from collections.abc import Sequence
 from typing import Any
 
+import numpy as np
 import pandas as pd
 
 from labelclean.exceptions import DataValidationError
@@ -22,6 +23,7 @@ __all__ = [
     "PROBABILITY_COLUMNS",
     "REQUIRED_AUDIT_COLUMNS",
     "check_audit_frame",
+    "label_dtype_with_missing",
     "renamed_user_columns",
 ]
 
@@ -119,6 +121,18 @@ PROBABILITY_COLUMNS: tuple[str, ...] = (
 
 #: Every column labelclean adds to the user's columns.
 AUDIT_COLUMNS: tuple[str, ...] = REQUIRED_AUDIT_COLUMNS + EVIDENCE_COLUMNS
+
+
+def label_dtype_with_missing(dtype: Any) -> Any:
+    """The dtype a label column of ``dtype`` takes once it holds a missing
+    value (``cleaned_label`` of a discarded row): pandas' nullable integer
+    for NumPy's, as a float would merge class codes above 2**53 with their
+    neighbours; else what pandas gives."""
+    if isinstance(dtype, np.dtype) and dtype.kind in "iu":
+        return pd.api.types.pandas_dtype(
+            dtype.name.capitalize().replace("Uint", "UInt")
+        )
+    return pd.Series([], dtype=dtype).reindex([0]).dtype
 
 
 def renamed_user_columns(

@@ -71,6 +71,18 @@ def test_integers_with_a_missing_value_keep_their_digits(tmp_path):
     assert back.schema.field("k").type == pa.uint8()
 
 
+def test_given_field_types_keep_a_range_index(tmp_path):
+    # Given a schema, pyarrow leaves a RangeIndex out of the file; the rows
+    # of a later batch (a range from 5) then read back from 0.
+    frame = pd.DataFrame({"a": [1, 2], "s": ["x", "y"]}, index=pd.RangeIndex(5, 7))
+    path = write_parquet(
+        frame, tmp_path / "out.parquet", field_types={"a": pa.int32(), "s": pa.string()}
+    )
+    back = read_parquet(path)
+    assert back.index.equals(pd.RangeIndex(5, 7))
+    assert pq.read_schema(path).field("s").type == pa.string()
+
+
 def test_round_trip_keeps_dtypes_index_and_metadata(tmp_path):
     frame = _frame().set_index(pd.Index([f"id{i}" for i in range(10)], name="key"))
     path = write_parquet(frame, tmp_path / "out.parquet", metadata={"stage": "audit"})
