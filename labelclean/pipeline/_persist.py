@@ -16,6 +16,7 @@ file's estimators were fitted with (their ``__setstate__``,
 import copy
 import io
 import json
+import logging
 import os
 import re
 import zipfile
@@ -23,6 +24,7 @@ import zlib
 from pathlib import Path
 from typing import Any
 
+import pandas as pd
 import skops.io as sio
 
 from labelclean.ensemble._binned import _BinMapper as BinMapper
@@ -34,6 +36,8 @@ from labelclean.utils import _features, _neighbors
 from labelclean.utils.discovery import all_estimators
 
 __all__ = ["allowed_types", "dumps_cleaner", "load_cleaner", "loads_cleaner"]
+
+logger = logging.getLogger(__name__)
 
 #: Format marker stored next to the model.
 MODEL_FORMAT = "labelclean-model"
@@ -70,8 +74,32 @@ def allowed_types() -> list[str]:
     return sorted(names)
 
 
+#: What a model file whose classes are timestamps with a time zone lacks.
+_ZONED_CLASSES = (
+    "the label's classes are timestamps with a time zone, which a model file "
+    "cannot restore"
+)
+_ZONED_FIX = (
+    "store the label as text, or as timestamps without a time zone, to apply a "
+    "model to new rows"
+)
+
+
+def _zoned_classes(cleaner: Any) -> bool:
+    classes = getattr(cleaner, "classes_", ())
+    return any(isinstance(c, pd.Timestamp) and c.tz is not None for c in classes)
+
+
 def dumps_cleaner(cleaner: Any, *, metadata: dict[str, Any] | None = None) -> bytes:
-    """Serialise a fitted cleaner (and JSON metadata) to skops bytes."""
+    """Serialise a fitted cleaner (and JSON metadata) to skops bytes.
+
+    A cleaner whose classes are timestamps with a time zone is written with a
+    warning: loading refuses it (pandas' ``Timestamp`` is no type a model
+    file may hold)."""
+    if _zoned_classes(cleaner):
+        logger.warning(
+            "%s: `labelclean apply` will refuse it; %s.", _ZONED_CLASSES, _ZONED_FIX
+        )
     model = _without_thread_counts(cleaner)
     # Per-training-row results: not needed to decide new rows, and they grow
     # with the training set (Evidence is also not a type skops may load; an
@@ -258,6 +286,10 @@ def loads_cleaner(data: bytes, *, source: str = "<bytes>") -> tuple[Any, dict]:
         ) from exc
     allowed = set(allowed_types())
     refused = sorted(set(untrusted) - allowed)
+    if refused == ["pandas.Timestamp"]:
+        raise PipelineDefinitionError(
+            f"cannot load {source}: {_ZONED_CLASSES}; {_ZONED_FIX}."
+        )
     if refused:
         raise PipelineDefinitionError(
             f"refusing to load {source}: it holds types labelclean never writes "

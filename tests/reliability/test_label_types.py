@@ -67,3 +67,29 @@ def test_label_types_run_to_the_end(tmp_path, monkeypatch, kind):
     decided = pd.read_parquet("new/audit.parquet")
     assert len(decided) == 80
     assert np.isin(decided["cleaned_label"].dropna(), original["label"].dropna()).all()
+
+
+def test_timestamps_with_a_time_zone_as_labels_say_apply_cannot_use_the_model(
+    tmp_path, monkeypatch
+):
+    monkeypatch.chdir(tmp_path)
+    frame = make_frame(n=80, seed=3)
+    first, second = (
+        pd.Timestamp("2020-01-01", tz="UTC"),
+        pd.Timestamp("2021-06-01", tz="UTC"),
+    )
+    frame["label"] = pd.Series([first if v == "a" else second for v in frame["label"]])
+    frame.to_parquet("input.parquet")
+    write_pipeline(tmp_path)
+    argv = ["run", "input.parquet", "-p", "fast.toml", "--label", "label", "-o", "out"]
+    result = runner.invoke(app, argv)
+    assert result.exit_code == 0, result.output
+    assert "timestamps with a time zone" in result.output
+    cleaned = pd.read_parquet("out/cleaned.parquet")
+    assert cleaned["label"].dtype == frame["label"].dtype
+    applied = runner.invoke(
+        app, ["apply", "out/model.skops", "input.parquet", "-o", "new"]
+    )
+    assert applied.exit_code != 0
+    assert "timestamps with a time zone" in applied.output
+    assert "tampered" not in applied.output
