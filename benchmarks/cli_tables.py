@@ -33,6 +33,11 @@ unchecked (reason ``not_checked``), the share kept because the run flags no
 row (``weak_evidence``) with the number of those the run itself estimates
 more likely wrong than right, and its cautions are recorded too.
 
+With ``--typed-export`` each table is written as Spark, DuckDB or pyarrow
+write one (whole-number columns as ``int64`` with nulls, text as ``string``,
+no pandas metadata), and whether the audit and the cleaned rows of ``run``
+and ``apply`` hold every input column in its input type is recorded.
+
 With ``--csv-days N`` each table arrives instead as a folder of N parquet
 files, one per consecutive slice of rows, each exported to CSV and read
 back by pandas on its own, as a daily ETL export is (whole numbers written
@@ -61,6 +66,8 @@ from pathlib import Path
 
 import numpy as np
 import pandas as pd
+import pyarrow as pa
+import pyarrow.parquet as pq
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
@@ -178,15 +185,10 @@ def _accounted(folder: Path, n_rows: int) -> bool:
     )
 
 
-def _write(frame: pd.DataFrame, data: Path, csv_days: int) -> None:
-    """``frame`` as one parquet file, or as a folder of ``csv_days`` files
-    each read back from a CSV export of its slice of rows."""
-    if not csv_days:
-        frame.to_parquet(data)
-        return
-    data.mkdir()
-    # A database writes whole numbers as such ("39", "" where missing), not
-    # as pandas writes a float column that holds them ("39.0").
+def _whole_numbers(frame: pd.DataFrame) -> pd.DataFrame:
+    """``frame`` with its float columns of whole numbers as integers, missing
+    values kept: a database writes them as such ("39", "" where missing), not
+    as pandas writes a float column that holds them ("39.0")."""
     whole = {
         c: "Int64"
         for c in frame.columns
@@ -195,7 +197,52 @@ def _write(frame: pd.DataFrame, data: Path, csv_days: int) -> None:
         and bool((frame[c].dropna() % 1 == 0).all())
         and bool((frame[c].dropna().abs() < 2**53).all())
     }
-    frame = frame.astype(whole)
+    return frame.astype(whole)
+
+
+def _typed_export(frame: pd.DataFrame, data: Path) -> None:
+    """``frame`` as Spark, DuckDB or pyarrow write a table: whole numbers as
+    ``int64`` with nulls, text as ``string``, and no pandas metadata."""
+    table = pa.Table.from_pandas(_whole_numbers(frame), preserve_index=False)
+    fields = [
+        f.with_type(pa.string()) if pa.types.is_large_string(f.type) else f
+        for f in table.schema
+    ]
+    pq.write_table(table.cast(pa.schema(fields)).replace_schema_metadata(None), data)
+
+
+def _types_kept(data: Path, folder: Path) -> bool:
+    """Whether the audit and the cleaned rows hold every input column in its
+    input type (a dictionary's index width aside)."""
+    given = pq.read_schema(data)
+
+    def kind(t):
+        return t.value_type if pa.types.is_dictionary(t) else t
+
+    for role in ("audit", "cleaned"):
+        path = _output(folder, role)
+        if path is None:
+            continue
+        out = pq.read_schema(next(path.glob("*.parquet")) if path.is_dir() else path)
+        for f in given:
+            i = out.get_field_index(f.name)
+            if i >= 0 and not kind(out.field(i).type).equals(kind(f.type)):
+                return False
+    return True
+
+
+def _write(frame: pd.DataFrame, data: Path, csv_days: int, typed: bool) -> None:
+    """``frame`` as one parquet file (as pandas writes it, or ``typed``: as
+    other tools do), or as a folder of ``csv_days`` files each read back
+    from a CSV export of its slice of rows."""
+    if typed:
+        _typed_export(frame, data)
+        return
+    if not csv_days:
+        frame.to_parquet(data)
+        return
+    data.mkdir()
+    frame = _whole_numbers(frame)
     for day, rows in enumerate(np.array_split(np.arange(len(frame)), csv_days)):
         csv = data / f"day{day}.csv"
         frame.iloc[rows].to_csv(csv, index=False)
@@ -210,11 +257,12 @@ def measure(
     root: Path,
     engine: str = "local",
     csv_days: int = 0,
+    typed: bool = False,
 ) -> dict:
     """The three commands on one table (``run`` and ``apply`` on ``engine``)."""
     data = root / f"{name}.parquet"
     try:
-        _write(frame, data, csv_days)
+        _write(frame, data, csv_days, typed)
     except Exception as exc:  # pyarrow cannot store some R columns
         return {"name": name, "skipped": type(exc).__name__}
     out, again = root / f"{name}-run", root / f"{name}-apply"
@@ -233,6 +281,8 @@ def measure(
     if run.returncode != 0:
         return record
     record["accounted"] = _accounted(out, len(frame))
+    if typed:
+        record["types_kept"] = _types_kept(data, out)
     record.update(_what_it_did(out, frame[label]))
     applied = _command(
         "apply", str(out / "model.skops"), str(data), "--out", str(again), *on
@@ -240,6 +290,8 @@ def measure(
     record["apply"] = applied.returncode
     if applied.returncode == 0:
         record["accounted"] &= _accounted(again, len(frame))
+        if typed:
+            record["types_kept"] &= _types_kept(data, again)
     else:
         record["error"] = _last_line(applied)
     review = _command("review", "export", str(out), "--out", str(root / f"{name}.csv"))
@@ -283,6 +335,7 @@ def main() -> None:
     parser.add_argument("--max-rows", type=int, default=5_000)
     parser.add_argument("--engine", choices=["local", "dask"], default="local")
     parser.add_argument("--csv-days", type=int, default=0)
+    parser.add_argument("--typed-export", action="store_true")
     parser.add_argument(
         "--labels",
         choices=["usual", "many", "rare", "codes", "written"],
@@ -296,7 +349,15 @@ def main() -> None:
             args.tables, args.seed, args.max_rows, args.labels
         ):
             records.append(
-                measure(name, frame, label, Path(tmp), args.engine, args.csv_days)
+                measure(
+                    name,
+                    frame,
+                    label,
+                    Path(tmp),
+                    args.engine,
+                    args.csv_days,
+                    args.typed_export,
+                )
             )
             print(records[-1], flush=True)
     ran = [r for r in records if "skipped" not in r]
@@ -314,6 +375,14 @@ def main() -> None:
             if args.csv_days
             else ""
         )
+        + (
+            " and written as Spark, DuckDB or pyarrow write a table (whole "
+            "numbers as `int64` with nulls, text as `string`, no pandas "
+            "metadata); types kept: the audit and the cleaned rows of `run` and "
+            "`apply` hold every input column in its input type"
+            if args.typed_export
+            else ""
+        )
         + ": `labelclean run` with the "
         f"shipped pipeline and `--engine {args.engine}`, `apply` of its model to "
         "the same file on the same engine, `review export`. ok: all three exit "
@@ -329,6 +398,16 @@ def main() -> None:
             f" {sum(r['retyped'] for r in ran)} of the folders had files that "
             "typed a column differently and were read in a common type."
             if args.csv_days
+            else ""
+        )
+        + (
+            f" Types kept in {sum(bool(r.get('types_kept')) for r in ran)} of "
+            f"{sum('types_kept' in r for r in ran)} tables run"
+            + "".join(
+                f"; not in {r['name']}" for r in ran if r.get("types_kept") is False
+            )
+            + "."
+            if args.typed_export
             else ""
         ),
         "",
