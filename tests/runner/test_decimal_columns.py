@@ -12,9 +12,8 @@ import pandas as pd
 import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
-from typer.testing import CliRunner
+from runner_utils import cli, review_keeping_labels
 
-from labelclean.cli.main import app
 from labelclean.io import ParquetBatchWriter, decimal_fields, read_parquet
 
 PRICE = pa.decimal128(12, 4)
@@ -48,12 +47,6 @@ def table(tmp_path_factory):
 TYPES = (PRICE, pa.date32(), CLOCK)
 
 
-def _cli(*args):
-    result = CliRunner().invoke(app, [str(a) for a in args])
-    assert result.exit_code == 0, (result.stdout, result.stderr, result.exception)
-    return result
-
-
 def _types(path):
     schema = pq.read_schema(path)
     return tuple(schema.field(name).type for name in ("price", "day", "at"))
@@ -62,7 +55,7 @@ def _types(path):
 def test_run_apply_and_score_keep_the_input_types(table, tmp_path):
     before = table.read_bytes()
     run = tmp_path / "run"
-    result = _cli("run", table, "-p", "binary-cbadaboost", "--label", "label",
+    result = cli("run", table, "-p", "binary-cbadaboost", "--label", "label",
                   "--out", run, "--batch-size", "100")  # fmt: skip
     # judged as a number and a date, as the fit uses them, not as text
     assert "free text" not in result.stderr and "levels" not in result.stderr
@@ -79,25 +72,19 @@ def test_run_apply_and_score_keep_the_input_types(table, tmp_path):
     assert audit["at"].tolist() == source["at"].tolist()
 
     applied = tmp_path / "apply"
-    _cli("apply", run / "model.skops", table, "--out", applied, "--batch-size", "100")
+    cli("apply", run / "model.skops", table, "--out", applied, "--batch-size", "100")
     for name in ("audit.parquet", "cleaned.parquet"):
         assert _types(applied / name) == TYPES
 
     scored = tmp_path / "scored.parquet"
-    _cli("score", table, "--label", "label", "--out", scored)
+    cli("score", table, "--label", "label", "--out", scored)
     assert _types(scored) == TYPES
 
     # the review round trip: exported rows and the reviewed run
     review = tmp_path / "review.parquet"
-    _cli("review", "export", run, "--out", review, "--max-rows", "20")
+    cli("review", "export", run, "--out", review, "--max-rows", "20")
     assert _types(review) == TYPES
-    rows = read_parquet(review)
-    verdicts = tmp_path / "verdicts.csv"
-    rows.assign(verdict=rows["observed_label"])[["row_id", "verdict"]].to_csv(
-        verdicts, index=False
-    )
-    reviewed = tmp_path / "reviewed"
-    _cli("review", "apply", run, verdicts, "--out", reviewed)
+    reviewed = review_keeping_labels(run, review, tmp_path)
     for name in ("audit.parquet", "cleaned.parquet"):
         assert _types(reviewed / name) == TYPES
     assert table.read_bytes() == before
@@ -106,9 +93,9 @@ def test_run_apply_and_score_keep_the_input_types(table, tmp_path):
 @pytest.mark.xdist_group("dask")
 def test_apply_on_dask_keeps_the_input_types(table, tmp_path, dask_scheduler):
     run = tmp_path / "run"
-    _cli("run", table, "-p", "binary-cbadaboost", "--label", "label", "--out", run)
+    cli("run", table, "-p", "binary-cbadaboost", "--label", "label", "--out", run)
     out = tmp_path / "dask"
-    _cli("apply", run / "model.skops", table, "--out", out, "--engine", "dask",
+    cli("apply", run / "model.skops", table, "--out", out, "--engine", "dask",
          "--scheduler", dask_scheduler, "--jobs", "1")  # fmt: skip
     for part in sorted((out / "audit").glob("*.parquet")):
         assert _types(part) == TYPES

@@ -9,9 +9,8 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
-from typer.testing import CliRunner
+from runner_utils import cli, review_keeping_labels
 
-from labelclean.cli.main import app
 from labelclean.io import read_parquet
 
 BIG = 2**60
@@ -48,12 +47,6 @@ def table(tmp_path_factory):
     return path
 
 
-def _cli(*args):
-    result = CliRunner().invoke(app, [str(a) for a in args])
-    assert result.exit_code == 0, (result.stdout, result.stderr, result.exception)
-    return result
-
-
 def _types(path):
     schema = pq.read_schema(path)
     return {name: schema.field(name).type for name in KEPT}
@@ -83,7 +76,7 @@ def _same_refs(path, table):
 def test_run_apply_score_and_review_keep_the_types(table, types, tmp_path):
     before = table.read_bytes()
     run = tmp_path / "run"
-    _cli("run", table, "-p", "binary-cbadaboost", "--label", "label", *EXCLUDE,
+    cli("run", table, "-p", "binary-cbadaboost", "--label", "label", *EXCLUDE,
          "--out", run, "--batch-size", "100")  # fmt: skip
     report = (run / "report.json").read_text()
     assert '"name": "count"' in report
@@ -100,29 +93,24 @@ def test_run_apply_score_and_review_keep_the_types(table, types, tmp_path):
     )
 
     applied = tmp_path / "apply"
-    _cli("apply", run / "model.skops", table, "--out", applied, "--batch-size", "100")
+    cli("apply", run / "model.skops", table, "--out", applied, "--batch-size", "100")
     for name in ("audit.parquet", "cleaned.parquet"):
         assert _types(applied / name) == types
         assert _same_refs(applied / name, table)
 
     scored = tmp_path / "scored.parquet"
-    _cli("score", table, "--label", "label", *EXCLUDE, "--out", scored)
+    cli("score", table, "--label", "label", *EXCLUDE, "--out", scored)
     assert _types(scored) == types and _same_refs(scored, table)
 
     review = tmp_path / "review.parquet"
-    _cli("review", "export", run, "--out", review, "--max-rows", "50")
+    cli("review", "export", run, "--out", review, "--max-rows", "50")
     exported = pq.read_schema(review)
     assert {n: exported.field(n).type for n in ("count", "note", "at")} == {
         n: types[n] for n in ("count", "note", "at")
     }
     rows = read_parquet(review)
     assert rows["count"].isna().any()  # the missing values stay missing
-    verdicts = tmp_path / "verdicts.csv"
-    rows.assign(verdict=rows["observed_label"])[["row_id", "verdict"]].to_csv(
-        verdicts, index=False
-    )
-    reviewed = tmp_path / "reviewed"
-    _cli("review", "apply", run, verdicts, "--out", reviewed)
+    reviewed = review_keeping_labels(run, review, tmp_path)
     for name in ("audit.parquet", "cleaned.parquet"):
         assert _types(reviewed / name) == types
         assert _same_refs(reviewed / name, table)
@@ -132,10 +120,10 @@ def test_run_apply_score_and_review_keep_the_types(table, types, tmp_path):
 @pytest.mark.xdist_group("dask")
 def test_apply_on_dask_keeps_the_types(table, types, tmp_path, dask_scheduler):
     run = tmp_path / "run"
-    _cli("run", table, "-p", "binary-cbadaboost", "--label", "label",
+    cli("run", table, "-p", "binary-cbadaboost", "--label", "label",
          *EXCLUDE, "--out", run)  # fmt: skip
     out = tmp_path / "dask"
-    _cli("apply", run / "model.skops", table, "--out", out, "--engine", "dask",
+    cli("apply", run / "model.skops", table, "--out", out, "--engine", "dask",
          "--scheduler", dask_scheduler, "--jobs", "1")  # fmt: skip
     parts = sorted((out / "audit").glob("*.parquet"))
     assert len(parts) == 6
