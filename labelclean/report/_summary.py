@@ -450,14 +450,15 @@ def _count_rows(*columns: Any) -> list[tuple[tuple, int]]:
     neighbours).
     """
     factorized = [pd.factorize(np.asarray(c, dtype=object)) for c in columns]
-    codes = np.stack([f[0] for f in factorized], axis=1)
-    rows, first, counts = np.unique(
-        codes, axis=0, return_index=True, return_counts=True
-    )
+    key = np.zeros(len(factorized[0][0]), dtype=np.int64)
+    for codes, uniques in factorized:  # one number per row: mixed radix
+        key = key * (len(uniques) + 1) + (codes + 1)
+    _, first, counts = np.unique(key, return_index=True, return_counts=True)
     out = []
     for j in np.argsort(first, kind="stable"):
-        pairs = zip(rows[j].tolist(), (f[1] for f in factorized), strict=True)
-        out.append((tuple(None if i < 0 else u[i] for i, u in pairs), int(counts[j])))
+        row = first[j]
+        values = (u[c[row]] if c[row] >= 0 else None for c, u in factorized)
+        out.append((tuple(values), int(counts[j])))
     return out
 
 
