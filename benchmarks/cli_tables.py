@@ -223,11 +223,12 @@ def _types_kept(data: Path, folder: Path) -> bool:
         path = _output(folder, role)
         if path is None:
             continue
-        out = pq.read_schema(next(path.glob("*.parquet")) if path.is_dir() else path)
-        for f in given:
-            i = out.get_field_index(f.name)
-            if i >= 0 and not kind(out.field(i).type).equals(kind(f.type)):
-                return False
+        for part in sorted(path.glob("*.parquet")) if path.is_dir() else [path]:
+            out = pq.read_schema(part)
+            for f in given:
+                i = out.get_field_index(f.name)
+                if i >= 0 and not kind(out.field(i).type).equals(kind(f.type)):
+                    return False
     return True
 
 

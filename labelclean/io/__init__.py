@@ -34,7 +34,6 @@ from labelclean.io._parquet import (
 )
 from labelclean.io._parquet_write import (
     ParquetBatchWriter,
-    decimal_fields,
     schema_field_types,
     write_parquet,
 )
@@ -55,7 +54,6 @@ __all__ = [
     "cast_to_schema",
     "check_output_location",
     "check_relative_name",
-    "decimal_fields",
     "dumps_json",
     "file_sha256",
     "inspect_parquet",

@@ -27,20 +27,9 @@ from labelclean.io._parquet import _DEFAULT_COMPRESSION, LABELCLEAN_METADATA_KEY
 
 __all__ = [
     "ParquetBatchWriter",
-    "decimal_fields",
     "schema_field_types",
     "write_parquet",
 ]
-
-
-def decimal_fields(schema: Any) -> dict[str, Any]:
-    """The ``decimal128``/``decimal256`` columns of an Arrow schema, by name.
-
-    pandas holds such columns as :class:`decimal.Decimal` objects, whose
-    precision pyarrow would infer again from the values when they are
-    written: pass these types as ``field_types`` to keep the input's.
-    """
-    return {f.name: f.type for f in schema if pa.types.is_decimal(f.type)}
 
 
 def schema_field_types(schema: Any) -> dict[str, Any]:

@@ -14,7 +14,7 @@ import pyarrow.parquet as pq
 import pytest
 from runner_utils import cli, review_keeping_labels
 
-from labelclean.io import ParquetBatchWriter, decimal_fields, read_parquet
+from labelclean.io import ParquetBatchWriter, read_parquet, schema_field_types
 
 PRICE = pa.decimal128(12, 4)
 CLOCK = pa.time64("us")
@@ -105,10 +105,11 @@ def test_the_batch_writer_takes_given_types_for_the_first_batch(tmp_path):
     small = {"p": [decimal.Decimal("1.5000")], "n": [1]}
     large = {"p": [decimal.Decimal("12345678.1234")], "n": [2]}
     path = tmp_path / "out.parquet"
-    types = decimal_fields(pa.schema([("p", PRICE), ("n", pa.int64())]))
-    assert types == {"p": PRICE}
+    types = schema_field_types(pa.schema([("p", PRICE), ("n", pa.int32())]))
+    assert types == {"p": PRICE, "n": pa.int32()}
     with ParquetBatchWriter(path, field_types=types) as writer:
         writer.write(pd.DataFrame(small))
         writer.write(pd.DataFrame(large))
     assert pq.read_schema(path).field("p").type == PRICE
+    assert pq.read_schema(path).field("n").type == pa.int32()
     assert read_parquet(path)["p"].tolist() == small["p"] + large["p"]
