@@ -249,6 +249,11 @@ class KNNFilter(FeatureSpaceMixin, BaseFilter):
         return keep, removal_round, agreement
 
 
+#: Classes a warning names; more are counted (a label of ids makes every
+#: class a single row, and the warning one line per class otherwise).
+_NAMED_CLASSES = 8
+
+
 def _spare_last_of_class(drop, keep, codes, round_, classes=None):
     """Do not let one round remove every remaining row of a class (named by
     its label in ``classes``, else by its code)."""
@@ -257,10 +262,15 @@ def _spare_last_of_class(drop, keep, codes, round_, classes=None):
     dropped = np.bincount(codes[drop], minlength=n_classes)
     emptied = np.flatnonzero((left > 0) & (dropped >= left))
     if emptied.size:
+        shown = emptied[:_NAMED_CLASSES]
         named = (
-            f"code(s) {emptied.tolist()}"
+            f"code(s) {shown.tolist()}"
             if classes is None
-            else str(np.asarray(classes, dtype=object)[emptied].tolist())
+            else str(np.asarray(classes, dtype=object)[shown].tolist())
+        ) + (
+            f" and {emptied.size - shown.size} more"
+            if emptied.size > shown.size
+            else ""
         )
         warnings.warn(
             f"filter round {round_} would remove every remaining row of class "

@@ -38,9 +38,8 @@ from labelclean.io._schemas import (
     arrow_to_pandas,
     cast_to_schema,
     empty_columns,
-    say_unified,
+    folder_schema,
     schema_mismatch,
-    unified_schema,
 )
 from labelclean.utils._suggest import close_match
 
@@ -306,7 +305,7 @@ def inspect_parquet(path: str | os.PathLike[str]) -> ParquetSource:
         one folder that disagree on their column names or on what a column
         holds (the message names the files and columns; files whose types
         differ but hold the same values are read in a common type, see
-        :func:`~labelclean.io._schemas.unified_schema`).
+        :func:`~labelclean.io._schemas.folder_schema`).
     """
     path = Path(path)
     files = list_parquet_files(path)
@@ -321,9 +320,11 @@ def inspect_parquet(path: str | os.PathLike[str]) -> ParquetSource:
         for file, schema in zip(files[1:], schemas[1:], strict=True)
         if (msg := schema_mismatch(files[0], schemas[0], file, schema))
     ]
-    schema = unified_schema(schemas, empty) if problems else schemas[0]
-    if problems and schema is not None:
-        say_unified(path, schemas, schema)
+    schema = (
+        folder_schema(path, files, schemas, empty, _open_parquet_file)
+        if problems
+        else schemas[0]
+    )
     if schema is None:
         shown = problems[:5]
         more = f" (and {len(problems) - 5} more file(s))" if len(problems) > 5 else ""

@@ -5,21 +5,29 @@ Files written apart may type the same values differently (``int64`` and
 file has no value). :func:`unified_schema` finds one schema every file's rows
 can be cast to without changing what a column holds; :func:`cast_to_schema`
 casts a record batch or table to it; :func:`schema_mismatch` words the
-differences that cannot be unified. :func:`arrow_to_pandas` turns what is
-read into the DataFrame every reader gives.
+differences that cannot be unified. :func:`folder_schema` settles a folder's
+schema: the unified one, with integer columns that some files wrote as
+floating point read as integers where those files hold whole numbers only.
+:func:`arrow_to_pandas` turns what is read into the DataFrame every reader
+gives.
 """
 
 import logging
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 import pandas as pd
 import pyarrow as pa
+import pyarrow.compute as pc
+
+from labelclean.exceptions import InputFileError
 
 __all__ = [
     "arrow_to_pandas",
     "cast_to_schema",
     "empty_columns",
+    "folder_schema",
     "read_as",
     "say_unified",
     "schema_mismatch",
@@ -157,6 +165,90 @@ def unified_schema(
             field = field.with_type(typed[0])
         fields.append(field)
     return pa.schema(fields, metadata=given[0].metadata)
+
+
+#: The largest integer a ``double`` holds exactly, with every smaller one.
+_EXACT_IN_DOUBLE = 2**53
+
+
+def folder_schema(
+    path: Path,
+    files: list[Path],
+    schemas: list[Any],
+    empty: list[frozenset[str]],
+    open_file: Callable[[Path], Any],
+) -> Any:
+    """The schema a folder's files are read in, its differences said, or None
+    (:func:`unified_schema`).
+
+    Where some files type a column as integers and others as floating point,
+    as a CSV export does for a day whose slice had a gap, the column is read
+    as ``int64`` when the floating-point files hold whole numbers only (a
+    ``double`` would lose the digits of an id above 2**53, and the input's
+    integers would come back as floats). Their values are read to tell
+    (``open_file``: a file's ``pyarrow.parquet.ParquetFile``). Where they
+    hold fractions too, the column stays ``double``, unless an integer file
+    holds a value ``double`` cannot keep: no type then holds every file's
+    values, and :class:`~labelclean.exceptions.InputFileError` says so.
+    """
+    schema = unified_schema(schemas, empty)
+    if schema is None:
+        return None
+    for i, field in enumerate(schema):
+        if pa.types.is_floating(field.type):
+            typed = [s.field(field.name).type for s in schemas]
+            if any(pa.types.is_integer(t) for t in typed):
+                exact = _whole_numbers(files, typed, field.name, open_file)
+                schema = schema.set(i, field.with_type(pa.int64())) if exact else schema
+    say_unified(path, schemas, schema)
+    return schema
+
+
+def _whole_numbers(files, typed, name: str, open_file) -> bool:
+    """Whether column ``name`` holds whole numbers in ``int64``'s range in the
+    files that type it as floating point (no NaN); where not, that no file
+    typing it as integers holds a value a ``double`` cannot keep."""
+    floating = [f for f, t in zip(files, typed, strict=True) if pa.types.is_floating(t)]
+    whole = not any(pa.types.is_uint64(t) for t in typed)
+    for file in floating if whole else ():
+        values = _column(file, name, open_file).drop_null()
+        lowest, highest = pc.min_max(values).values()
+        whole = not (
+            pc.any(pc.is_nan(values)).as_py()
+            or pc.any(pc.not_equal(pc.floor(values), values)).as_py()
+            or (
+                lowest.is_valid
+                and (lowest.as_py() < -(2**63) or highest.as_py() >= 2**63)
+            )
+        )
+        if not whole:
+            break
+    if whole:
+        return True
+    for file, t in zip(files, typed, strict=True):
+        if pa.types.is_integer(t):
+            limit = pc.max(
+                pc.abs(_column(file, name, open_file).cast(pa.float64(), safe=False))
+            )
+            if limit.is_valid and limit.as_py() > _EXACT_IN_DOUBLE:
+                raise InputFileError(
+                    f"column {name!r} holds integers beyond 2**53 in {str(file)!r} "
+                    f"and fractions in {str(floating[0])!r}: no one type holds "
+                    "both exactly (a double would change the integers); make the "
+                    "files agree or pass them separately."
+                )
+    return False
+
+
+def _column(file: Path, name: str, open_file) -> Any:
+    """Column ``name`` of ``file``, read whole."""
+    try:
+        return open_file(file).read(columns=[name]).column(0)
+    except (pa.ArrowInvalid, OSError) as exc:
+        raise InputFileError(
+            f"input file {str(file)!r} is corrupt: column {name!r} cannot be read "
+            f"({exc}); re-export the file."
+        ) from exc
 
 
 def say_unified(path: Path, schemas: list[Any], unified: Any) -> None:

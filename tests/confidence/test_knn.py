@@ -242,6 +242,12 @@ def test_filter_never_empties_a_class():
         KNNFilter().fit(X, names)
     with pytest.warns(UserWarning, match=r"row of class \['rare'\]; those rows"):
         KNNConfidence().fit(X, names)
+    # a label of ids: every class a single row, eight named and the rest counted
+    ids = np.arange(30) + 100
+    with pytest.warns(UserWarning) as said:
+        KNNFilter().fit(np.arange(30.0)[:, None], ids)
+    text = str(said[0].message)
+    assert "class [100, 101, 102, 103, 104, 105, 106, 107] and 22 more;" in text
 
 
 def test_deterministic(global_random_seed):

@@ -307,11 +307,13 @@ def test_files_whose_types_differ_but_hold_the_same_values_are_read_as_one(
     frame = read_parquet(source)
 
     types = {f.name: f.type for f in source.schema}
-    assert types["count"] == pa.float64() and types["name"] == pa.large_string()
+    # the double file holds whole numbers only: the column stays integers
+    assert types["count"] == pa.int64() and types["name"] == pa.large_string()
     assert types["colour"] == pa.string() and types["when"] == pa.timestamp("ns")
     assert len(frame) == 3 * n
     assert frame["count"].isna().sum() == 1
-    assert frame["count"].iloc[[0, 2 * n]].tolist() == [0.0, 2.0 * n]
+    assert frame["count"].dtype == "Int64"
+    assert frame["count"].iloc[[0, 2 * n]].tolist() == [0, 2 * n]
     assert frame["name"].isna().sum() == n and frame["name"].iloc[n + 1] == "r7"
     assert frame["colour"].iloc[-1] == "blue"
     # a dictionary in every file stays one: a category
@@ -322,7 +324,18 @@ def test_files_whose_types_differ_but_hold_the_same_values_are_read_as_one(
     pd.testing.assert_frame_equal(streamed, frame)
     said = [r.getMessage() for r in caplog.records]
     assert len(said) == 1
-    assert "'count' (double, int64) as double" in said[0]
+    assert "'count' (double, int64) as int64" in said[0]
+
+
+def test_files_of_integers_and_fractions_are_read_as_floats(tmp_path):
+    pq.write_table(
+        pa.table({"v": pa.array([1, 2], pa.int64())}), tmp_path / "a.parquet"
+    )
+    pq.write_table(pa.table({"v": pa.array([0.5, None])}), tmp_path / "b.parquet")
+    assert read_parquet(tmp_path)["v"].tolist()[:3] == [1.0, 2.0, 0.5]
+    # NaN (not a gap) has no integer either
+    pq.write_table(pa.table({"v": pa.array([3.0, np.nan])}), tmp_path / "b.parquet")
+    assert inspect_parquet(tmp_path).schema.field("v").type == pa.float64()
 
 
 def test_files_exported_from_csv_with_an_empty_column_are_read_as_one(tmp_path):

@@ -10,7 +10,9 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 from runner_utils import cli, review_keeping_labels
+from typer.testing import CliRunner
 
+from labelclean.cli.main import app
 from labelclean.io import read_parquet
 
 BIG = 2**60
@@ -131,3 +133,55 @@ def test_apply_on_dask_keeps_the_types(table, types, tmp_path, dask_scheduler):
         assert _types(part) == types
     refs = [v for part in parts for v in pq.read_table(part).column("ref").to_pylist()]
     assert refs == pq.read_table(table).column("ref").to_pylist()
+
+
+def _days(folder, second_ref):
+    """A folder of two daily exports of one table: the first as written by
+    Spark (``ref`` and ``count`` as ``int64``), the second read back from CSV
+    by pandas (a slice where ``count`` has a gap holds it as ``double``;
+    ``ref`` as ``second_ref``, ``double``)."""
+    rng = np.random.default_rng(1)
+    folder.mkdir()
+    for day, n in enumerate((300, 300)):
+        x = rng.normal(size=n)
+        count = rng.poisson(3 + 3 * (x > 0)).astype(float)
+        label = np.where(x + rng.normal(scale=0.5, size=n) > 0, "a", "b")
+        if day == 0:
+            columns = {"ref": pa.array(BIG + np.arange(n), pa.int64()),
+                       "count": pa.array(count.astype(np.int64))}  # fmt: skip
+        else:
+            count[::9] = np.nan
+            columns = {"ref": pa.array(second_ref(n), pa.float64()),
+                       "count": pa.array(count, from_pandas=True)}  # fmt: skip
+        columns.update(x=x, label=label)
+        pq.write_table(pa.table(columns), folder / f"day{day}.parquet")
+    return folder
+
+
+def test_a_folder_of_integers_and_whole_floats_keeps_its_integers(tmp_path):
+    # Whole numbers 256 apart are exact in a double at 2**60.
+    folder = _days(
+        tmp_path / "days", lambda n: (BIG + 256 * np.arange(1, n + 1)).astype(float)
+    )
+    run = tmp_path / "run"
+    result = cli("run", folder, "--label", "label", "--exclude", "ref", "--out", run)
+    assert "'count' (double, int64) as int64" in result.stderr
+    audit = pq.read_table(run / "audit.parquet")
+    assert audit.schema.field("ref").type == pa.int64()
+    assert audit.schema.field("count").type == pa.int64()
+    refs = audit.column("ref").to_pylist()
+    assert refs[:300] == [BIG + i for i in range(300)]
+    assert refs[300:] == [BIG + 256 * i for i in range(1, 301)]
+    assert audit.column("count").null_count == 34  # the gaps stay missing
+    assert '"name": "count"' in (run / "report.json").read_text()  # a feature
+
+
+def test_a_folder_whose_integers_no_double_holds_says_so(tmp_path):
+    folder = _days(tmp_path / "days", lambda n: np.arange(n) + 0.5)
+    result = CliRunner().invoke(
+        app, ["run", str(folder), "--label", "label", "--out", str(tmp_path / "r")]
+    )
+    assert result.exit_code == 4
+    assert "column 'ref' holds integers beyond 2**53" in result.stderr
+    assert "corrupt" not in result.stderr
+    assert not (tmp_path / "r").exists()
