@@ -216,8 +216,8 @@ def feature_warnings(
                 "feature_looks_like_id",
                 name,
                 f"feature column {name!r} has a different value in every row, like "
-                f"a row id: it cannot tell classes apart; {drop} (or name it "
-                f"with --id {name}).",
+                f"a row id: {_ID_USE[bool(integral)]}; {drop} (or name it with "
+                f"--id {name}).",
                 distinct=distinct,
             )
         ]
@@ -230,6 +230,16 @@ def feature_warnings(
         scope = f" in the {n} rows with a label" if labelled else ""
         out.append(_pooled_warning(name, levels, max_categories, scope))
     return out
+
+
+#: What becomes of an id-like feature: text values are levels, each seen
+#: once; whole numbers are used as numbers, so a row id sorts the rows as the
+#: file (or whoever numbered them) ordered them, classes grouped or not.
+_ID_USE = {
+    False: "it cannot tell classes apart",
+    True: "used as a number, it tells classes apart only as far as the order "
+    "the rows were numbered in does",
+}
 
 
 def _pooled_warning(name: Any, levels: int, kept: int, scope: str) -> CheckResult:

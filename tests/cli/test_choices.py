@@ -76,6 +76,8 @@ def test_suspicious_columns_warn_and_the_features_are_named(table, tmp_path):
         in err
         and "--exclude record" in err
     )
+    # whole numbers are used as numbers: the row order is what they carry
+    assert "used as a number, it tells classes apart only as far as the order" in err
     assert "WARNING: feature column 'note' looks like free text" in err
     assert "--exclude note" in err
     assert "WARNING: feature column 'created' holds timestamps" in err
