@@ -40,6 +40,7 @@ from labelclean.pipeline._noise_estimate import closed_classes, new_row_joint
 from labelclean.pipeline._outside_fit import keep_far_rows, warn_shifted_features
 from labelclean.report import build_report, to_jsonable
 from labelclean.report._copies import label_copies
+from labelclean.report._row_order import row_orders
 from labelclean.utils._audit import label_dtype_with_missing
 from labelclean.utils._validation import is_dataframe
 
@@ -503,10 +504,12 @@ class DecisionsMixin:
         ----------
         **kwargs
             Passed to :func:`labelclean.report.build_report`. ``run`` gains a
-            ``final_model`` entry (the final model and how it was chosen) and
-            a ``calibration`` entry (:attr:`calibration_`: the noise
+            ``final_model`` entry (the final model and how it was chosen), a
+            ``calibration`` entry (:attr:`calibration_`: the noise
             estimate and how sure the decisions are, the report's first
-            lines) unless it has them.
+            lines), ``label_copies`` and ``row_orders`` (feature columns
+            that copy the label, or number the rows in an order that
+            groups it) unless it has them.
 
         Returns
         -------
@@ -518,4 +521,5 @@ class DecisionsMixin:
         run.setdefault("calibration", getattr(self, "calibration_", None))
         features = [str(c) for c in getattr(self, "feature_names_in_", ())]
         run.setdefault("label_copies", label_copies(self.audit_, features))
+        run.setdefault("row_orders", row_orders(self.audit_, features))
         return build_report(self.audit_, run=run, **kwargs)

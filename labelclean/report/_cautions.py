@@ -20,6 +20,7 @@ from labelclean.report._calibration_story import (
     unseen_classes,
 )
 from labelclean.report._copies import copy_caution
+from labelclean.report._row_order import row_order_caution
 from labelclean.report._unflagged import (
     known_noise_caution,
     unflagged_disagreement_text,
@@ -57,6 +58,9 @@ def cautions(
     - ``label_copy``: a feature column holds the label's classes, and at
       least half of the flags are rows where it differs from the label
       (``run.label_copies``, :mod:`labelclean.report._copies`).
+    - ``label_in_row_order``: a feature column numbers the rows in an order
+      that groups the label, so the evidence may read the label from the
+      order (``run.row_orders``, :mod:`labelclean.report._row_order`).
     - ``known_noise``: rows discarded to reach a share of wrong labels the
       run was told (``known_noise_rate``), which its estimates do not cover;
     - ``flags_against_surest_rows``: at least half of the flags of a first
@@ -76,6 +80,7 @@ def cautions(
     """
     out = _guardrail_cautions(run.get("withholding")) + _label_cautions(classes)
     out += copy_caution(run.get("label_copies"))
+    out += row_order_caution(run.get("row_orders"))
     cal = run.get("calibration")
     if not isinstance(cal, Mapping) or cal.get("noise_rate") is None:
         return out + batch_cautions(run, profile, reasons)

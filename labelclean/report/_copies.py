@@ -148,6 +148,14 @@ def label_copies(audit: pd.DataFrame, features: Sequence[Any]) -> list[dict[str,
     return out
 
 
+def named_first(found: Sequence[Mapping[str, Any]], key: str) -> tuple[Any, str]:
+    """The entry of ``found`` with the largest ``key``, and the words that
+    name the other entries' columns (`` (also 'a', 'b')``, or nothing)."""
+    top = max(found, key=lambda c: c.get(key, 0))
+    more = [c["column"] for c in found if c is not top]
+    return top, f" (also {', '.join(repr(m) for m in more)})" if more else ""
+
+
 def copy_caution(copies: Any) -> list[dict[str, str]]:
     """Caution ``label_copy``: a label copy that explains at least half of
     the run's flags (and one at least), the first such column by the flags it
@@ -161,10 +169,8 @@ def copy_caution(copies: Any) -> list[dict[str, str]]:
     ]  # fmt: skip
     if not telling:
         return []
-    top = max(telling, key=lambda c: c["flagged_where_different"])
+    top, also = named_first(telling, "flagged_where_different")
     name = top["column"]
-    more = [c["column"] for c in telling if c is not top]
-    also = f" (also {', '.join(repr(m) for m in more)})" if more else ""
     return [{
         "code": "label_copy",
         "message": (

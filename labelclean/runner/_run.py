@@ -41,6 +41,7 @@ from labelclean.pipeline import (
     shipped_pipeline_name,
 )
 from labelclean.report._copies import label_copies
+from labelclean.report._row_order import row_orders
 from labelclean.runner._outputs import (
     OUTPUT_NAMES,
     RunResult,
@@ -504,6 +505,7 @@ def _run_info(definition, cleaner, cols, columns, seed, files, source) -> dict:
         "missing_values": getattr(cleaner, "missing_values_", None),
         "feature_handling": getattr(cleaner, "feature_handling_", None),
         "label_copies": label_copies(cleaner.audit_, [str(c) for c in columns]),
+        "row_orders": row_orders(cleaner.audit_, [str(c) for c in columns]),
         **neighbour_info(cleaner),
         "inputs": files,
     }

@@ -449,3 +449,45 @@ def test_dates_written_as_text_are_named(table, tmp_path):
         "'01/01/2024 00:00:00')" in said
     )
     assert "like a row id" not in said  # the more telling warning only
+
+
+def test_a_numbering_that_groups_the_label_is_a_caution(table, tmp_path):
+    # A table filed class by class and numbered as filed: the numbering tells
+    # the label through the order alone.
+    rng = np.random.default_rng(3)
+    label = np.repeat(["ham", "spam"], 100)
+    frame = pd.DataFrame({
+        "row": np.arange(1, 201), "f1": rng.normal(size=200) + (label == "spam"),
+        "f2": rng.normal(size=200), "label": label,
+    })  # fmt: skip
+    frame.to_parquet(tmp_path / "filed.parquet", index=False)
+    out = tmp_path / "out"
+    result = _run(table, out, source=tmp_path / "filed.parquet")
+    assert result.exit_code == 0, result.output
+    report = json.loads((out / "report.json").read_text())
+    assert report["run"]["row_orders"] == [
+        {"column": "row", "rows": 200, "kappa": pytest.approx(0.99, abs=0.01)}
+    ]
+    caution = next(c for c in report["cautions"] if c["code"] == "label_in_row_order")
+    assert caution["message"].startswith(
+        "column 'row' numbers the rows (a different whole number in each), and in "
+        "its order consecutive rows share their label far beyond chance (Cohen's "
+        "κ 0.99 over 200 rows)"
+    )
+    assert caution["message"].endswith("run again with --exclude row")
+    assert f"WARNING: [label_in_row_order] {caution['message']}" in result.stderr
+    assert caution["message"][1:] in html.unescape((out / "report.html").read_text())
+
+    # numbered in an order that has nothing to do with the label: no caution
+    frame.assign(row=rng.permutation(200) + 1).to_parquet(tmp_path / "mixed.parquet")
+    mixed = _run(table, tmp_path / "mixed", source=tmp_path / "mixed.parquet")
+    assert mixed.exit_code == 0, mixed.output
+    report = json.loads((tmp_path / "mixed" / "report.json").read_text())
+    assert report["run"]["row_orders"] == []
+    assert "label_in_row_order" not in {c["code"] for c in report["cautions"]}
+
+    left_out = _run(table, tmp_path / "left", "--exclude", "row",
+                    source=tmp_path / "filed.parquet")  # fmt: skip
+    report = json.loads((tmp_path / "left" / "report.json").read_text())
+    assert report["run"]["row_orders"] == []
+    assert "[label_in_row_order]" not in left_out.stderr
