@@ -209,35 +209,37 @@ def _whole_numbers(files, typed, name: str, open_file) -> bool:
     files that type it as floating point (no NaN); where not, that no file
     typing it as integers holds a value a ``double`` cannot keep."""
     floating = [f for f, t in zip(files, typed, strict=True) if pa.types.is_floating(t)]
-    whole = not any(pa.types.is_uint64(t) for t in typed)
-    for file in floating if whole else ():
-        values = _column(file, name, open_file).drop_null()
-        lowest, highest = pc.min_max(values).values()
-        whole = not (
-            pc.any(pc.is_nan(values)).as_py()
-            or pc.any(pc.not_equal(pc.floor(values), values)).as_py()
-            or (
-                lowest.is_valid
-                and (lowest.as_py() < -(2**63) or highest.as_py() >= 2**63)
-            )
-        )
-        if not whole:
-            break
-    if whole:
+    if any(pa.types.is_uint64(t) for t in typed):  # beyond int64: floats, as before
+        other = floating[0]
+    else:
+        wrong = (f for f in floating if not _whole(_column(f, name, open_file)))
+        other = next(wrong, None)
+    if other is None:
         return True
     for file, t in zip(files, typed, strict=True):
         if pa.types.is_integer(t):
-            limit = pc.max(
-                pc.abs(_column(file, name, open_file).cast(pa.float64(), safe=False))
-            )
+            values = _column(file, name, open_file).cast(pa.float64(), safe=False)
+            limit = pc.max(pc.abs(values))
             if limit.is_valid and limit.as_py() > _EXACT_IN_DOUBLE:
                 raise InputFileError(
                     f"column {name!r} holds integers beyond 2**53 in {str(file)!r} "
-                    f"and fractions in {str(floating[0])!r}: no one type holds "
-                    "both exactly (a double would change the integers); make the "
-                    "files agree or pass them separately."
+                    f"and numbers no integer type holds in {str(other)!r}: no one "
+                    "type holds both exactly (a double would change the "
+                    "integers); make the files agree or pass them separately."
                 )
     return False
+
+
+def _whole(values: Any) -> bool:
+    """Whether floating-point ``values`` (nulls aside) are whole numbers in
+    ``int64``'s range, none NaN."""
+    values = values.drop_null()
+    lowest, highest = pc.min_max(values).values()
+    return not (
+        pc.any(pc.is_nan(values)).as_py()
+        or pc.any(pc.not_equal(pc.floor(values), values)).as_py()
+        or (lowest.is_valid and (lowest.as_py() < -(2**63) or highest.as_py() >= 2**63))
+    )
 
 
 def _column(file: Path, name: str, open_file) -> Any:

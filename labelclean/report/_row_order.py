@@ -39,10 +39,12 @@ MIN_ROWS = 20
 MIN_KAPPA = 0.6
 
 
-def _order_kappa(values: np.ndarray, codes: np.ndarray) -> float:
+def _order_kappa(values: pd.Series, codes: np.ndarray) -> float:
     """κ of each row's label against the next row's, rows in ``values``'
-    order; chance from the labels' shares."""
-    ordered = codes[np.argsort(values, kind="stable")]
+    order (compared as integers: ids above 2**53 keep their order);
+    chance from the labels' shares."""
+    order = values.reset_index(drop=True).argsort(kind="stable").to_numpy()
+    ordered = codes[order]
     agree = float(np.mean(ordered[1:] == ordered[:-1]))
     shares = np.bincount(codes) / codes.shape[0]
     chance = float(shares @ shares)
@@ -96,7 +98,7 @@ def row_orders(audit: pd.DataFrame, features: Sequence[Any]) -> list[dict[str, A
         values = series[labelled]
         if values.isna().any() or values.nunique() < codes.shape[0]:
             continue
-        kappa = _order_kappa(values.to_numpy(dtype=np.float64), codes)
+        kappa = _order_kappa(values, codes)
         if kappa >= MIN_KAPPA:
             out.append({"column": str(column), "rows": int(codes.shape[0]),
                         "kappa": kappa})  # fmt: skip

@@ -69,3 +69,13 @@ def test_the_python_report_reads_the_numbering_as_the_command_line_does():
     report = LabelCleaner(random_state=0).fit(X, y).report()
     assert [o["column"] for o in report["run"]["row_orders"]] == ["row"]
     assert "label_in_row_order" in {c["code"] for c in report["cautions"]}
+
+
+def test_ids_above_two_to_the_53_are_ordered_as_integers():
+    # As floats these ids would all be equal, and the rows' own order (the
+    # labels') would be read as the ids'.
+    shuffled = np.random.default_rng(2).permutation(N)
+    big = pd.array(2**60 + shuffled, dtype="Int64")
+    assert row_orders(_audit(row=big), ["row"]) == []
+    in_order = pd.array(2**60 + np.arange(N), dtype="Int64")
+    assert [o["column"] for o in row_orders(_audit(row=in_order), ["row"])] == ["row"]

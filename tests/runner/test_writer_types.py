@@ -182,6 +182,10 @@ def test_a_folder_whose_integers_no_double_holds_says_so(tmp_path):
         app, ["run", str(folder), "--label", "label", "--out", str(tmp_path / "r")]
     )
     assert result.exit_code == 4
-    assert "column 'ref' holds integers beyond 2**53" in result.stderr
+    assert (
+        "column 'ref' holds integers beyond 2**53 in "
+        f"'{folder / 'day0.parquet'}' and numbers no integer type holds in "
+        f"'{folder / 'day1.parquet'}'"
+    ) in result.stderr
     assert "corrupt" not in result.stderr
     assert not (tmp_path / "r").exists()
