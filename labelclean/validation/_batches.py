@@ -16,6 +16,7 @@ from labelclean.utils._feature_profile import count_outside
 from labelclean.utils._labels import spelling_hint
 from labelclean.validation._columns import label_text_checks
 from labelclean.validation._input import validate_input
+from labelclean.validation._label_checks import single_row_check
 from labelclean.validation._results import CheckResult, ValidationResult, _plain
 from labelclean.validation._shift import feature_shift
 
@@ -161,7 +162,6 @@ class InputChecks:
         kept = [] if self.first is None else list(self.first.checks)
         checks = [c for c in kept if c.name not in _TOTALLED]
         n_classes = len(self.class_counts)
-        single = [k for k, v in self.class_counts.items() if v == 1]
         checks += [
             CheckResult(
                 name="has_rows",
@@ -211,20 +211,8 @@ class InputChecks:
                     }
                 },
             ),
-            CheckResult(
-                name="no_single_row_class",
-                description="every class has at least two rows",
-                success=not single,
-                severity="warning",
-                column=self.label,
-                engine="pandas",
-                unexpected_count=len(single),
-                examples=[_plain(v) for v in single[: self.max_examples]],
-                message=(
-                    f"class(es) {[_plain(v) for v in single[:5]]} have a single row."
-                    if single
-                    else "every class has at least two rows."
-                ),
+            single_row_check(
+                self.class_counts, self.label, self.max_examples, fitted=False
             ),
         ]
         checks += label_text_checks(self.class_counts, self.label, self.max_examples)

@@ -6,7 +6,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from labelclean.utils._labels import spelling_hint
-from labelclean.validation._columns import label_warnings
+from labelclean.validation._columns import MIN_ROWS_FOR_ID, label_warnings
 from labelclean.validation._gx import ge_check, run_expectations
 from labelclean.validation._results import CheckResult, _plain
 
@@ -107,23 +107,42 @@ def class_count_checks(frame: Any, label: str, max_examples: int) -> list:
             details={"class_counts": {str(k): int(v) for k, v in counts.items()}},
         )
     )
-    single = [k for k, v in counts.items() if v == 1]
-    checks.append(
-        CheckResult(
-            name="no_single_row_class",
-            description="every class has at least two rows",
-            success=not single,
-            severity="warning",
-            column=label,
-            engine="pandas",
-            unexpected_count=len(single),
-            examples=[_plain(v) for v in single[:max_examples]],
-            message=(
-                f"class(es) {[_plain(v) for v in single[:5]]} have a single row; "
-                "such labels cannot be checked against neighbours."
-                if single
-                else "every class has at least two rows."
-            ),
-        )
-    )
+    checks.append(single_row_check(counts.to_dict(), label, max_examples))
     return checks
+
+
+def single_row_check(
+    counts: dict[Any, int], label: Any, max_examples: int, fitted: bool = True
+) -> CheckResult:
+    """``no_single_row_class``: a warning where some classes have a single
+    row. On the rows a pipeline is fitted on (``fitted``), an error where
+    every one of them does on :data:`MIN_ROWS_FOR_ID` rows or more: the
+    label then numbers the rows, as an id does, and no label has another of
+    its class to be checked against. Counted over the batches a run decides
+    (not ``fitted``; ``apply``'s new rows may hold a few rows of many
+    classes), it stays a warning and does not say why."""
+    single = [k for k, v in counts.items() if v == 1]
+    every = fitted and len(single) >= MIN_ROWS_FOR_ID and len(single) == len(counts)
+    named = [_plain(v) for v in single[:5]]
+    if every:
+        message = (
+            f"every one of the {len(single)} classes in {label!r} has a single "
+            "row, as a row id's values do: no label can be checked against "
+            "another of its class; choose the label column (--label)."
+        )
+    elif single:
+        why = "; such labels cannot be checked against neighbours." if fitted else "."
+        message = f"class(es) {named} have a single row{why}"
+    else:
+        message = "every class has at least two rows."
+    return CheckResult(
+        name="no_single_row_class",
+        description="every class has at least two rows",
+        success=not single,
+        severity="error" if every else "warning",
+        column=label,
+        engine="pandas",
+        unexpected_count=len(single),
+        examples=[_plain(v) for v in single[:max_examples]],
+        message=message,
+    )

@@ -226,6 +226,24 @@ def test_a_label_that_looks_continuous_warns(table, tmp_path):
     assert "not all whole numbers; each value is treated as a class" in result.stderr
 
 
+def test_a_label_of_row_ids_is_refused_before_any_output(table, tmp_path):
+    frame = pd.read_parquet(table["input"])[["f1", "f2"]]
+    frame["order"] = np.arange(len(frame)) * 3 + 7  # a different value each row
+    path = tmp_path / "ids.parquet"
+    frame.to_parquet(path)
+    result = runner.invoke(
+        app, ["run", str(path), "-p", str(table["pipeline"]), "--label", "order",
+              "-o", str(tmp_path / "out")],
+    )  # fmt: skip
+    assert result.exit_code == 3, result.output
+    assert (
+        f"every one of the {len(frame)} classes in 'order' has a single row, as a "
+        "row id's values do" in result.stderr
+    )
+    assert "regression problem" not in result.stderr  # no other library's words
+    assert not (tmp_path / "out").exists()
+
+
 def test_progress_is_shown_on_a_terminal_only(table, tmp_path, monkeypatch):
     quiet = _run(table, tmp_path / "quiet", "--exclude", "note")
     assert quiet.exit_code == 0

@@ -131,6 +131,15 @@ def test_structural_problems(frame):
     single = validate_input(frame.assign(label=["a"] * 7 + ["b"]), label="label")
     assert single.check("no_single_row_class").examples == ["b"]
     assert single.success  # a warning only
+    # a label of row ids: every class a single row, nothing to check
+    ids = validate_input(
+        pd.DataFrame({"x": range(20), "label": range(20)}), label="label"
+    )
+    assert ids.check("no_single_row_class").severity == "error" and not ids.success
+    few = validate_input(
+        pd.DataFrame({"x": range(19), "label": range(19)}), label="label"
+    )
+    assert few.success
     reserved = validate_input(
         frame.assign(decision=1), label="label", reserved_columns=["decision", "reason"]
     )
