@@ -244,6 +244,25 @@ def test_a_label_of_row_ids_is_refused_before_any_output(table, tmp_path):
     assert not (tmp_path / "out").exists()
 
 
+def test_many_small_classes_warn_in_labelclean_words_only(tmp_path):
+    # 25 classes in 40 rows: scikit-learn would add that the label "could
+    # represent a regression problem"; the input suite has named the classes.
+    rng = np.random.default_rng(0)
+    label = [f"c{i}" for i in range(15) for _ in range(2)] + [
+        f"s{i}" for i in range(10)
+    ]
+    frame = pd.DataFrame({"f1": rng.normal(size=40), "f2": rng.normal(size=40),
+                          "label": label})  # fmt: skip
+    frame.to_parquet(tmp_path / "many.parquet")
+    result = runner.invoke(app, ["run", str(tmp_path / "many.parquet"), "--label",
+                                 "label", "-o", str(tmp_path / "out")])  # fmt: skip
+    assert result.exit_code == 0, result.output
+    assert "WARNING: class(es) ['s0', 's1', 's2', 's3', 's4'] have a single row" in (
+        result.stderr
+    )
+    assert "regression problem" not in result.stderr
+
+
 def test_progress_is_shown_on_a_terminal_only(table, tmp_path, monkeypatch):
     quiet = _run(table, tmp_path / "quiet", "--exclude", "note")
     assert quiet.exit_code == 0
