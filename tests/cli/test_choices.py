@@ -212,32 +212,38 @@ def test_impossible_column_choices_are_errors(table, tmp_path, extra, message):
     assert not out.exists()
 
 
-def test_a_label_that_looks_continuous_warns(table, tmp_path):
+def _run_as_labelled(table, tmp_path, values, label):
+    """``run`` on the table's two numeric features with ``values`` as the
+    ``label`` column; the data in its own file."""
     frame = pd.read_parquet(table["input"])[["f1", "f2"]]
-    frame["label"] = np.round(frame["f1"] * 3) / 2  # 0.5 steps: few dozen values
-    path = tmp_path / "cont.parquet"
+    frame[label] = values(frame)
+    path = tmp_path / f"{label}.parquet"
     frame.to_parquet(path)
-    result = runner.invoke(
-        app, ["run", str(path), "-p", str(table["pipeline"]), "--label", "label",
+    return runner.invoke(
+        app, ["run", str(path), "-p", str(table["pipeline"]), "--label", label,
               "-o", str(tmp_path / "out")],
     )  # fmt: skip
+
+
+def test_a_label_that_looks_continuous_warns(table, tmp_path):
+    # 0.5 steps: few dozen values
+    result = _run_as_labelled(
+        table, tmp_path, lambda f: np.round(f["f1"] * 3) / 2, "label"
+    )
     assert result.exit_code in (0, 3), result.output
     assert "WARNING: label column 'label' is numeric with" in result.stderr
     assert "not all whole numbers; each value is treated as a class" in result.stderr
 
 
 def test_a_label_of_row_ids_is_refused_before_any_output(table, tmp_path):
-    frame = pd.read_parquet(table["input"])[["f1", "f2"]]
-    frame["order"] = np.arange(len(frame)) * 3 + 7  # a different value each row
-    path = tmp_path / "ids.parquet"
-    frame.to_parquet(path)
-    result = runner.invoke(
-        app, ["run", str(path), "-p", str(table["pipeline"]), "--label", "order",
-              "-o", str(tmp_path / "out")],
-    )  # fmt: skip
+    # a different value in each row
+    result = _run_as_labelled(
+        table, tmp_path, lambda f: np.arange(len(f)) * 3 + 7, "order"
+    )
     assert result.exit_code == 3, result.output
+    n = len(pd.read_parquet(table["input"]))
     assert (
-        f"every one of the {len(frame)} classes in 'order' has a single row, as a "
+        f"every one of the {n} classes in 'order' has a single row, as a "
         "row id's values do" in result.stderr
     )
     assert "regression problem" not in result.stderr  # no other library's words
