@@ -371,6 +371,16 @@ def _verdict(r: dict) -> str:
     return "ok" if ok and r.get("accounted") else "FAILED"
 
 
+def _kept(ran: list[dict], key: str, what: str) -> str:
+    """`` {what} in K of N tables run; not in A; not in B.``: the tables
+    whose record holds ``key`` true, of those that hold it."""
+    missed = "".join(f"; not in {r['name']}" for r in ran if r.get(key) is False)
+    return (
+        f" {what} in {sum(bool(r.get(key)) for r in ran)} of "
+        f"{sum(key in r for r in ran)} tables run{missed}."
+    )
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--tables", type=int, default=60)
@@ -451,27 +461,16 @@ def main() -> None:
         + (
             f" {sum(r['retyped'] for r in ran)} of the folders had files that "
             "typed a column differently and were read in a common type."
-            " Integers kept (every column a file types as integers is integers "
-            "in the audit and the cleaned rows of `run` and `apply`) in "
-            f"{sum(bool(r.get('integers_kept')) for r in ran)} of "
-            f"{sum('integers_kept' in r for r in ran)} tables run"
-            + "".join(
-                f"; not in {r['name']}" for r in ran if r.get("integers_kept") is False
+            + _kept(
+                ran,
+                "integers_kept",
+                "Integers kept (every column a file types as integers is "
+                "integers in the audit and the cleaned rows of `run` and `apply`)",
             )
-            + "."
             if args.csv_days
             else ""
         )
-        + (
-            f" Types kept in {sum(bool(r.get('types_kept')) for r in ran)} of "
-            f"{sum('types_kept' in r for r in ran)} tables run"
-            + "".join(
-                f"; not in {r['name']}" for r in ran if r.get("types_kept") is False
-            )
-            + "."
-            if args.typed_export
-            else ""
-        ),
+        + (_kept(ran, "types_kept", "Types kept") if args.typed_export else ""),
         "",
         "| table | rows | label | classes | run | apply | review | rows accounted "
         "| verdict | flagged | max loss | not checked | weak evidence (over 0.5) "
