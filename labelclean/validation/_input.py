@@ -19,6 +19,7 @@ It returns a :class:`ValidationResult`: JSON-serialisable through
 number of unexpected rows and up to ``max_examples`` of their row ids.
 """
 
+import shlex
 from collections.abc import Hashable, Iterable, Sequence
 from typing import Any
 
@@ -395,7 +396,8 @@ def _fitted_rows(frame: Any, label: str) -> Any:
 
 def _unusable(indexed: Any, name: Any, exc: Exception, max_examples: int) -> Any:
     """``feature_usable`` failed for column ``name``, with the rows that make
-    it so where they can be named (infinite numbers)."""
+    it so where they can be named (infinite numbers), and the option that
+    runs without the column."""
     col = indexed[name]
     bad = np.zeros(len(col), dtype=bool)  # missing values are fine
     if pd.api.types.is_numeric_dtype(col.dtype) and not pd.api.types.is_bool_dtype(
@@ -412,7 +414,7 @@ def _unusable(indexed: Any, name: Any, exc: Exception, max_examples: int) -> Any
         unexpected_count=n_bad or None,
         unexpected_percent=100.0 * n_bad / n if n and n_bad else None,
         examples=_examples_of(indexed, bad, max_examples),
-        message=str(exc),
+        message=f"{exc} --exclude {shlex.quote(str(name))} leaves it out.",
         details={"dtype": str(col.dtype)},
     )
 

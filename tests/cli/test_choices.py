@@ -534,3 +534,27 @@ def test_a_numbering_that_groups_the_label_is_a_caution(table, tmp_path):
     report = json.loads((tmp_path / "left" / "report.json").read_text())
     assert report["run"]["row_orders"] == []
     assert "[label_in_row_order]" not in left_out.stderr
+
+
+def test_an_unusable_column_is_refused_with_the_option_that_leaves_it_out(
+    table, tmp_path
+):
+    frame = pd.read_parquet(table["input"])
+    frame["sensor reading"] = np.where(np.arange(300) == 7, np.inf, 1.0 + frame["f1"])
+    frame["tags"] = [[i, 1] for i in range(300)]
+    frame.to_parquet(source := tmp_path / "in.parquet", index=False)
+    refused = _run(table, tmp_path / "refused", source=source)
+    assert refused.exit_code == 3
+    # Each unusable column is named, with the option written as a shell takes it.
+    err = refused.stderr
+    assert "feature column 'sensor reading' has 1 infinite value(s)" in err
+    assert "--exclude 'sensor reading' leaves it out" in err
+    assert "feature column 'tags' holds nested values" in err
+    assert "--exclude tags leaves it out" in err
+    assert not (tmp_path / "refused").exists()
+    # Following the advice for both columns runs, and every row is in the audit.
+    done = _run(table, out := tmp_path / "out", "--exclude", "sensor reading",
+                "--exclude", "tags", source=source)  # fmt: skip
+    assert done.exit_code == 0, done.output
+    assert len(pd.read_parquet(out / "audit.parquet")) == 300
+    assert "sensor reading" not in done.stdout.split("feature(s)")[1].splitlines()[0]
