@@ -190,8 +190,15 @@ def folder_schema(
     hold fractions too, the column stays ``double``, unless an integer file
     holds a value ``double`` cannot keep: no type then holds every file's
     values, and :class:`~labelclean.exceptions.InputFileError` says so.
+
+    Where some files hold a column as text and others as numbers, as a CSV
+    export does for a day whose codes or ids were all digits, the column is
+    read as text when the number files hold whole numbers a ``double`` keeps
+    exactly (integers, or floating point under 2**53 in magnitude): their
+    digits are the text the export held (:func:`_numbers_as_text`).
     """
-    schema = unified_schema(schemas, empty)
+    text = _numbers_as_text(files, schemas, empty, open_file)
+    schema = unified_schema([_as_text(s, text) for s in schemas], empty)
     if schema is None:
         return None
     for i, field in enumerate(schema):
@@ -201,6 +208,55 @@ def folder_schema(
                 exact = _whole_numbers(files, typed, field.name, open_file)
                 schema = schema.set(i, field.with_type(pa.int64())) if exact else schema
     say_unified(path, schemas, schema)
+    return schema
+
+
+def _numbers_as_text(files, schemas, empty, open_file) -> set[str]:
+    """Columns that are text (some value no number) in some files and
+    numbers in others, whose numbers are whole and written exactly in
+    digits: integers of any size, floating point under 2**53 in magnitude
+    (their shortest form is the integer's digits). Fractions, NaN or larger
+    floats leave the column out, as their text is not known (``100.50`` and
+    ``100.5`` read alike), and so does text that is all numbers (``"1"``):
+    then the odd file is the one that wrote numbers as text."""
+    nulled = [_nulled(s, e) for s, e in zip(schemas, empty, strict=True)]
+    found = set()
+    for name in sorted(set.intersection(*(set(s.names) for s in nulled))):
+        typed = list(zip(files, [s.field(name).type for s in nulled], strict=True))
+        kinds = [_arrow_kind(t) for _, t in typed]
+        if set(kinds) - {"null"} != {"number", "text"}:
+            continue
+        if all(
+            pa.types.is_integer(t)
+            or _whole(_column(f, name, open_file), _EXACT_IN_DOUBLE)
+            for (f, t), kind in zip(typed, kinds, strict=True)
+            if kind == "number"
+        ) and any(
+            not _all_numbers(_column(f, name, open_file))
+            for (f, _), kind in zip(typed, kinds, strict=True)
+            if kind == "text"
+        ):
+            found.add(name)
+    return found
+
+
+def _all_numbers(text: Any) -> bool:
+    """Whether every value of a text column (nulls aside) reads as a number."""
+    if pa.types.is_dictionary(text.type):
+        text = text.cast(text.type.value_type)
+    try:
+        text.cast(pa.float64())
+    except (pa.ArrowInvalid, pa.ArrowNotImplementedError):
+        return False
+    return True
+
+
+def _as_text(schema: Any, names: set[str]) -> Any:
+    """``schema`` with the columns ``names`` typed as strings."""
+    for name in names:
+        i = schema.get_field_index(name)
+        if not pa.types.is_null(schema.field(i).type):
+            schema = schema.set(i, schema.field(i).with_type(pa.string()))
     return schema
 
 
@@ -230,15 +286,15 @@ def _whole_numbers(files, typed, name: str, open_file) -> bool:
     return False
 
 
-def _whole(values: Any) -> bool:
+def _whole(values: Any, bound: int = 2**63) -> bool:
     """Whether floating-point ``values`` (nulls aside) are whole numbers in
-    ``int64``'s range, none NaN."""
+    [-``bound``, ``bound``) (``int64``'s range by default), none NaN."""
     values = values.drop_null()
     lowest, highest = pc.min_max(values).values()
     return not (
         pc.any(pc.is_nan(values)).as_py()
         or pc.any(pc.not_equal(pc.floor(values), values)).as_py()
-        or (lowest.is_valid and (lowest.as_py() < -(2**63) or highest.as_py() >= 2**63))
+        or (lowest.is_valid and (lowest.as_py() < -bound or highest.as_py() >= bound))
     )
 
 

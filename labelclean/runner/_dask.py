@@ -212,9 +212,11 @@ def _process(
     fit_positions: Any,
     fit_audit: Any,
     field_types: tuple[dict[str, Any], dict[str, Any]] = ({}, {}),
+    schema: Any = None,
 ) -> tuple[AuditSummary, InputChecks | None]:
-    """One task: read, check and decide a partition, write its two parts."""
-    frame = _read_part(part)
+    """One task: read (in the folder's ``schema``), check and decide a
+    partition, write its two parts."""
+    frame = _read_part(part, schema)
     if checks is not None:
         checks = checks.fresh()  # this partition's own totals
         checks.add(frame)
@@ -305,6 +307,7 @@ def decide_dask(
                 positions,
                 fitted,
                 field_types,
+                source.schema,
             )
             for part, path in zip(parts, paths, strict=True)
         ]

@@ -375,6 +375,26 @@ def test_a_column_with_no_value_in_any_file_keeps_a_type_of_its_files(tmp_path):
     assert read_parquet(source)["gone"].isna().all()
 
 
+def test_numbers_in_some_files_and_text_in_others_are_read_as_their_digits(tmp_path):
+    pq.write_table(
+        pa.table({"v": pa.array([7, 2**60], pa.int64())}), tmp_path / "a.parquet"
+    )
+    pq.write_table(pa.table({"v": pa.array([12.0, None])}), tmp_path / "b.parquet")
+    pq.write_table(
+        pa.table({"v": pa.array(["x9", None]).dictionary_encode()}),
+        tmp_path / "c.parquet",
+    )
+    source = inspect_parquet(tmp_path)
+    assert source.schema.field("v").type == pa.string()
+    values = read_parquet(source)["v"]
+    assert values.isna().tolist() == [False, False, False, True, False, True]
+    assert values.dropna().tolist() == ["7", str(2**60), "12", "x9"]
+    # A whole number a double does not hold exactly has no known digits.
+    pq.write_table(pa.table({"v": pa.array([2.0**60, None])}), tmp_path / "b.parquet")
+    with pytest.raises(InputFileError, match="do not share one schema"):
+        inspect_parquet(tmp_path)
+
+
 def test_files_whose_values_differ_in_kind_are_refused(tmp_path):
     _partitions(tmp_path)
     pq.write_table(

@@ -162,34 +162,38 @@ def _write_days(folder) -> int:
     return sum(len(d) for d in days)
 
 
+def _run_and_apply(days, tmp_path, engine, request):
+    """``run`` on the folder ``days``, then ``apply`` of its model to it, on
+    ``engine``: the run's result and each command's audit."""
+    engine_args = ["--engine", engine]
+    if engine == "dask":
+        engine_args += ["--scheduler", request.getfixturevalue("dask_scheduler")]
+    run = CliRunner().invoke(
+        app,
+        ["run", str(days), "-p", "binary-cbadaboost", "--label", "label",
+         "--out", str(tmp_path / "run"), *engine_args],
+    )  # fmt: skip
+    assert run.exit_code == 0, (run.stderr, run.exception)
+    applied = CliRunner().invoke(
+        app,
+        ["apply", str(tmp_path / "run" / "model.skops"), str(days),
+         "--out", str(tmp_path / "apply"), *engine_args],
+    )  # fmt: skip
+    assert applied.exit_code == 0, (applied.stderr, applied.exception)
+    name = "audit" if engine == "dask" else "audit.parquet"
+    return run, {out: read_parquet(tmp_path / out / name) for out in ("run", "apply")}
+
+
 @pytest.mark.parametrize(
     "engine", ["local", pytest.param("dask", marks=pytest.mark.xdist_group("dask"))]
 )
 def test_a_folder_of_files_with_promotable_types_runs_and_applies(
     tmp_path, engine, request
 ):
-    engine_args = ["--engine", engine]
-    if engine == "dask":
-        scheduler = request.getfixturevalue("dask_scheduler")
-        engine_args += ["--scheduler", scheduler]
     n_rows = _write_days(tmp_path / "days")
-    run = CliRunner().invoke(
-        app,
-        ["run", str(tmp_path / "days"), "-p", "binary-cbadaboost", "--label",
-         "label", "--out", str(tmp_path / "run"), *engine_args],
-    )  # fmt: skip
-    assert run.exit_code == 0, (run.stderr, run.exception)
+    run, audits = _run_and_apply(tmp_path / "days", tmp_path, engine, request)
     assert "read 'count' (double, int64) as int64" in run.stderr
-    applied = CliRunner().invoke(
-        app,
-        ["apply", str(tmp_path / "run" / "model.skops"), str(tmp_path / "days"),
-         "--out", str(tmp_path / "apply"), *engine_args],
-    )  # fmt: skip
-    assert applied.exit_code == 0, (applied.stderr, applied.exception)
-
-    for out in ("run", "apply"):
-        audit = read_parquet(tmp_path / out / ("audit" if engine == "dask"
-                                               else "audit.parquet"))  # fmt: skip
+    for out, audit in audits.items():
         assert len(audit) == n_rows
         assert audit["count"].dtype == "Int64"
         assert audit["count"].isna().sum() == 5
@@ -203,3 +207,61 @@ def test_a_folder_of_files_with_promotable_types_runs_and_applies(
             ]
         page = (tmp_path / out / "report.html").read_text()
         assert "<code>count</code>: double as int64" in page
+
+
+def _write_csv_days(folder) -> list[str]:
+    """Three days of one table, each read back from its CSV export: a shop
+    code is all digits on two days (``int64``, and ``double`` where the day
+    has a gap) and a code with a letter on the third (text). Returns the
+    codes as the exports wrote them."""
+    folder.mkdir()
+    codes = []
+    for i in range(3):
+        day = _table(150, 20 + i)
+        shop = (100 + np.arange(150) % 7).astype(str).astype(object)
+        if i == 1:
+            shop[::10] = None
+        if i == 2:
+            shop[::5] = "207a"
+        day["shop"] = shop
+        day.to_csv(csv := folder / f"day{i}.csv", index=False)
+        pd.read_csv(csv).to_parquet(folder / f"day{i}.parquet", index=False)
+        csv.unlink()
+        codes += [None if pd.isna(s) else s for s in shop]
+    return codes
+
+
+@pytest.mark.parametrize(
+    "engine", ["local", pytest.param("dask", marks=pytest.mark.xdist_group("dask"))]
+)
+def test_codes_read_as_numbers_on_some_days_run_as_text(tmp_path, engine, request):
+    codes = _write_csv_days(days := tmp_path / "days")
+    kinds = [pd.read_parquet(days / f"day{i}.parquet")["shop"].dtype for i in range(3)]
+    assert [k.kind for k in kinds[:2]] == ["i", "f"] and kinds[2] == "str"
+    run, audits = _run_and_apply(days, tmp_path, engine, request)
+    assert "read 'shop' (double, int64, large_string) as string" in run.stderr
+    for out, audit in audits.items():
+        # Every code as the exports wrote it: "104", not "104.0"; gaps missing.
+        assert pd.api.types.is_string_dtype(audit["shop"].dtype)
+        assert [None if pd.isna(s) else s for s in audit["shop"]] == codes
+        files = json.loads((tmp_path / out / "manifest.json").read_text())["inputs"]
+        assert [f.get("read_as", {}).get("shop") for f in files] == [
+            "int64 as string",
+            "double as string",
+            "large_string as string",
+        ]
+
+
+def test_numbers_whose_text_is_unknown_are_still_refused(tmp_path):
+    # A day whose codes hold a fraction: its text ("104.50"?) is not known.
+    _write_csv_days(days := tmp_path / "days")
+    day = pd.read_parquet(days / "day1.parquet")
+    day.loc[3, "shop"] = 104.5
+    day.to_parquet(days / "day1.parquet", index=False)
+    result = CliRunner().invoke(
+        app, ["run", str(days), "--label", "label", "--out", str(tmp_path / "r")]
+    )
+    assert result.exit_code == 4
+    assert "do not share one schema" in result.stderr
+    assert "column 'shop' is large_string instead of int64" in result.stderr
+    assert not (tmp_path / "r").exists()
