@@ -212,43 +212,57 @@ def folder_schema(
 
 
 def _numbers_as_text(files, schemas, empty, open_file) -> set[str]:
-    """Columns that are text (some value no number) in some files and
-    numbers in others, whose numbers are whole and written exactly in
-    digits: integers of any size, floating point under 2**53 in magnitude
-    (their shortest form is the integer's digits). Fractions, NaN or larger
-    floats leave the column out, as their text is not known (``100.50`` and
-    ``100.5`` read alike), and so does text that is all numbers (``"1"``):
-    then the odd file is the one that wrote numbers as text."""
+    """Columns that are text in some files and numbers in others, whose
+    numbers are whole and written exactly in digits: integers of any size,
+    floating point under 2**53 in magnitude (their shortest form is the
+    integer's digits), beside text that can stand with them
+    (:func:`_text_beside_numbers`). Fractions, NaN or larger floats leave
+    the column out, as their text is not known (``100.50`` and ``100.5``
+    read alike)."""
     nulled = [_nulled(s, e) for s, e in zip(schemas, empty, strict=True)]
     found = set()
     for name in sorted(set.intersection(*(set(s.names) for s in nulled))):
-        typed = list(zip(files, [s.field(name).type for s in nulled], strict=True))
-        kinds = [_arrow_kind(t) for _, t in typed]
-        if set(kinds) - {"null"} != {"number", "text"}:
+        by_kind: dict[str, list] = {}
+        for file, schema in zip(files, nulled, strict=True):
+            arrow_type = schema.field(name).type
+            by_kind.setdefault(_arrow_kind(arrow_type), []).append((file, arrow_type))
+        if set(by_kind) - {"null"} != {"number", "text"}:
             continue
-        if all(
+        exact = all(
             pa.types.is_integer(t)
             or _whole(_column(f, name, open_file), _EXACT_IN_DOUBLE)
-            for (f, t), kind in zip(typed, kinds, strict=True)
-            if kind == "number"
-        ) and any(
-            not _all_numbers(_column(f, name, open_file))
-            for (f, _), kind in zip(typed, kinds, strict=True)
-            if kind == "text"
+            for f, t in by_kind["number"]
+        )
+        if exact and _text_beside_numbers(
+            [_column(f, name, open_file) for f, _ in by_kind["text"]]
         ):
             found.add(name)
     return found
 
 
-def _all_numbers(text: Any) -> bool:
-    """Whether every value of a text column (nulls aside) reads as a number."""
-    if pa.types.is_dictionary(text.type):
-        text = text.cast(text.type.value_type)
-    try:
-        text.cast(pa.float64())
-    except (pa.ArrowInvalid, pa.ArrowNotImplementedError):
+#: A number written with leading zeros ("007", "-01").
+_ZERO_PADDED = r"^[+-]?0[0-9]"
+
+
+def _text_beside_numbers(columns: list[Any]) -> bool:
+    """Whether text columns can stand beside files that read the same
+    column as numbers: some value is no number (the column is text, and a
+    file whose values were all digits was read as numbers), and no value
+    is a zero-padded number (``"007"``), whose padding a file of numbers has
+    lost (``7``): such codes would read as two."""
+    values = []
+    for column in columns:
+        if pa.types.is_dictionary(column.type):
+            column = column.cast(column.type.value_type)
+        values.append(column.drop_null().cast(pa.string()))
+    if any(pc.any(pc.match_substring_regex(v, _ZERO_PADDED)).as_py() for v in values):
         return False
-    return True
+    for v in values:
+        try:
+            v.cast(pa.float64())
+        except (pa.ArrowInvalid, pa.ArrowNotImplementedError):
+            return True
+    return False
 
 
 def _as_text(schema: Any, names: set[str]) -> Any:

@@ -395,6 +395,19 @@ def test_numbers_in_some_files_and_text_in_others_are_read_as_their_digits(tmp_p
         inspect_parquet(tmp_path)
 
 
+def test_zero_padded_codes_beside_numbers_are_refused(tmp_path):
+    # A day read as numbers holds 1 where the export wrote "001": read as
+    # text it would be "1", another code than the other days' "001".
+    pq.write_table(
+        pa.table({"v": pa.array([1, 2], pa.int64())}), tmp_path / "a.parquet"
+    )
+    pq.write_table(pa.table({"v": pa.array(["001", "136A"])}), tmp_path / "b.parquet")
+    with pytest.raises(InputFileError, match=r"column 'v' is (large_)?string instead"):
+        inspect_parquet(tmp_path)
+    pq.write_table(pa.table({"v": pa.array(["101", "136A"])}), tmp_path / "b.parquet")
+    assert inspect_parquet(tmp_path).schema.field("v").type == pa.string()
+
+
 def test_files_whose_values_differ_in_kind_are_refused(tmp_path):
     _partitions(tmp_path)
     pq.write_table(
