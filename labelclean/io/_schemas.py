@@ -219,6 +219,8 @@ def _numbers_as_text(files, schemas, empty, open_file) -> set[str]:
     (:func:`_text_beside_numbers`). Fractions, NaN or larger floats leave
     the column out, as their text is not known (``100.50`` and ``100.5``
     read alike)."""
+    if any(len(set(s.names)) != len(s.names) for s in schemas):
+        return set()  # a name given twice: refused (unified_schema)
     nulled = [_nulled(s, e) for s, e in zip(schemas, empty, strict=True)]
     found = set()
     for name in sorted(set.intersection(*(set(s.names) for s in nulled))):
