@@ -218,7 +218,9 @@ def _numbers_as_text(files, schemas, empty, open_file) -> set[str]:
     integer's digits), beside text that can stand with them
     (:func:`_text_beside_numbers`). Fractions, NaN or larger floats leave
     the column out, as their text is not known (``100.50`` and ``100.5``
-    read alike)."""
+    read alike). Zero-padded codes beside whole numbers are refused with
+    :class:`~labelclean.exceptions.InputFileError`, which names a padded
+    code and the files."""
     if any(len(set(s.names)) != len(s.names) for s in schemas):
         return set()  # a name given twice: refused (unified_schema)
     nulled = [_nulled(s, e) for s, e in zip(schemas, empty, strict=True)]
@@ -235,33 +237,52 @@ def _numbers_as_text(files, schemas, empty, open_file) -> set[str]:
             or _whole(_column(f, name, open_file), _EXACT_IN_DOUBLE)
             for f, t in by_kind["number"]
         )
-        if exact and _text_beside_numbers(
-            [_column(f, name, open_file) for f, _ in by_kind["text"]]
-        ):
+        if not exact:
+            continue
+        texts = [(f, _column(f, name, open_file)) for f, _ in by_kind["text"]]
+        _refuse_padded(name, texts, by_kind["number"][0][0])
+        if _text_beside_numbers([text for _, text in texts]):
             found.add(name)
     return found
+
+
+def _refuse_padded(name: str, texts: list, numbers: Path) -> None:
+    """Refuse a column whose text files hold zero-padded numbers (``"001"``)
+    where the file ``numbers`` reads the column as numbers: that file's
+    codes have lost their zeros (``1``), and one code would read as two."""
+    for file, text in texts:
+        values = _as_plain_text(text)
+        padded = values.filter(pc.match_substring_regex(values, _ZERO_PADDED))
+        if len(padded):
+            raise InputFileError(
+                f"column {name!r} holds codes with leading zeros such as "
+                f"{padded[0].as_py()!r} in {str(file)!r} and numbers in "
+                f"{str(numbers)!r}, where a CSV reader read a day of digits "
+                "as numbers and dropped their zeros: the same code would read "
+                "as two; export the column as text in every file."
+            )
 
 
 #: A number written with leading zeros ("007", "-01").
 _ZERO_PADDED = r"^[+-]?0[0-9]"
 
 
+def _as_plain_text(column: Any) -> Any:
+    """A text column's values (nulls dropped) as plain strings."""
+    if pa.types.is_dictionary(column.type):
+        column = column.cast(column.type.value_type)
+    return column.drop_null().cast(pa.string())
+
+
 def _text_beside_numbers(columns: list[Any]) -> bool:
     """Whether text columns can stand beside files that read the same
     column as numbers: some value is no number (the column is text, and a
-    file whose values were all digits was read as numbers), and no value
-    is a zero-padded number (``"007"``), whose padding a file of numbers has
-    lost (``7``): such codes would read as two."""
-    values = []
+    file whose values were all digits was read as numbers). Where every
+    value is a number (``"1"``), the file that wrote numbers as text is the
+    odd one."""
     for column in columns:
-        if pa.types.is_dictionary(column.type):
-            column = column.cast(column.type.value_type)
-        values.append(column.drop_null().cast(pa.string()))
-    if any(pc.any(pc.match_substring_regex(v, _ZERO_PADDED)).as_py() for v in values):
-        return False
-    for v in values:
         try:
-            v.cast(pa.float64())
+            _as_plain_text(column).cast(pa.float64())
         except (pa.ArrowInvalid, pa.ArrowNotImplementedError):
             return True
     return False
