@@ -2,10 +2,10 @@
 
 A table like the Titanic's passenger list: survival from sex, class and age,
 every label drawn from the passenger's own probability of it, so no label is
-wrong. The features sort the rows into plateaus, and even the purest one
-(women in first class) holds a few deaths. The run reads that share as
-noise and flags survivors among the men, whose evidence says "died" at
-0.99 and more, at an estimated precision of 1.00 and with no caution
+wrong. The features sort the rows into plateaus, none of them pure. The
+run reads the disagreement of its surest rows, every label right, as noise
+and flags survivors among the men, whose evidence says "died" at 0.99 and
+more, at an estimated precision of 1.00 and with no caution
 (docs/decisions.md, *Flags on an outcome the features only make likely*).
 The test states what the run should do, and is a known failure.
 """
@@ -42,8 +42,8 @@ def passengers(seed: int, n: int = 1300) -> pd.DataFrame:
 
 @pytest.mark.xfail(
     strict=True,
-    reason="known: the noise is read at the surest rows, and here the purest "
-    "plateau's right labels are that share; the run flags 8.9 % of the rows "
+    reason="known: the noise is read at the surest rows, and here their "
+    "disagreement is right labels; the run flags 8.9 % of the rows "
     "at an estimated precision of 1.00 (interval 0.92-1.00) with no caution. "
     "Widening the flags' interval to the surest rows' lower limit passed "
     "this test but made doubtful_flags fire on 21 of the 23 runs whose "
