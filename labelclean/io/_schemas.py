@@ -239,7 +239,8 @@ def _numbers_as_text(files, schemas, empty, open_file) -> set[str]:
         )
         if not exact:
             continue
-        texts = [(f, _column(f, name, open_file)) for f, _ in by_kind["text"]]
+        texts = [(f, _as_plain_text(_column(f, name, open_file)))
+                 for f, _ in by_kind["text"]]  # fmt: skip
         _refuse_padded(name, texts, by_kind["number"][0][0])
         if _text_beside_numbers([text for _, text in texts]):
             found.add(name)
@@ -247,11 +248,11 @@ def _numbers_as_text(files, schemas, empty, open_file) -> set[str]:
 
 
 def _refuse_padded(name: str, texts: list, numbers: Path) -> None:
-    """Refuse a column whose text files hold zero-padded numbers (``"001"``)
-    where the file ``numbers`` reads the column as numbers: that file's
-    codes have lost their zeros (``1``), and one code would read as two."""
-    for file, text in texts:
-        values = _as_plain_text(text)
+    """Refuse a column whose text files (``(file, plain text)`` pairs,
+    :func:`_as_plain_text`) hold zero-padded numbers (``"001"``) where the
+    file ``numbers`` reads the column as numbers: that file's codes have
+    lost their zeros (``1``), and one code would read as two."""
+    for file, values in texts:
         padded = values.filter(pc.match_substring_regex(values, _ZERO_PADDED))
         if len(padded):
             raise InputFileError(
@@ -275,14 +276,14 @@ def _as_plain_text(column: Any) -> Any:
 
 
 def _text_beside_numbers(columns: list[Any]) -> bool:
-    """Whether text columns can stand beside files that read the same
-    column as numbers: some value is no number (the column is text, and a
-    file whose values were all digits was read as numbers). Where every
-    value is a number (``"1"``), the file that wrote numbers as text is the
-    odd one."""
+    """Whether text columns (plain strings, :func:`_as_plain_text`) can
+    stand beside files that read the same column as numbers: some value is
+    no number (the column is text, and a file whose values were all digits
+    was read as numbers). Where every value is a number (``"1"``), the file
+    that wrote numbers as text is the odd one."""
     for column in columns:
         try:
-            _as_plain_text(column).cast(pa.float64())
+            column.cast(pa.float64())
         except (pa.ArrowInvalid, pa.ArrowNotImplementedError):
             return True
     return False
