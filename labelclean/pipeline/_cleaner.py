@@ -406,7 +406,7 @@ class LabelCleaner(DecisionsMixin, ModelSelectionMixin, ClassifierMixin, BaseFil
             )
             Z = self.feature_encoder_.fit_transform(raw)
         else:
-            check_fitted_input(self.feature_encoder_, raw, type(self).__name__)
+            raw = check_fitted_input(self.feature_encoder_, raw, type(self).__name__)
             Z = self.feature_encoder_.transform(raw)
         Z, fill = restore_missing(
             self.feature_encoder_, raw, np.array(Z, dtype=np.float64)

@@ -202,12 +202,16 @@ def _check_schema(
         )
     # Another dtype of the same kind is encoded as at fit (integers that
     # became floats when a value went missing, another timestamp unit);
-    # object columns, whose values decide their kind, are checked per batch.
+    # object columns, whose values decide their kind, are checked per batch,
+    # and so are numbers where codes were fitted: a reader types a batch of
+    # codes that are all digits as numbers (``as_fitted_codes``).
     changed = {
         c: (expected[c], str(frame[c].dtype))
         for c in expected
         if _kind_of(expected[c]) not in (None, dtype_kind(frame[c].dtype))
         and dtype_kind(frame[c].dtype) is not None
+        and (_kind_of(expected[c]), dtype_kind(frame[c].dtype))
+        != ("categorical", "numeric")
         and c not in valueless
     }
     if changed:

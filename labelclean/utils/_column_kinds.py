@@ -6,8 +6,10 @@ durations (temporal) and categories, and refuses what has no distance
 :func:`coerce_object_columns` first types the object columns pandas makes of
 parquet's exact numbers, calendar dates and times of day. At ``apply``
 :func:`check_fitted_frame` holds a batch's columns to the kinds read at fit
-(:func:`fitted_kinds`). The encoder that turns the kinds into a distance space
-is :func:`~labelclean.utils._features.make_feature_encoder`.
+(:func:`fitted_kinds`), after :func:`as_fitted_codes` has read codes that a
+batch's reader typed as numbers as the text they were fitted as. The encoder
+that turns the kinds into a distance space is
+:func:`~labelclean.utils._features.make_feature_encoder`.
 """
 
 import datetime
@@ -22,11 +24,14 @@ from labelclean.exceptions import DataValidationError
 
 __all__ = [
     "MAX_FEATURE_MAGNITUDE",
+    "as_fitted_codes",
     "check_feature_frame",
     "check_fitted_frame",
     "coerce_object_columns",
     "dtype_kind",
     "fitted_kinds",
+    "number_text",
+    "whole_numbers",
 ]
 
 #: Largest feature magnitude accepted: squares of larger values overflow
@@ -201,7 +206,8 @@ def check_fitted_frame(encoder: Any, X: pd.DataFrame) -> None:
     timestamp of another unit) is encoded as before. A column of another kind
     is refused: strings where numbers were, or numbers where categories or
     timestamps were, would be encoded as unknown levels or as numbers of
-    another scale, without an error (``DataValidationError``). A column with
+    another scale, without an error (``DataValidationError``); numbers where
+    codes were fitted are read by :func:`as_fitted_codes` first. A column with
     no value at all has no kind and passes: it is missing in every row; so
     does an ``object`` column of numbers (:func:`_has_kind`).
     """
@@ -239,3 +245,93 @@ def _has_kind(series: pd.Series) -> bool:
     if pd.api.types.is_object_dtype(series.dtype):
         return bool(values.map(lambda v: isinstance(v, str)).any())
     return True
+
+
+#: Largest whole number a float64 holds exactly, with every integer below it:
+#: a float column of codes under it has one text per value.
+_EXACT_FLOAT_INTEGER = 2.0**53
+
+
+def as_fitted_codes(encoder: Any, X: pd.DataFrame) -> pd.DataFrame:
+    """``X`` with each column of numbers that was fitted as text read as the
+    digits of its values.
+
+    A CSV reader types a day's codes as numbers when every one of them is
+    digits (``104``, where the fitted days held ``104`` and ``207a`` as
+    text); a number is then the code written with its digits, and is
+    encoded as that level. The values must be whole numbers that have one
+    such text: integers, or floats whose present values are whole and under
+    2**53 (a column of integers with a gap is read as floats). A column whose
+    fitted codes have leading zeros (``'007'``) is refused
+    (``DataValidationError``): the reader dropped the zeros, so the same code
+    would read as another level. Other columns, and columns of other kinds,
+    are left to :func:`check_fitted_frame`. ``X`` itself is not changed.
+    """
+    levels = _fitted_levels(encoder)
+    out = X
+    for name in X.columns:
+        column = X[name]
+        fitted = levels.get(str(name), ())
+        if not (any(map(_digits, fitted)) and whole_numbers(column)):
+            continue  # no code was digits at fit: numbers now are no codes
+        padded = [v for v in fitted if _digits(v) and len(v) > 1 and v[0] == "0"]
+        if padded:
+            raise DataValidationError(
+                f"column {name!r} holds numbers where it held codes at fit, "
+                f"some with leading zeros such as {padded[0]!r}: a reader "
+                "that typed the codes as numbers dropped their zeros, and the "
+                "same code would read as another; read the column as text."
+            )
+        if out is X:
+            out = X.copy(deep=False)
+        out[name] = number_text(column)
+    return out
+
+
+def number_text(column: pd.Series) -> pd.Series:
+    """The digits of a column of whole numbers (:func:`whole_numbers`), as
+    a code is written (``104``, not ``104.0``); missing values stay missing
+    (None)."""
+    present = column.notna()
+    values = column[present]
+    if not pd.api.types.is_integer_dtype(values.dtype):
+        values = values.astype(np.int64)  # whole, under 2**53: exact
+    text = pd.Series(None, index=column.index, dtype=object)
+    text[present] = values.astype(object).map(str)
+    return text
+
+
+def _fitted_levels(encoder: Any) -> dict[str, list[str]]:
+    """Categorical feature column -> the levels its one-hot encoder was
+    fitted on (the text of each value)."""
+    if not isinstance(encoder, ColumnTransformer):
+        return {}
+    for kind, pipe, columns in encoder.transformers_:
+        if kind == "categorical":
+            onehot = pipe[-1]
+            return {
+                str(c): [str(v) for v in levels]
+                for c, levels in zip(columns, onehot.categories_, strict=True)
+            }
+    return {}
+
+
+def whole_numbers(column: pd.Series) -> bool:
+    """Whether ``column`` is typed as numbers (not booleans) whose present
+    values are whole numbers a float64 holds exactly."""
+    dtype = column.dtype
+    if pd.api.types.is_bool_dtype(dtype) or not pd.api.types.is_numeric_dtype(dtype):
+        return False
+    if pd.api.types.is_integer_dtype(dtype):
+        return True
+    values = column.dropna().to_numpy(dtype=np.float64)
+    return bool(
+        np.all(np.isfinite(values))
+        and np.all(values == np.round(values))
+        and np.all(np.abs(values) < _EXACT_FLOAT_INTEGER)
+    )
+
+
+def _digits(level: str) -> bool:
+    """Whether a code is written in the digits 0-9 alone."""
+    return bool(level) and level.isascii() and level.isdigit()

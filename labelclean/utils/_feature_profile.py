@@ -15,7 +15,12 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from labelclean.utils._column_kinds import coerce_object_columns, fitted_kinds
+from labelclean.utils._column_kinds import (
+    coerce_object_columns,
+    fitted_kinds,
+    number_text,
+    whole_numbers,
+)
 from labelclean.utils._features import _as_string, _to_seconds
 
 __all__ = ["count_outside", "feature_profile", "rows_far_outside"]
@@ -81,6 +86,8 @@ def count_outside(
         column = batch[name]
         missing = int(column.isna().sum())
         if entry["kind"] == "categorical":
+            if whole_numbers(column):  # codes a reader typed as numbers
+                column = number_text(column)  # as the encoder reads them
             text = pd.Series(_text(column.dropna()), dtype=object)
             outside = int((~text.isin(entry["levels"])).sum())
         elif entry["low"] is None:  # no value at fit: nothing to lie outside

@@ -36,6 +36,7 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 
 from labelclean.exceptions import DataValidationError
 from labelclean.utils._column_kinds import (
+    as_fitted_codes,
     check_feature_frame,
     check_fitted_frame,
     coerce_object_columns,
@@ -384,6 +385,7 @@ class FeatureSpaceMixin:
                     X, max_categories=self.max_categories
                 )
                 return np.asarray(self.feature_encoder_.fit_transform(X), np.float64)
+            X = as_fitted_codes(self.feature_encoder_, X)
             check_fitted_frame(self.feature_encoder_, X)
             return np.asarray(self.feature_encoder_.transform(X), np.float64)
         X = validate_data(

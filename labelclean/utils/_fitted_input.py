@@ -5,19 +5,27 @@ from typing import Any
 import pandas as pd
 
 from labelclean.exceptions import DataValidationError
-from labelclean.utils._column_kinds import check_fitted_frame, fitted_kinds
+from labelclean.utils._column_kinds import (
+    as_fitted_codes,
+    check_fitted_frame,
+    fitted_kinds,
+)
 
 __all__ = ["check_fitted_input"]
 
 
-def check_fitted_input(encoder: Any, X: Any, owner: str = "the pipeline") -> None:
-    """:func:`~labelclean.utils._column_kinds.check_fitted_frame` for a
-    DataFrame; an array where the encoder was fitted on named columns is
-    refused with those names (``DataValidationError``), not with
-    scikit-learn's message on column selection."""
+def check_fitted_input(encoder: Any, X: Any, owner: str = "the pipeline") -> Any:
+    """``X`` as the fitted encoder takes it: for a DataFrame, codes typed as
+    numbers read as the text they were fitted as
+    (:func:`~labelclean.utils._column_kinds.as_fitted_codes`), then
+    :func:`~labelclean.utils._column_kinds.check_fitted_frame`; an array
+    where the encoder was fitted on named columns is refused with those
+    names (``DataValidationError``), not with scikit-learn's message on
+    column selection."""
     if isinstance(X, pd.DataFrame):
+        X = as_fitted_codes(encoder, X)
         check_fitted_frame(encoder, X)
-        return
+        return X
     fitted = list(fitted_kinds(encoder))
     if fitted:
         shown = ", ".join(repr(c) for c in fitted[:8])
@@ -26,3 +34,4 @@ def check_fitted_input(encoder: Any, X: Any, owner: str = "the pipeline") -> Non
             f"{owner} was fitted on a DataFrame with columns {shown}{more}; pass "
             f"a DataFrame with those columns, not a {type(X).__name__}."
         )
+    return X

@@ -4,7 +4,9 @@ Another dtype of the same kind is encoded as at fit: integers that became
 floats because a value went missing, ``float32``, strings read back as a
 category, a timestamp of another unit. Another kind (strings where numbers
 were, numbers where categories or timestamps were) is refused with one line
-that names the column, through the command line and the Python API alike.
+that names the column, through the command line and the Python API alike;
+but codes fitted as text that a reader typed as numbers are read as their
+digits.
 """
 
 import json
@@ -107,7 +109,7 @@ def test_a_column_with_no_value_has_no_kind_to_differ(fitted_run):
          "'count': int64 at fit, str now"),
         (lambda b: b.assign(colour=b["colour"].map({"red": 1, "green": 2,
                                                     "blue": 3})),
-         "'colour': str at fit, int64 now"),
+         "'colour': categories at fit, numbers now (int64)"),
         (lambda b: b.assign(when=b["when"].astype("int64")),
          "'when': datetime64[ns] at fit, int64 now"),
     ],
@@ -265,3 +267,88 @@ def test_numbers_whose_text_is_unknown_are_still_refused(tmp_path):
     assert "do not share one schema" in result.stderr
     assert "column 'shop' is large_string instead of int64" in result.stderr
     assert not (tmp_path / "r").exists()
+
+
+@pytest.mark.parametrize(
+    "engine", ["local", pytest.param("dask", marks=pytest.mark.xdist_group("dask"))]
+)
+def test_a_batch_of_codes_typed_as_numbers_applies_as_their_text(
+    tmp_path, engine, request
+):
+    # Fitted on days whose shop codes are text ("207a" among them), then
+    # applied to one day's export alone, which a CSV reader typed as numbers
+    # (int64; double where the day has a gap): each number is its code.
+    _write_csv_days(days := tmp_path / "days")
+    _run_and_apply(days, tmp_path, engine, request)
+    engine_args = ["--engine", engine]
+    if engine == "dask":
+        engine_args += ["--scheduler", request.getfixturevalue("dask_scheduler")]
+    name = "audit" if engine == "dask" else "audit.parquet"
+    for day in ("day0", "day1"):
+        batch = pd.read_parquet(days / f"{day}.parquet")
+        as_text = batch.assign(shop=pd.array(
+            [None if pd.isna(s) else str(int(s)) for s in batch["shop"]], dtype="str"
+        ))  # fmt: skip
+        as_text.to_parquet(text := tmp_path / f"{day}-text.parquet", index=False)
+        audits = {}
+        for source in (days / f"{day}.parquet", text):
+            result = CliRunner().invoke(
+                app,
+                ["apply", str(tmp_path / "run" / "model.skops"), str(source),
+                 "--out", str(out := tmp_path / f"apply-{source.stem}"),
+                 *engine_args],
+            )  # fmt: skip
+            assert result.exit_code == 0, (result.stderr, result.exception)
+            assert "features_shifted" not in result.stderr
+            audits[source.stem] = read_parquet(out / name)
+        numbers, texts = audits[day], audits[f"{day}-text"]
+        assert len(numbers) == len(batch)
+        # the batch's own type is kept, and every row is decided as its text
+        assert numbers["shop"].dtype.kind == batch["shop"].dtype.kind
+        pd.testing.assert_frame_equal(
+            numbers.drop(columns="shop"), texts.drop(columns="shop")
+        )
+
+
+def test_the_estimator_reads_codes_typed_as_numbers_as_their_text():
+    table = _table(300, 32)
+    codes = np.random.default_rng(1).choice(["104", "105", "207a"], 300)
+    X = table.drop(columns="label").assign(shop=pd.array(codes, dtype="str"))
+    cleaner = LabelCleaner(random_state=0).fit(X, table["label"])
+    new = _table(40, 33).drop(columns="label")
+    shops = np.random.default_rng(2).choice([104, 105], 40)
+    as_text = new.assign(shop=pd.array(shops.astype(str), dtype="str"))
+    as_numbers = new.assign(shop=shops.astype(np.int64))
+    with_gap = as_numbers.astype({"shop": np.float64})
+    with_gap.loc[:2, "shop"] = np.nan
+    np.testing.assert_array_equal(
+        cleaner.predict_proba(as_numbers), cleaner.predict_proba(as_text)
+    )
+    gap_text = as_text.assign(shop=as_text["shop"].where(with_gap["shop"].notna()))
+    np.testing.assert_array_equal(
+        cleaner.predict_proba(with_gap), cleaner.predict_proba(gap_text)
+    )
+    assert with_gap["shop"].dtype == np.float64  # the caller's frame is not changed
+    with pytest.raises(DataValidationError, match="'shop': categories at fit"):
+        cleaner.predict_proba(new.assign(shop=np.full(40, 104.5)))
+
+
+def test_numbers_where_zero_padded_codes_were_fitted_are_refused(tmp_path):
+    table = _table(300, 30)
+    table["shop"] = pd.array(
+        np.random.default_rng(0).choice(["007", "012", "104", "207a"], 300), dtype="str"
+    )
+    table.to_parquet(train := tmp_path / "train.parquet", index=False)
+    result = CliRunner().invoke(
+        app, ["run", str(train), "--label", "label", "--out", str(tmp_path / "run")]
+    )
+    assert result.exit_code == 0, (result.stderr, result.exception)
+    batch = _table(80, 31).assign(shop=np.int64(7))
+    result, out = _apply(tmp_path, batch, "padded")
+    assert result.exit_code == EXIT_DATA
+    assert (
+        "column 'shop' holds numbers where it held codes at fit, some with "
+        "leading zeros such as '007'" in result.stderr
+    )
+    assert "read the column as text" in result.stderr
+    assert not out.exists()
