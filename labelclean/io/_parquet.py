@@ -552,12 +552,12 @@ def read_parquet(
         return frame
     if len(frames) == 1:
         return frames[0]
-    # pandas.concat would turn categoricals with different categories into
-    # objects; union the categories first so dtypes stay what the user had.
+    # pandas.concat makes objects of categoricals of other categories: union
+    # them first (a name given twice is left to validation, which refuses it)
+    once = ~frames[0].columns.duplicated(keep=False)
+    dtypes = zip(frames[0].dtypes.items(), once, strict=True)
     categorical = [
-        name
-        for name in frames[0].columns
-        if isinstance(frames[0][name].dtype, pd.CategoricalDtype)
+        n for (n, d), one in dtypes if one and isinstance(d, pd.CategoricalDtype)
     ]
     if categorical:
         for name in categorical:

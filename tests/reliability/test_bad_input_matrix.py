@@ -171,6 +171,21 @@ def _duplicate_columns(tmp: Path) -> Job:
     return job
 
 
+def _duplicate_columns_in_folder(tmp: Path) -> Job:
+    job = _base(tmp)
+    folder = tmp / "data" / "parts"
+    folder.mkdir()
+    for part in range(2):
+        frame = make_frame(seed=part + 1)
+        table = pa.table(
+            [pa.array(frame.f1), pa.array(frame.f2), pa.array(frame.label)],
+            names=["f1", "f1", "label"],
+        )
+        pq.write_table(table, folder / f"part-{part}.parquet")
+    job.input = folder
+    return job
+
+
 def _zero_byte(tmp: Path) -> Job:
     job = _base(tmp)
     job.input.write_bytes(b"")
@@ -424,6 +439,8 @@ CASES = [
     ("zero-rows", lambda t: _base(t, make_frame().iloc[:0]), EXIT_DATA,
      ["the input has no rows"], True),
     ("duplicate-column-names", _duplicate_columns, EXIT_DATA,
+     ["column name(s) ['f1'] appear more than once", "rename them"], True),
+    ("duplicate-column-names-in-folder", _duplicate_columns_in_folder, EXIT_DATA,
      ["column name(s) ['f1'] appear more than once", "rename them"], True),
     ("id-column-named-reason", _id_named("reason"), EXIT_DATA,
      ["the id column 'reason' has a name labelclean adds", "rename it"], True),
