@@ -22,6 +22,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from labelclean.exceptions import InputFileError
+from labelclean.utils._column_kinds import EXACT_IN_DOUBLE, ZERO_PADDED
 
 __all__ = [
     "arrow_to_pandas",
@@ -167,10 +168,6 @@ def unified_schema(
     return pa.schema(fields, metadata=given[0].metadata)
 
 
-#: The largest integer a ``double`` holds exactly, with every smaller one.
-_EXACT_IN_DOUBLE = 2**53
-
-
 def folder_schema(
     path: Path,
     files: list[Path],
@@ -234,7 +231,7 @@ def _numbers_as_text(files, schemas, empty, open_file) -> set[str]:
             continue
         exact = all(
             pa.types.is_integer(t)
-            or _whole(_column(f, name, open_file), _EXACT_IN_DOUBLE)
+            or _whole(_column(f, name, open_file), EXACT_IN_DOUBLE)
             for f, t in by_kind["number"]
         )
         if not exact:
@@ -253,7 +250,7 @@ def _refuse_padded(name: str, texts: list, numbers: Path) -> None:
     file ``numbers`` reads the column as numbers: that file's codes have
     lost their zeros (``1``), and one code would read as two."""
     for file, values in texts:
-        padded = values.filter(pc.match_substring_regex(values, _ZERO_PADDED))
+        padded = values.filter(pc.match_substring_regex(values, ZERO_PADDED))
         if len(padded):
             raise InputFileError(
                 f"column {name!r} holds codes with leading zeros such as "
@@ -262,10 +259,6 @@ def _refuse_padded(name: str, texts: list, numbers: Path) -> None:
                 "as numbers and dropped their zeros: the same code would read "
                 "as two; export the column as text in every file."
             )
-
-
-#: A number written with leading zeros ("007", "-01").
-_ZERO_PADDED = r"^[+-]?0[0-9]"
 
 
 def _as_plain_text(column: Any) -> Any:
@@ -314,7 +307,7 @@ def _whole_numbers(files, typed, name: str, open_file) -> bool:
         if pa.types.is_integer(t):
             values = _column(file, name, open_file).cast(pa.float64(), safe=False)
             limit = pc.max(pc.abs(values))
-            if limit.is_valid and limit.as_py() > _EXACT_IN_DOUBLE:
+            if limit.is_valid and limit.as_py() > EXACT_IN_DOUBLE:
                 raise InputFileError(
                     f"column {name!r} holds integers beyond 2**53 in {str(file)!r} "
                     f"and numbers no integer type holds in {str(other)!r}: no one "

@@ -14,6 +14,7 @@ that turns the kinds into a distance space is
 
 import datetime
 import decimal
+import re
 from typing import Any
 
 import numpy as np
@@ -23,7 +24,9 @@ from sklearn.compose import ColumnTransformer
 from labelclean.exceptions import DataValidationError
 
 __all__ = [
+    "EXACT_IN_DOUBLE",
     "MAX_FEATURE_MAGNITUDE",
+    "ZERO_PADDED",
     "as_fitted_codes",
     "check_feature_frame",
     "check_fitted_frame",
@@ -247,9 +250,14 @@ def _has_kind(series: pd.Series) -> bool:
     return True
 
 
-#: Largest whole number a float64 holds exactly, with every integer below it:
-#: a float column of codes under it has one text per value.
-_EXACT_FLOAT_INTEGER = 2.0**53
+#: The largest integer a float64 holds exactly, with every smaller one: a
+#: float column of codes under it has one text per value (and the folder rule
+#: of :mod:`labelclean.io._schemas` reads the same line).
+EXACT_IN_DOUBLE = 2**53
+
+#: A number written with leading zeros (``"007"``, ``"-01"``): a reader that
+#: types such codes as numbers drops the zeros.
+ZERO_PADDED = r"^[+-]?0[0-9]"
 
 
 def as_fitted_codes(encoder: Any, X: pd.DataFrame) -> pd.DataFrame:
@@ -274,7 +282,7 @@ def as_fitted_codes(encoder: Any, X: pd.DataFrame) -> pd.DataFrame:
         fitted = levels.get(str(name), ())
         if not (any(map(_digits, fitted)) and whole_numbers(column)):
             continue  # no code was digits at fit: numbers now are no codes
-        padded = [v for v in fitted if _digits(v) and len(v) > 1 and v[0] == "0"]
+        padded = [v for v in fitted if re.match(ZERO_PADDED, v)]
         if padded:
             raise DataValidationError(
                 f"column {name!r} holds numbers where it held codes at fit, "
@@ -328,7 +336,7 @@ def whole_numbers(column: pd.Series) -> bool:
     return bool(
         np.all(np.isfinite(values))
         and np.all(values == np.round(values))
-        and np.all(np.abs(values) < _EXACT_FLOAT_INTEGER)
+        and np.all(np.abs(values) < EXACT_IN_DOUBLE)
     )
 
 
