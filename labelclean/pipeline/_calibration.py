@@ -140,6 +140,7 @@ from labelclean.pipeline._predictability import (
     agreement_lines,
     correctable_pairs,
     corrected_agreement,
+    correction_kappa,
     kappa_lower_limit,
     weak_agreement,
 )
@@ -359,9 +360,9 @@ def _calibrate_once(
                     target_precision, reading, substantial)  # fmt: skip
     flagged = (r >= threshold) & _unknown(evidence.known, n)
     correction_target = target_precision or DEFAULT_CORRECTION_PRECISION
-    between = correctable_pairs(n_classes, kappa_star, told)  # and pair by pair
-    other = ~np.eye(n_classes, dtype=bool)
-    allowed = moderate and substantial and bool(between[other].any())  # step 5
+    kappa_fix = correction_kappa(P, codes, n_classes, anchor, kappa_star)
+    between = correctable_pairs(n_classes, kappa_fix, told)  # or pair by pair
+    allowed = moderate and substantial and bool((between > np.eye(n_classes)).any())
     precision, recall, _ = estimates_at(threshold, tempered, codes, Q, r)
     boot = bootstrap(evidence, threshold, random_state, not low, gate, substantial,
                      closed)  # fmt: skip
@@ -412,7 +413,7 @@ def _calibrate_once(
         "correction_pairs": pairs,
         "evidence_shrinkage": posterior[2],
         "predictability": predictability_summary(
-            kappas, low, weak, class_kappas, recognised, told
+            kappas, low, weak, class_kappas, recognised, told, kappa_fix
         ),
     }
     return Calibration(Q, threshold, corr_thresholds, summary, gate)
