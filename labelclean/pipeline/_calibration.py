@@ -140,7 +140,6 @@ from labelclean.pipeline._predictability import (
     agreement_lines,
     correctable_pairs,
     corrected_agreement,
-    correction_kappa,
     kappa_lower_limit,
     weak_agreement,
 )
@@ -360,9 +359,9 @@ def _calibrate_once(
                     target_precision, reading, substantial)  # fmt: skip
     flagged = (r >= threshold) & _unknown(evidence.known, n)
     correction_target = target_precision or DEFAULT_CORRECTION_PRECISION
-    kappa_fix = correction_kappa(P, codes, n_classes, anchor, kappa_star)
-    between = correctable_pairs(n_classes, kappa_fix, told)  # or pair by pair
-    allowed = moderate and substantial and bool((between > np.eye(n_classes)).any())
+    between = correctable_pairs(n_classes, kappa_star, told)  # and pair by pair
+    other = ~np.eye(n_classes, dtype=bool)
+    allowed = moderate and substantial and bool(between[other].any())  # step 5
     precision, recall, _ = estimates_at(threshold, tempered, codes, Q, r)
     boot = bootstrap(evidence, threshold, random_state, not low, gate, substantial,
                      closed)  # fmt: skip
@@ -413,7 +412,7 @@ def _calibrate_once(
         "correction_pairs": pairs,
         "evidence_shrinkage": posterior[2],
         "predictability": predictability_summary(
-            kappas, low, weak, class_kappas, recognised, told, kappa_fix
+            kappas, low, weak, class_kappas, recognised, told
         ),
     }
     return Calibration(Q, threshold, corr_thresholds, summary, gate)

@@ -17,7 +17,6 @@ __all__ = [
     "cohen_kappa",
     "correctable_pairs",
     "corrected_agreement",
-    "correction_kappa",
     "kappa_lower_limit",
     "noise_gate",
     "predictability_summary",
@@ -151,30 +150,6 @@ def corrected_agreement(P, codes, n_classes, anchor) -> tuple[tuple, float]:
     if any(agreement_lines(kappas[2], kappas[3])):
         return kappas, larger
     return cohen_kappa(P, codes, n_classes, smaller), smaller
-
-
-def correction_kappa(P, codes, n_classes, anchor, kappa_star) -> float:
-    """κ* as the two-class correction line reads it: with the noise the
-    label-blind evidence's surest rows show taken out
-    (``blind_beyond_evidence``), where that is less than the noise κ* took.
-
-    The evidence's own surest rows can be surer than they are right: its
-    neighbours come from the noise filter's reduced set, which drops the
-    rows of one class where two classes overlap, and the model learns those
-    neighbours' shares, so a region where both classes live reads as one
-    class, and the other class's right labels there as noise. On two
-    classes one deviation wide and two apart, no label wrong, that excess
-    was 0.025 and took κ from 0.778 over the line; the label-blind rows
-    showed none (docs/decisions.md, *Corrections read the noise the
-    label-blind surest rows show*). A correction writes a label, so it reads
-    the smaller excess; flags keep the reading of
-    :func:`corrected_agreement`. With more than two classes each pair has
-    its own line (:func:`recognised_pairs`), and ``kappa_star`` is returned.
-    """
-    blind = anchor.get("blind_beyond_evidence")
-    if n_classes > 2 or blind is None or blind >= anchor["noise_taken_out"]:
-        return kappa_star
-    return cohen_kappa(P, codes, n_classes, blind)[3]
 
 
 def correctable_pairs(n_classes: int, kappa_star: float, told) -> np.ndarray:
@@ -393,15 +368,11 @@ def recognised_pairs(P, codes, n_classes, noise=0.0):
     return apart, kappas
 
 
-def predictability_summary(
-    kappas, low, weak, class_kappas, recognised, told, kappa_fix=None
-) -> dict:
+def predictability_summary(kappas, low, weak, class_kappas, recognised, told) -> dict:
     """``calibration_['predictability']``: agreement, reading (``weak``: the
     band of :func:`weak_agreement`), per class and, with more than two
-    classes, per pair of classes. ``kappa_fix``: the κ* the correction line
-    reads (:func:`correction_kappa`; κ* itself if None)."""
+    classes, per pair of classes."""
     accuracy, majority, kappa, kappa_star, kappa_low = kappas
-    kappa_fix = kappa_star if kappa_fix is None else kappa_fix
     moderate, substantial = agreement_lines(kappa, kappa_star)
     per_class = np.asarray(class_kappas, dtype=float).reshape(-1, 2).tolist()
     out = {
@@ -413,9 +384,8 @@ def predictability_summary(
         "low": bool(low),
         "moderate": moderate,
         "substantial": substantial,
-        "almost_perfect": bool(kappa_fix >= CORRECTION_PAIR_KAPPA),
+        "almost_perfect": bool(kappa_star >= CORRECTION_PAIR_KAPPA),
         "correction_kappa": CORRECTION_PAIR_KAPPA,
-        "kappa_for_corrections": kappa_fix,
         "slight": weak == "slight",
         "fair": weak == "fair",
         "per_class": [

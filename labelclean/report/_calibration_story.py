@@ -205,13 +205,6 @@ def admits_no_noise(cal: Mapping[str, Any]) -> bool:
     return ((cal.get("noise_rate_interval") or [None])[0] or 0.0) < 5e-4
 
 
-def _kappa_for_corrections(pred: Mapping[str, Any]) -> float:
-    """The κ* the two-class correction line read: with the noise the
-    label-blind surest rows show taken out, where that is less (older
-    files: κ* itself)."""
-    return pred.get("kappa_for_corrections", pred["kappa_noise_corrected"])
-
-
 def _no_corrections_text(cal: Mapping[str, Any], pred: Mapping[str, Any]) -> str:
     """Why a calibrated run corrected no label."""
     doubt = cal.get("doubtful_correction_precision_interval")
@@ -243,7 +236,7 @@ def _no_corrections_text(cal: Mapping[str, Any], pred: Mapping[str, Any]) -> str
                 if pred.get("almost_perfect")
                 else "with the noise the surest rows suggest taken out, the evidence "
                 "agrees with the observed labels substantially but not almost "
-                f"perfectly (Cohen's κ {_kappa_for_corrections(pred):.2f}, under "
+                f"perfectly (Cohen's κ {pred['kappa_noise_corrected']:.2f}, under "
                 f"{line:.2f})"
             )
             + (
