@@ -163,7 +163,8 @@ def main() -> None:
         for reading, pair in counts.items():
             totals[reading, int(noise > 0)] += pair
         if counts["none"][0]:
-            lines.append(f"| {name} | {noise:.0%} | {_cells(counts.values())} |")
+            made = (counts[n] for n in READINGS)
+            lines.append(f"| {name} | {noise:.0%} | {_cells(made)} |")
             print(lines[-1], flush=True)
     for noisy, label in ((0, "own labels"), (1, "flipped")):
         made = (totals[n, noisy] for n in READINGS)
