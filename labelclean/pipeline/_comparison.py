@@ -16,6 +16,7 @@ from labelclean.pipeline._decisions import argmax_keep_observed
 
 __all__ = [
     "AUTO_RULE",
+    "EVIDENCE_PENALTY_RULE",
     "FINAL_HOLD_OUT_ROWS",
     "FINAL_PENALTIES",
     "FINAL_RULE",
@@ -92,6 +93,19 @@ PENALTY_RULE = (
     f"cleaned rows, on a stratified sample of {PENALTY_MAX_SAMPLES:,}, the "
     "penalty chosen there scaled by the sample's share of the cleaned rows; "
     f"from {FINAL_HOLD_OUT_ROWS:,} compared rows, over one held-out fold"
+)
+
+#: The rule of ``model_selection_['evidence_penalty']``, in words.
+EVIDENCE_PENALTY_RULE = (
+    "out-of-fold error rate of RoSR-L against the observed labels over every "
+    "row decided out of fold, at its default penalty and at each weaker one "
+    "of the paper's grid; a weaker penalty replaces the default only if its "
+    "error rate is lower by more than one standard error of the paired "
+    "per-row difference and by more than the standard error of the default's "
+    "error rate (the lowest error rate among those that are); above "
+    f"{PENALTY_MAX_SAMPLES:,} rows, on a stratified sample of "
+    f"{PENALTY_MAX_SAMPLES:,}, a penalty chosen there scaled by the sample's "
+    "share of the rows"
 )
 
 #: The rule of :meth:`ModelSelectionMixin._choose_final`, in words

@@ -14,7 +14,13 @@ import inspect
 import numpy as np
 from sklearn.model_selection import StratifiedKFold
 
-from labelclean.pipeline._comparison import MODEL_SELECTION_MAX_SAMPLES, choose_model
+from labelclean.pipeline._comparison import (
+    EVIDENCE_PENALTY_RULE,
+    FINAL_PENALTIES,
+    MODEL_SELECTION_MAX_SAMPLES,
+    PENALTY_MAX_SAMPLES,
+    choose_model,
+)
 from labelclean.pipeline._folds import folds_per_repeat
 from labelclean.utils._sampling import stratified_rows
 
@@ -24,6 +30,19 @@ __all__ = ["EvidenceChoiceMixin", "fit_accepts"]
 def fit_accepts(estimator, name: str) -> bool:
     """Whether ``estimator.fit`` takes the argument ``name``."""
     return name in inspect.signature(estimator.fit).parameters
+
+
+def _material(record, default, chosen) -> bool:
+    """Whether ``chosen``'s gain over ``default`` in ``record`` (a
+    :func:`choose_model` record) exceeds the standard error of the default's
+    own error rate, sqrt(e (1 − e) / n): a gain the error rate's sampling
+    uncertainty could not make. Two penalties whose predictions differ on a
+    handful of rows have a tiny paired standard error, and the one-standard-
+    error rule alone passes on a gain of two rows in 2,000 (docs/decisions.md,
+    *The evidence's penalty*)."""
+    base = record["candidates"][default]
+    e, n = float(base["error_rate"]), max(int(base["rows"]), 1)
+    return float(record["candidates"][chosen]["difference"]) > np.sqrt(e * (1 - e) / n)
 
 
 class EvidenceChoiceMixin:
@@ -94,6 +113,61 @@ class EvidenceChoiceMixin:
             [chosen], seed, Z, codes, labels, folds, in_train, weight
         )
         return oofs, selection
+
+    def _choose_evidence_penalty(self, names, seed, Z, codes, folds, in_train, weight):
+        """RoSR-L's penalty for the evidence, when the built-in ``'rosr'`` is
+        among ``names``: its default unless a weaker penalty of the paper's
+        grid (rosr.md §5.1) has a lower out-of-fold error rate against the
+        observed labels by more than one standard error (:func:`choose_model`,
+        the default first). Sets ``_evidence_params`` (read by ``_make_model``
+        for every RoSR-L of the evidence's kind: the comparison of candidates,
+        the evidence, ``decision_model_``) and returns the record, or None.
+
+        At the default μ = 1e-3 RoSR-L cannot reach the large coefficients
+        some labels need (eight classes along one column, 2,000 rows: an
+        out-of-fold error of 0.25 where 1e-5 errs at 0.13), and an evidence
+        that cannot fit the label leaves the comparison to models whose
+        probabilities saturate, or reads a class's labels as unexplained.
+        Only the weaker side is searched (stronger penalties flatten an
+        evidence that fits, which moved flags where it was tried), and a
+        weaker penalty must also gain more than the default's error rate is
+        uncertain (:func:`_material`; docs/decisions.md, *The evidence's
+        penalty*). Above :data:`PENALTY_MAX_SAMPLES` rows the penalties are
+        compared on a stratified sample of that many with folds of its own,
+        and a weaker one chosen there is scaled by the sample's share of the
+        rows, as the final model's is.
+        """
+        self._evidence_params = None
+        if "rosr" not in names or folds is None:
+            return None
+        default = float(self._make_model("rosr", seed).get_params()["mu"])
+        weaker = [mu for mu in FINAL_PENALTIES if mu < default]
+        keys = [repr(mu) for mu in (default, *weaker)]
+        k = folds_per_repeat(folds, self.cv_repeats)
+        rows = stratified_rows(codes, PENALTY_MAX_SAMPLES, min_per_class=k, seed=seed)
+        if rows is not None:
+            splitter = StratifiedKFold(k, shuffle=True, random_state=seed)
+            folds = list(splitter.split(rows, codes[rows]))
+            Z, codes, in_train = Z[rows], codes[rows], in_train[rows]
+            weight = None if weight is None else weight[rows]
+
+        def build(key):
+            return self._make_model("rosr", seed).set_params(mu=float(key))
+
+        one_hot = np.eye(self.classes_.shape[0])[codes]
+        oofs = self._out_of_fold(
+            keys, seed, Z, codes, one_hot, folds, in_train, weight, build=build
+        )
+        chosen, record = choose_model(oofs, codes)
+        if chosen != keys[0] and not _material(record, keys[0], chosen):
+            chosen = record["chosen"] = keys[0]
+        scale = 1.0 if rows is None else rows.shape[0] / self._fit_rows
+        mu = default if chosen == keys[0] else float(chosen) * scale
+        record.update(rule=EVIDENCE_PENALTY_RULE, default=default, scale=scale)
+        record.update(compared=float(chosen), chosen=mu)
+        if mu != default:
+            self._evidence_params = {"mu": mu}
+        return record
 
     def _compared(
         self, names, seed, Z, codes, soft, folds, in_train, weight, row_ids=None

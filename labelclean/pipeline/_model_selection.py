@@ -69,6 +69,8 @@ class ModelSelectionMixin(EvidenceChoiceMixin):
         """A fresh final model: ``name`` from :meth:`_model_candidates`; the deep
         trees as deep as the fit's rows allow (in every fold: ``_fit_rows``)."""
         model = kinds.make_stage(name if name in self.MODEL_KINDS else self.model, seed)
+        if name == "rosr" and getattr(self, "_evidence_params", None):
+            model.set_params(**self._evidence_params)  # the evidence's penalty
         rows = getattr(self, "_fit_rows", None)
         if name == "cb_adaboost_deep" and rows is not None:
             model.set_params(**kinds.deep_tree_params(rows))
@@ -160,9 +162,14 @@ class ModelSelectionMixin(EvidenceChoiceMixin):
         in_train = np.zeros(codes.shape[0], dtype=bool)
         in_train[train_rows] = True
         candidates = self._model_candidates(self.classes_.shape[0])
+        penalty = self._choose_evidence_penalty(
+            candidates, model_seed, Z, codes, folds, in_train, weight
+        )
         oofs, self.model_selection_ = self._select_model(
             candidates, model_seed, Z, codes, soft, folds, in_train, weight
         )
+        if penalty is not None:
+            self.model_selection_["evidence_penalty"] = penalty
         self.model_name_ = self.model_selection_["chosen"]
         oof = oofs[self.model_name_]
         missing = np.isnan(oof).any(axis=1)

@@ -95,9 +95,13 @@ def _held_out(selection: Mapping[str, Any], rows: str) -> str:
     return f"{held:,} rows held out of {rows}" if held else rows
 
 
-def _penalty_text(penalty: Mapping[str, Any], subject: str = "its") -> str:
+def _penalty_text(
+    penalty: Mapping[str, Any], subject: str = "its", evidence_moved: bool = False
+) -> str:
     """The clause saying how RoSR-L's final fit moved from the settings the
-    rows were decided with (its penalty, its self-paced weights), if it did."""
+    rows were decided with (its penalty, its self-paced weights), if it did;
+    ``evidence_moved``: the evidence's penalty was itself not the default
+    (:func:`_evidence_penalty_text`), so the final fit started from it."""
     chosen, default = penalty.get("chosen"), penalty.get("default")
     own = penalty.get("default_weighting")  # older files: penalties alone
     plain = own is not None and penalty.get("weighting") != own
@@ -120,13 +124,14 @@ def _penalty_text(penalty: Mapping[str, Any], subject: str = "its") -> str:
         f"chosen out of fold on {where} among {len(at)} {kinds}"
     )
     scaled = f"scaled by the share of rows sampled, {penalty.get('scale', 1):.2g}"
+    start = "the evidence's" if evidence_moved else "the default"
     if compared == default and not plain:  # kept on a sample, then scaled
-        text += f" (the default {default:g} was kept there, then {scaled})"
+        text += f" ({start} {default:g} was kept there, then {scaled})"
     elif at.get((compared, plain)) is not None and at.get((default, False)) is not None:
         text += f" (error {pct(at[(compared, plain)])} at {compared:g}{without} "
-        text += f"against {pct(at[(default, False)])} at the default {default:g}"
+        text += f"against {pct(at[(default, False)])} at {start} {default:g}"
         text += f", {scaled})" if compared != chosen else ")"
-    text += "; the rows were decided with RoSR-L at the default penalty"
+    text += f"; the rows were decided with RoSR-L at {start} penalty"
     return text + (", with its self-paced weights" if plain else "")
 
 
@@ -153,10 +158,12 @@ def final_model_text(final: Mapping[str, Any]) -> str:
     # RoSR-L's penalty is searched before the stack weighs it: said only
     # where RoSR-L is in the final model.
     penalty = selection.get("final_penalty") or {}
+    evidence = selection.get("evidence_penalty") or {}
+    moved = evidence.get("chosen", evidence.get("default")) != evidence.get("default")
     if name == "stacked":
         text = f"The final model was {_stack_text(on_cleaned)}"
         if "rosr" in ((on_cleaned.get("stack") or {}).get("members") or {}):
-            text += _penalty_text(penalty, "RoSR-L's")
+            text += _penalty_text(penalty, "RoSR-L's", moved)
         return text + _evidence_and_fit_text(final, name)
     text = f"The final model was {_model_name(name, on_cleaned)}"
     rates = _error_rates(on_cleaned) or _error_rates(selection)
@@ -177,8 +184,30 @@ def final_model_text(final: Mapping[str, Any]) -> str:
             f"({', '.join(rates)}{labels})"
         )
     if name == "rosr":
-        text += _penalty_text(penalty)
+        text += _penalty_text(penalty, evidence_moved=moved)
     return text + _evidence_and_fit_text(final, name)
+
+
+def _evidence_penalty_text(penalty: Mapping[str, Any]) -> str:
+    """The clause saying that the evidence's RoSR-L was fitted at a weaker
+    penalty than its default, and why (its error rates), if it was."""
+    chosen, default = penalty.get("chosen"), penalty.get("default")
+    if chosen is None or default is None or chosen == default:
+        return ""
+    candidates = penalty.get("candidates") or {}
+    compared = penalty.get("compared", chosen)
+    at = {float(name): v.get("error_rate") for name, v in candidates.items()}
+    text = (
+        f"; the evidence's RoSR-L was fitted at the penalty "
+        f"\N{GREEK SMALL LETTER MU} = {chosen:.2g}, not its default {default:g}, "
+        "which fits the labels clearly worse"
+    )
+    if at.get(compared) is not None and at.get(default) is not None:
+        text += (
+            f" (out-of-fold error against the observed labels {pct(at[compared])} "
+            f"at {compared:g}, {pct(at[default])} at {default:g})"
+        )
+    return text
 
 
 def _temperature_text(selection: Mapping[str, Any], lead: str) -> str:
@@ -222,6 +251,7 @@ def _evidence_and_fit_text(final: Mapping[str, Any], name: str) -> str:
         text += _temperature_text(
             selection, "; as the evidence, its probabilities were"
         )
+    text += _evidence_penalty_text(selection.get("evidence_penalty") or {})
     fit = final.get("fit") or {}
     if fit.get("weighted") and fit.get("mean_weight") is not None:
         subject = "Each of them was" if name == "stacked" else "It was"

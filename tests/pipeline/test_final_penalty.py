@@ -1,13 +1,17 @@
 """RoSR-L's penalty for the final fit, chosen out of fold on the cleaned rows.
 
-The evidence and the model that decides new rows keep RoSRClassifier's
-default penalty; only ``model_`` (``predict``) takes the chosen one.
+The evidence and the model that decides new rows keep the evidence's
+penalty; only ``model_`` (``predict``) takes the chosen one. These fits pin
+the evidence's penalty at RoSRClassifier's default (where the default
+underfits, the evidence takes a weaker one of its own:
+``test_evidence_penalty.py``), so that the final fit's choice is seen apart.
 """
 
 import numpy as np
 import pandas as pd
 import pytest
 
+import labelclean.pipeline._evidence_choice as choice_module
 import labelclean.pipeline._model_selection as selection_module
 from labelclean.linear_model import RoSRClassifier
 from labelclean.pipeline import LabelCleaner, dumps_cleaner, loads_cleaner
@@ -36,7 +40,9 @@ def _sharp_linear_rows(seed=0):
 def fits():
     X, y = _sharp_linear_rows()
     train, test = slice(0, N_TRAIN), slice(N_TRAIN, None)
-    tuned = LabelCleaner(model="rosr", random_state=0).fit(X[train], y[train])
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(choice_module, "FINAL_PENALTIES", ())  # the evidence's: 1e-3
+        tuned = LabelCleaner(model="rosr", random_state=0).fit(X[train], y[train])
     fixed = LabelCleaner(model=RoSRClassifier(), random_state=0).fit(X[train], y[train])
     return X[test], y[test], tuned, fixed
 
@@ -123,6 +129,7 @@ def test_both_models_survive_the_model_file(fits):
 def test_above_the_cap_the_penalty_is_chosen_on_a_sample_and_scaled(fits, monkeypatch):
     X_test, y_test, tuned, _ = fits
     monkeypatch.setattr(selection_module, "PENALTY_MAX_SAMPLES", 300)  # of 600
+    monkeypatch.setattr(choice_module, "FINAL_PENALTIES", ())  # as the fixture's
     X, y = _sharp_linear_rows()
     sampled = LabelCleaner(model="rosr", random_state=0).fit(X[:N_TRAIN], y[:N_TRAIN])
     record = sampled.model_selection_["final_penalty"]
