@@ -224,11 +224,9 @@ class LabelCleaner(DecisionsMixin, ModelSelectionMixin, ClassifierMixin, BaseFil
         cleaned rows (``held_out_rows``: from :data:`FINAL_HOLD_OUT_ROWS`, the
         one fold read), and the ``stack``; ``final_penalty``: RoSR-L's penalty
         (``default``, ``compared``, ``chosen``; above 10,000 cleaned rows not
-        searched for a RoSR-L the stack leaves out); ``evidence_penalty``:
-        the evidence's RoSR-L penalty, its default or a weaker one of the
-        paper's grid where the default clearly underfits the observed labels
-        (``candidates``, ``default``, ``compared``, ``chosen``, ``scale``;
-        only where the built-in ``'rosr'`` is a candidate of the evidence).
+        searched for a RoSR-L the stack leaves out); ``evidence_penalty``: the
+        evidence's (built-in ``'rosr'`` only), its default unless it clearly
+        underfits the observed labels (same keys, and ``scale``).
     feature_encoder_ : object
         Fitted feature preparation for the suspect stage and final model;
         categorical levels pooled as the confidence stage's ``max_categories``.
