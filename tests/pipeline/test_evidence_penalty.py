@@ -114,3 +114,26 @@ def test_a_configured_rosr_keeps_its_penalty(line_fits):
     fixed = LabelCleaner(model=RoSRClassifier(), random_state=0).fit(X, y)
     assert "evidence_penalty" not in fixed.model_selection_
     assert fixed.decision_model_.mu == DEFAULT_MU
+
+
+def test_the_same_penalty_and_decisions_on_two_threads(line_fits):
+    X, y, chosen, _ = line_fits
+    threaded = LabelCleaner(random_state=0, n_jobs=2).fit(X, y)
+    assert threaded.model_selection_["evidence_penalty"] == (
+        chosen.model_selection_["evidence_penalty"]
+    )
+    pd.testing.assert_frame_equal(threaded.audit_, chosen.audit_)
+
+
+def test_above_the_cap_the_penalty_is_compared_on_a_sample_and_scaled(monkeypatch):
+    monkeypatch.setattr(choice_module, "PENALTY_MAX_SAMPLES", 400)  # of 800
+    X, y = _classes_on_a_line()
+    cleaner = LabelCleaner(model="rosr", random_state=0).fit(X, y)
+    record = cleaner.model_selection_["evidence_penalty"]
+    rows = {c["rows"] for c in record["candidates"].values()}
+    assert len(rows) == 1 and 395 <= rows.pop() <= 405
+    # the same prior on the coefficients: mu times the sample's share
+    assert record["compared"] < DEFAULT_MU
+    assert record["scale"] == pytest.approx(400 / 800, abs=0.01)
+    assert record["chosen"] == pytest.approx(record["compared"] * record["scale"])
+    assert cleaner.decision_model_.mu == record["chosen"]
