@@ -119,8 +119,9 @@ def test_a_configured_rosr_keeps_its_penalty(line_fits):
 def test_the_same_penalty_and_decisions_on_two_threads(line_fits):
     X, y, chosen, _ = line_fits
     threaded = LabelCleaner(random_state=0, n_jobs=2).fit(X, y)
-    assert threaded.model_selection_["evidence_penalty"] == (
-        chosen.model_selection_["evidence_penalty"]
+    assert (
+        threaded.model_selection_["evidence_penalty"]
+        == (chosen.model_selection_["evidence_penalty"])
     )
     pd.testing.assert_frame_equal(threaded.audit_, chosen.audit_)
 
