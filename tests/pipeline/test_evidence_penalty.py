@@ -23,8 +23,8 @@ DEFAULT_MU = RoSRClassifier().mu
 
 def _classes_on_a_line(n_rows=800, n_classes=8, separation=3.0, seed=0):
     """Classes whose means lie ``separation`` standard deviations apart on one
-    column, and a column of noise; no label is wrong, but a sixteenth of each
-    class lies nearer a neighbour's mean, rightly."""
+    column, and a column of noise; no label is wrong, but 6.7 % of a class
+    lies past each midpoint to a neighbour's mean (three deviations), rightly."""
     rng = np.random.default_rng(seed)
     codes = rng.integers(0, n_classes, n_rows)
     columns = rng.normal(size=(2, n_rows)) + np.outer([separation, 0.0], codes)
