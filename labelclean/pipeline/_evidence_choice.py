@@ -67,9 +67,10 @@ class EvidenceChoiceMixin:
         stratified, seeded sample of that many rows (with its own folds), and
         the chosen model is evaluated again on every row.
         """
+        known = self._known_evidence(names)
         if len(names) == 1 or folds is None:
             labels = self._evidence_labels(names[0], seed, codes, soft)
-            oofs = self._out_of_fold(
+            oofs = known or self._out_of_fold(
                 names, seed, Z, codes, labels, folds, in_train, weight
             )
             selection = choose_model(oofs, codes)[1]
@@ -81,7 +82,7 @@ class EvidenceChoiceMixin:
         )
         if rows is None:
             compared = self._compared(
-                names, seed, Z, codes, soft, folds, in_train, weight
+                names, seed, Z, codes, soft, folds, in_train, weight, known=known
             )
             chosen, selection = choose_model(compared, codes)
             self._record_labels(selection, seed)
@@ -109,10 +110,20 @@ class EvidenceChoiceMixin:
             self._record_labels(selection, seed)
             selection["sampled_rows"] = int(rows.shape[0])
         labels = self._evidence_labels(chosen, seed, codes, soft)
-        oofs = self._out_of_fold(
+        oofs = {chosen: known[chosen]} if chosen in known else None
+        oofs = oofs or self._out_of_fold(
             [chosen], seed, Z, codes, labels, folds, in_train, weight
         )
         return oofs, selection
+
+    def _known_evidence(self, names) -> dict:
+        """RoSR-L's out-of-fold probabilities from the penalty comparison, when
+        it ran on every row with the evidence's folds (``{'rosr': ...}``), so
+        that they are not fitted twice; else empty. The comparison fitted
+        RoSR-L on the same rows, folds, observed labels and weights, at the
+        penalty now chosen (:meth:`_choose_evidence_penalty`)."""
+        oof = getattr(self, "_penalty_oof", None)
+        return {"rosr": oof} if oof is not None and "rosr" in names else {}
 
     def _choose_evidence_penalty(self, names, seed, Z, codes, folds, in_train, weight):
         """RoSR-L's penalty for the evidence, when the built-in ``'rosr'`` is
@@ -137,7 +148,7 @@ class EvidenceChoiceMixin:
         and a weaker one chosen there is scaled by the sample's share of the
         rows, as the final model's is.
         """
-        self._evidence_params = None
+        self._evidence_params = self._penalty_oof = None
         if "rosr" not in names or folds is None:
             return None
         default = float(self._make_model("rosr", seed).get_params()["mu"])
@@ -167,10 +178,22 @@ class EvidenceChoiceMixin:
         record.update(compared=float(chosen), chosen=mu)
         if mu != default:
             self._evidence_params = {"mu": mu}
+        if rows is None:  # the evidence's own rows and folds: not fitted twice
+            self._penalty_oof = oofs[chosen]
         return record
 
     def _compared(
-        self, names, seed, Z, codes, soft, folds, in_train, weight, row_ids=None
+        self,
+        names,
+        seed,
+        Z,
+        codes,
+        soft,
+        folds,
+        in_train,
+        weight,
+        row_ids=None,
+        known=None,
     ):
         """Each candidate's out-of-fold probabilities on the labels it would
         give the evidence on (:meth:`_evidence_labels`): the observed labels
@@ -180,9 +203,11 @@ class EvidenceChoiceMixin:
         candidate is compared as it would decide: RoSR-L compared on the
         neighbours' soft labels was another model than the evidence it gives
         (docs/decisions.md, *The candidates compared on the labels they give
-        evidence on*)."""
-        on_soft = [name for name in names if self._learns_soft_labels(name, seed)]
-        out = {}
+        evidence on*). ``known``: probabilities already fitted that way, by
+        name (:meth:`_known_evidence`)."""
+        out = dict(known or {})
+        names_left = [name for name in names if name not in out]
+        on_soft = [name for name in names_left if self._learns_soft_labels(name, seed)]
         if on_soft:
             out.update(
                 self._out_of_fold(
@@ -198,7 +223,7 @@ class EvidenceChoiceMixin:
                     fold_soft=True,
                 )
             )
-        observed = [name for name in names if name not in on_soft]
+        observed = [name for name in names_left if name not in on_soft]
         if observed:
             one_hot = np.eye(soft.shape[1])[codes]
             out.update(

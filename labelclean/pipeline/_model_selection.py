@@ -168,6 +168,7 @@ class ModelSelectionMixin(EvidenceChoiceMixin):
         oofs, self.model_selection_ = self._select_model(
             candidates, model_seed, Z, codes, soft, folds, in_train, weight
         )
+        self._penalty_oof = None  # read by _select_model; not kept in the model
         if penalty is not None:
             self.model_selection_["evidence_penalty"] = penalty
         self.model_name_ = self.model_selection_["chosen"]

@@ -75,9 +75,9 @@ def test_the_report_says_the_evidence_penalty_moved(line_fits):
     mu = f"\N{GREEK SMALL LETTER MU} = {record['chosen']:.2g}"
     assert f"the evidence's RoSR-L was fitted at the penalty {mu}, not its" in html
     # the final fit's penalty search starts from the evidence's, and says so
-    if "final_penalty" in chosen.model_selection_:
-        assert "decided with RoSR-L at the evidence's penalty" in html
-        assert "at the default penalty" not in html
+    assert chosen.model_selection_["final_penalty"]["default"] == record["chosen"]
+    assert "decided with RoSR-L at the evidence's penalty" in html
+    assert "at the default penalty" not in html
     assert "evidence_penalty" not in pinned.model_selection_ or (
         pinned.model_selection_["evidence_penalty"]["chosen"] == DEFAULT_MU
     )
@@ -87,6 +87,9 @@ def test_the_report_says_the_evidence_penalty_moved(line_fits):
 
 def test_the_evidence_penalty_survives_the_model_file(line_fits):
     chosen = line_fits[2]
+    # the comparison's out-of-fold probabilities served the evidence and are
+    # not carried into the model file
+    assert getattr(chosen, "_penalty_oof", None) is None
     loaded, _ = loads_cleaner(dumps_cleaner(chosen))
     assert loaded.decision_model_.mu == chosen.decision_model_.mu < DEFAULT_MU
     X_new, y_new = _classes_on_a_line(200, seed=1)
