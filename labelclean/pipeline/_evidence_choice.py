@@ -67,7 +67,7 @@ class EvidenceChoiceMixin:
         stratified, seeded sample of that many rows (with its own folds), and
         the chosen model is evaluated again on every row.
         """
-        known = self._known_evidence(names)
+        known = self._known_evidence(names, codes)
         if len(names) == 1 or folds is None:
             labels = self._evidence_labels(names[0], seed, codes, soft)
             oofs = known or self._out_of_fold(
@@ -82,7 +82,7 @@ class EvidenceChoiceMixin:
         )
         if rows is None:
             compared = self._compared(
-                names, seed, Z, codes, soft, folds, in_train, weight, known=known
+                names, seed, Z, codes, soft, folds, in_train, weight
             )
             chosen, selection = choose_model(compared, codes)
             self._record_labels(selection, seed)
@@ -116,14 +116,16 @@ class EvidenceChoiceMixin:
         )
         return oofs, selection
 
-    def _known_evidence(self, names) -> dict:
+    def _known_evidence(self, names, codes) -> dict:
         """RoSR-L's out-of-fold probabilities from the penalty comparison, when
         it ran on every row with the evidence's folds (``{'rosr': ...}``), so
         that they are not fitted twice; else empty. The comparison fitted
         RoSR-L on the same rows, folds, observed labels and weights, at the
         penalty now chosen (:meth:`_choose_evidence_penalty`)."""
         oof = getattr(self, "_penalty_oof", None)
-        return {"rosr": oof} if oof is not None and "rosr" in names else {}
+        if oof is None or "rosr" not in names or oof.shape[0] != codes.shape[0]:
+            return {}
+        return {"rosr": oof}
 
     def _choose_evidence_penalty(self, names, seed, Z, codes, folds, in_train, weight):
         """RoSR-L's penalty for the evidence, when the built-in ``'rosr'`` is
@@ -183,17 +185,7 @@ class EvidenceChoiceMixin:
         return record
 
     def _compared(
-        self,
-        names,
-        seed,
-        Z,
-        codes,
-        soft,
-        folds,
-        in_train,
-        weight,
-        row_ids=None,
-        known=None,
+        self, names, seed, Z, codes, soft, folds, in_train, weight, row_ids=None
     ):
         """Each candidate's out-of-fold probabilities on the labels it would
         give the evidence on (:meth:`_evidence_labels`): the observed labels
@@ -203,9 +195,9 @@ class EvidenceChoiceMixin:
         candidate is compared as it would decide: RoSR-L compared on the
         neighbours' soft labels was another model than the evidence it gives
         (docs/decisions.md, *The candidates compared on the labels they give
-        evidence on*). ``known``: probabilities already fitted that way, by
-        name (:meth:`_known_evidence`)."""
-        out = dict(known or {})
+        evidence on*). Probabilities already fitted that way on these rows
+        are not fitted again (:meth:`_known_evidence`)."""
+        out = self._known_evidence(names, codes) if row_ids is None else {}
         names_left = [name for name in names if name not in out]
         on_soft = [name for name in names_left if self._learns_soft_labels(name, seed)]
         if on_soft:
