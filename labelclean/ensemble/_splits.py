@@ -40,8 +40,27 @@ def _weighted_impurity(counts, total, criterion):
 
 @compiled(nogil=True, inline="always")
 def _split_gain(parent, left, w_left, total, right, criterion):
-    """Impurity decrease of a split whose left child holds ``left``."""
+    """Impurity decrease of a split whose left child holds ``left``.
+
+    For Gini the right child's weights and both children's sums of squares
+    are read in one loop: three chains of additions, each in the order of
+    :func:`_weighted_impurity`'s (so the same gain to the bit), that the
+    processor runs side by side instead of one after another."""
     w_right = 0.0
+    if criterion == 0:
+        sq_left = 0.0
+        sq_right = 0.0
+        for k in range(total.shape[0]):
+            r = total[k] - left[k]
+            r = r if r > 0.0 else 0.0
+            right[k] = r
+            w_right += r
+            sq_left += left[k] * left[k]
+            sq_right += r * r
+        if w_left <= 0.0 or w_right <= 0.0:
+            return -1.0
+        g = parent - (w_left - sq_left / w_left)
+        return g - (w_right - sq_right / w_right)
     for k in range(total.shape[0]):
         r = total[k] - left[k]
         right[k] = r if r > 0.0 else 0.0
@@ -135,9 +154,10 @@ def level_splits(
 
     Each node's rows (those with weight, in row order, so every histogram
     cell adds the same weights in the same order) fill a histogram buffer of
-    one node; the scan visits only the value bins they occupy, in order (an
-    empty bin changes no sum and is skipped by the full scan too), and
-    clears them after.
+    one node, a block of features at a time (:data:`_BLOCK_CELLS`); the scan
+    visits only the value bins they occupy, in order (an empty bin changes
+    no sum and is skipped by the full scan too), carries the best split from
+    block to block in feature order, and clears the bins after.
     """
     n_samples, n_features = X_binned.shape
     n_bins = histogram_bins(n_bins_per_feature)
@@ -157,33 +177,88 @@ def level_splits(
         if weight[i] != 0.0 and node >= 0:
             order[fill[node]] = i
             fill[node] += 1
-    hist = np.zeros((n_features, n_bins, n_classes))
-    seen = np.zeros((n_features, n_bins), dtype=np.bool_)
-    occ = np.empty((n_features, n_bins), dtype=np.intp)
-    n_occ = np.zeros(n_features, dtype=np.intp)
+    # A block of features at a time: its histograms stay in the L2 cache.
+    block = max(1, min(n_features, _BLOCK_CELLS // (n_bins * n_classes)))
+    hist = np.zeros((block, n_bins, n_classes))
+    seen = np.zeros((block, n_bins), dtype=np.bool_)
+    occ = np.empty((block, n_bins), dtype=np.intp)
+    n_occ = np.zeros(block, dtype=np.intp)
     out = _splits_out(n_nodes, n_classes)
     scratch = np.zeros((5, n_classes))
     for node in range(n_nodes):
         rows = order[start[node] : start[node + 1]]
+        if rows.shape[0] > 0:  # no rows, no weight: no split (_scan_node)
+            _node_split(
+                X_binned, y, weight, rows, n_bins_per_feature, criterion, node,
+                out, hist, seen, occ, n_occ, scratch,
+            )  # fmt: skip
+    return out
+
+
+@compiled(nogil=True)
+def _node_split(
+    X_binned, y, weight, rows, n_bins_per_feature, criterion, node, out, hist,
+    seen, occ, n_occ, scratch,
+):  # fmt: skip
+    """:func:`level_splits`' best split of one node from its ``rows``, a
+    block of features (``hist.shape[0]``) at a time, into ``out``."""
+    n_features = X_binned.shape[1]
+    block = hist.shape[0]
+    two = hist.shape[2] == 2 and criterion == 0
+    t0 = t1 = weight_node = parent = best = 0.0
+    for j0 in range(0, n_features, block):
+        j1 = min(j0 + block, n_features)
         for i in rows:
             c, w = y[i], weight[i]
-            for j in range(n_features):
+            for j in range(j0, j1):
                 b = X_binned[i, j]
-                hist[j, b, c] += w
-                if b < n_bins_per_feature[j] and not seen[j, b]:
-                    seen[j, b] = True
-                    occ[j, n_occ[j]] = b
-                    n_occ[j] += 1
-        for j in range(n_features):
-            _in_order(occ[j], n_occ[j], seen[j], n_bins_per_feature[j])
-        _scan_node(hist, occ, n_occ, n_bins_per_feature, criterion, node, out, scratch)
-        for j in range(n_features):  # clear what the rows wrote
-            for t in range(n_occ[j]):
-                hist[j, occ[j, t], :] = 0.0
-                seen[j, occ[j, t]] = False
-            hist[j, n_bins_per_feature[j], :] = 0.0
-            n_occ[j] = 0
-    return out
+                hist[j - j0, b, c] += w
+                if b < n_bins_per_feature[j] and not seen[j - j0, b]:
+                    seen[j - j0, b] = True
+                    occ[j - j0, n_occ[j - j0]] = b
+                    n_occ[j - j0] += 1
+        for j in range(j0, j1):
+            _in_order(occ[j - j0], n_occ[j - j0], seen[j - j0], n_bins_per_feature[j])
+        if j0 == 0:  # the node's class weights, from feature 0
+            if two:
+                t0, t1, weight_node = _node_total_gini2(
+                    hist[0], occ[0], n_occ[0], n_bins_per_feature[0]
+                )
+                parent = _gini2(t0, t1, weight_node)
+            else:
+                weight_node = _node_total_any(
+                    hist[0], occ[0], n_occ[0], n_bins_per_feature[0], scratch
+                )
+                parent = _weighted_impurity(scratch[0], weight_node, criterion)
+            best = 1e-12 * weight_node  # as _scan_node's
+        for j in range(j0, j1):
+            if weight_node <= 0.0:
+                break
+            k = j - j0
+            if two:
+                best = _scan_feature_gini2(
+                    hist[k], occ[k], n_occ[k], n_bins_per_feature[j], j, node, out,
+                    t0, t1, weight_node, parent, best,
+                )  # fmt: skip
+            else:
+                best = _scan_feature_any(
+                    hist[k], occ[k], n_occ[k], n_bins_per_feature[j], j, criterion,
+                    node, out, scratch, parent, weight_node, best,
+                )  # fmt: skip
+        for j in range(j0, j1):  # clear what the rows wrote
+            for t in range(n_occ[j - j0]):
+                hist[j - j0, occ[j - j0, t], :] = 0.0
+                seen[j - j0, occ[j - j0, t]] = False
+            hist[j - j0, n_bins_per_feature[j], :] = 0.0
+            n_occ[j - j0] = 0
+
+
+#: Histogram cells (bins × classes, 8 bytes each) of the features that
+#: :func:`level_splits` fills at once from a node's rows: 256 KiB, within
+#: the L2 cache. All features at once (a row's codes read together) is as
+#: fast where they fit; a wide table's (1,460 features of 200 bins and ten
+#: classes: 24 MB) missed the cache at every row's write.
+_BLOCK_CELLS = 32_768
 
 
 @compiled(nogil=True)
@@ -243,67 +318,93 @@ def _scan_node(h, occ, n_occ, n_bins_per_feature, criterion, node, out, scratch)
 @compiled(nogil=True)
 def _scan_node_any(h, occ, n_occ, n_bins_per_feature, criterion, node, out, scratch):
     """:func:`_scan_node` for any number of classes and either criterion."""
-    feature, split_bin, missing_left, gain, left_value, right_value = out
-    n_features, _, n_classes = h.shape
-    total, left, with_missing, right, missing = (
-        scratch[0], scratch[1], scratch[2], scratch[3], scratch[4],
-    )  # fmt: skip
+    weight = _node_total_any(h[0], occ[0], n_occ[0], n_bins_per_feature[0], scratch)
+    if weight <= 0.0:
+        return
+    parent = _weighted_impurity(scratch[0], weight, criterion)
+    best = 1e-12 * weight  # a split must beat the parent by more than rounding
+    for j in range(h.shape[0]):
+        best = _scan_feature_any(
+            h[j], occ[j], n_occ[j], n_bins_per_feature[j], j, criterion, node, out,
+            scratch, parent, weight, best,
+        )  # fmt: skip
+
+
+@compiled(nogil=True)
+def _node_total_any(h0, occ0, n_occ0, n_value_bins0, scratch):
+    """The node's weight per class into ``scratch[0]``, read off feature 0's
+    histogram ``h0[bin, class]`` (its value bins in order, then its missing
+    bin); returns their sum."""
+    total = scratch[0]
+    n_classes = total.shape[0]
     total[:] = 0.0
-    for t in range(n_occ[0]):  # the node's weight per class, from feature 0
+    for t in range(n_occ0):
         for k in range(n_classes):
-            total[k] += h[0, occ[0, t], k]
+            total[k] += h0[occ0[t], k]
     for k in range(n_classes):
-        total[k] += h[0, n_bins_per_feature[0], k]
+        total[k] += h0[n_value_bins0, k]
     weight = 0.0
     for k in range(n_classes):
         weight += total[k]
-    if weight <= 0.0:
-        return
-    parent = _weighted_impurity(total, weight, criterion)
-    best = 1e-12 * weight  # a split must beat the parent by more than rounding
-    for j in range(n_features):
-        n_value_bins = n_bins_per_feature[j]
-        w_missing = 0.0
+    return weight
+
+
+@compiled(nogil=True)
+def _scan_feature_any(
+    hj, occj, n_occj, n_value_bins, j, criterion, node, out, scratch, parent, weight,
+    best,
+):  # fmt: skip
+    """Scan feature ``j``'s histogram ``hj[bin, class]`` (value bins
+    ``occj[:n_occj]`` in order) for a split of ``node`` beating ``best``,
+    the node's class weights in ``scratch[0]``; write it into ``out`` and
+    return the best gain so far."""
+    feature, split_bin, missing_left, gain, left_value, right_value = out
+    n_classes = hj.shape[1]
+    total, left, with_missing, right, missing = (
+        scratch[0], scratch[1], scratch[2], scratch[3], scratch[4],
+    )  # fmt: skip
+    w_missing = 0.0
+    for k in range(n_classes):
+        missing[k] = hj[n_value_bins, k]
+        w_missing += missing[k]
+    left[:] = 0.0
+    w_left = 0.0
+    last = n_value_bins if w_missing > 0.0 else n_value_bins - 1
+    for t in range(n_occj):
+        b = occj[t]
+        if b >= last:
+            break
+        added = 0.0
         for k in range(n_classes):
-            missing[k] = h[j, n_value_bins, k]
-            w_missing += missing[k]
-        left[:] = 0.0
-        w_left = 0.0
-        last = n_value_bins if w_missing > 0.0 else n_value_bins - 1
-        for t in range(n_occ[j]):
-            b = occ[j, t]
-            if b >= last:
-                break
-            added = 0.0
-            for k in range(n_classes):
-                v = h[j, b, k]
-                left[k] += v
-                added += v
-            if added == 0.0:
-                continue  # same partition as the previous bin
-            w_left += added
-            # Missing rows right (side 0) and, when there are any and
-            # some value goes right, left (side 1).
-            sides = 2 if w_missing > 0.0 and b < n_value_bins - 1 else 1
-            for side in range(sides):
-                child = left
-                w_child = w_left
-                if side == 1:
-                    for k in range(n_classes):
-                        with_missing[k] = left[k] + missing[k]
-                    child = with_missing
-                    w_child = w_left + w_missing
-                g = _split_gain(parent, child, w_child, total, right, criterion)
-                if g > best:
-                    best = g
-                    feature[node] = j
-                    split_bin[node] = b
-                    gain[node] = g
-                    _copy_row(left_value, node, child)
-                    _copy_row(right_value, node, right)
-                    missing_left[node] = side == 1 or (
-                        w_missing == 0.0 and w_left >= weight - w_left
-                    )
+            v = hj[b, k]
+            left[k] += v
+            added += v
+        if added == 0.0:
+            continue  # same partition as the previous bin
+        w_left += added
+        # Missing rows right (side 0) and, when there are any and
+        # some value goes right, left (side 1).
+        sides = 2 if w_missing > 0.0 and b < n_value_bins - 1 else 1
+        for side in range(sides):
+            child = left
+            w_child = w_left
+            if side == 1:
+                for k in range(n_classes):
+                    with_missing[k] = left[k] + missing[k]
+                child = with_missing
+                w_child = w_left + w_missing
+            g = _split_gain(parent, child, w_child, total, right, criterion)
+            if g > best:
+                best = g
+                feature[node] = j
+                split_bin[node] = b
+                gain[node] = g
+                _copy_row(left_value, node, child)
+                _copy_row(right_value, node, right)
+                missing_left[node] = side == 1 or (
+                    w_missing == 0.0 and w_left >= weight - w_left
+                )
+    return best
 
 
 @compiled(nogil=True)
@@ -325,80 +426,98 @@ def _scan_node_gini2(h, occ, n_occ, n_bins_per_feature, node, out):
     arrays (benchmarks/RESULTS.md, ``fit-cost-wide-gini2``), so the same
     splits to the last bit
     (``test_two_class_gini_scan_is_the_general_one_to_the_bit``)."""
-    feature, split_bin, missing_left, gain, left_value, right_value = out
-    n_features = h.shape[0]
-    t0 = 0.0
-    t1 = 0.0
-    for t in range(n_occ[0]):
-        t0 += h[0, occ[0, t], 0]
-        t1 += h[0, occ[0, t], 1]
-    t0 += h[0, n_bins_per_feature[0], 0]
-    t1 += h[0, n_bins_per_feature[0], 1]
-    weight = 0.0
-    weight += t0
-    weight += t1
+    t0, t1, weight = _node_total_gini2(h[0], occ[0], n_occ[0], n_bins_per_feature[0])
     if weight <= 0.0:
         return
     parent = _gini2(t0, t1, weight)
     best = 1e-12 * weight
-    for j in range(n_features):
-        n_value_bins = n_bins_per_feature[j]
-        m0 = h[j, n_value_bins, 0]
-        m1 = h[j, n_value_bins, 1]
-        w_missing = 0.0
-        w_missing += m0
-        w_missing += m1
-        l0 = 0.0
-        l1 = 0.0
-        w_left = 0.0
-        last = n_value_bins if w_missing > 0.0 else n_value_bins - 1
-        for t in range(n_occ[j]):
-            b = occ[j, t]
-            if b >= last:
-                break
-            h0 = h[j, b, 0]
-            h1 = h[j, b, 1]
-            l0 += h0
-            l1 += h1
-            added = 0.0
-            added += h0
-            added += h1
-            if added == 0.0:
-                continue
-            w_left += added
-            sides = 2 if w_missing > 0.0 and b < n_value_bins - 1 else 1
-            for side in range(sides):
-                c0 = l0
-                c1 = l1
-                w_child = w_left
-                if side == 1:
-                    c0 = l0 + m0
-                    c1 = l1 + m1
-                    w_child = w_left + w_missing
-                r0 = t0 - c0
-                r0 = r0 if r0 > 0.0 else 0.0
-                r1 = t1 - c1
-                r1 = r1 if r1 > 0.0 else 0.0
-                w_right = 0.0
-                w_right += r0
-                w_right += r1
-                if w_child <= 0.0 or w_right <= 0.0:
-                    g = -1.0
-                else:
-                    g = parent - _gini2(c0, c1, w_child)
-                    g = g - _gini2(r0, r1, w_right)
-                if g > best:
-                    best = g
-                    feature[node] = j
-                    split_bin[node] = b
-                    gain[node] = g
-                    left_value[node, 0] = c0
-                    left_value[node, 1] = c1
-                    right_value[node, 0] = r0
-                    right_value[node, 1] = r1
-                    missing_left[node] = side == 1 or (
-                        w_missing == 0.0 and w_left >= weight - w_left
-                    )
+    for j in range(h.shape[0]):
+        best = _scan_feature_gini2(
+            h[j], occ[j], n_occ[j], n_bins_per_feature[j], j, node, out, t0, t1,
+            weight, parent, best,
+        )  # fmt: skip
+
+
+@compiled(nogil=True)
+def _node_total_gini2(h0, occ0, n_occ0, n_value_bins0):
+    """:func:`_node_total_any` for two classes, on scalars: both classes'
+    weights and their sum."""
+    t0 = 0.0
+    t1 = 0.0
+    for t in range(n_occ0):
+        t0 += h0[occ0[t], 0]
+        t1 += h0[occ0[t], 1]
+    t0 += h0[n_value_bins0, 0]
+    t1 += h0[n_value_bins0, 1]
+    weight = 0.0
+    weight += t0
+    weight += t1
+    return t0, t1, weight
+
+
+@compiled(nogil=True)
+def _scan_feature_gini2(
+    hj, occj, n_occj, n_value_bins, j, node, out, t0, t1, weight, parent, best
+):
+    """:func:`_scan_feature_any` for two classes and Gini, on scalars."""
+    feature, split_bin, missing_left, gain, left_value, right_value = out
+    m0 = hj[n_value_bins, 0]
+    m1 = hj[n_value_bins, 1]
+    w_missing = 0.0
+    w_missing += m0
+    w_missing += m1
+    l0 = 0.0
+    l1 = 0.0
+    w_left = 0.0
+    last = n_value_bins if w_missing > 0.0 else n_value_bins - 1
+    for t in range(n_occj):
+        b = occj[t]
+        if b >= last:
+            break
+        h0 = hj[b, 0]
+        h1 = hj[b, 1]
+        l0 += h0
+        l1 += h1
+        added = 0.0
+        added += h0
+        added += h1
+        if added == 0.0:
+            continue
+        w_left += added
+        sides = 2 if w_missing > 0.0 and b < n_value_bins - 1 else 1
+        for side in range(sides):
+            c0 = l0
+            c1 = l1
+            w_child = w_left
+            if side == 1:
+                c0 = l0 + m0
+                c1 = l1 + m1
+                w_child = w_left + w_missing
+            r0 = t0 - c0
+            r0 = r0 if r0 > 0.0 else 0.0
+            r1 = t1 - c1
+            r1 = r1 if r1 > 0.0 else 0.0
+            w_right = 0.0
+            w_right += r0
+            w_right += r1
+            if w_child <= 0.0 or w_right <= 0.0:
+                g = -1.0
+            else:
+                g = parent - _gini2(c0, c1, w_child)
+                g = g - _gini2(r0, r1, w_right)
+            if g > best:
+                best = g
+                feature[node] = j
+                split_bin[node] = b
+                gain[node] = g
+                left_value[node, 0] = c0
+                left_value[node, 1] = c1
+                right_value[node, 0] = r0
+                right_value[node, 1] = r1
+                missing_left[node] = side == 1 or (
+                    w_missing == 0.0 and w_left >= weight - w_left
+                )
+    return best
 
 
 @compiled(nogil=True)
@@ -428,6 +547,20 @@ def _route(
 
 
 @compiled(nogil=True)
+def _root_value(X_binned, y, weight, n_bins, value):
+    """The root's class weights into ``value``: feature 0's histogram, its
+    bins summed in order (rows with weight 0 left out), as the splits'
+    histograms hold them."""
+    hist = np.zeros((n_bins, value.shape[0]))
+    for i in range(X_binned.shape[0]):
+        if weight[i] != 0.0:
+            hist[X_binned[i, 0], y[i]] += weight[i]
+    for b in range(n_bins):
+        for k in range(value.shape[0]):
+            value[k] += hist[b, k]
+
+
+@compiled(nogil=True)
 def grow_nodes(X_binned, y, weight, n_classes, n_bins, max_depth, criterion):
     """Grow a tree level by level: its node arrays, node values unnormalised.
 
@@ -447,28 +580,12 @@ def grow_nodes(X_binned, y, weight, n_classes, n_bins, max_depth, criterion):
     node_of_row = np.zeros(X_binned.shape[0], dtype=np.intp)
     level = np.zeros(1, dtype=np.intp)  # this level's node ids, in local order
     n_bins_max = histogram_bins(n_bins)  # value bins, missing bin, (empty)
+    _root_value(X_binned, y, weight, n_bins_max, value[0])
     for depth in range(max_depth):
-        if depth == 0:
-            # level.shape[0] (1), not a literal 1: a literal compiles a
-            # second _histograms
-            hist = _histograms(
-                X_binned, y, weight, node_of_row, level.shape[0], n_bins_max, n_classes
-            )
-            for b in range(n_bins_max):  # feature 0's bins, in order
-                for k in range(n_classes):
-                    value[0, k] += hist[0, 0, b, k]
-            splits = best_splits(hist, n_bins, criterion)
-        else:
-            splits = level_splits(
-                X_binned,
-                y,
-                weight,
-                node_of_row,
-                level.shape[0],
-                n_bins,
-                n_classes,
-                criterion,
-            )
+        splits = level_splits(
+            X_binned, y, weight, node_of_row, level.shape[0], n_bins, n_classes,
+            criterion,
+        )  # fmt: skip
         feat, bins, miss_left, _, left_value, right_value = splits
         child_of = np.full((level.shape[0], 2), -1, dtype=np.intp)
         next_level = np.empty(2 * level.shape[0], dtype=np.intp)

@@ -14,6 +14,7 @@ from labelclean.ensemble._binned import (
     midpoint_percentiles,
 )
 from labelclean.ensemble._splits import (
+    _BLOCK_CELLS,
     _histograms,
     _scan_node_any,
     _scan_node_gini2,
@@ -434,6 +435,35 @@ def test_level_splits_node_by_node_and_all_at_once_agree(n_classes, n_nodes):
     assert (whole[0] >= 0).sum() >= min(n_nodes, 200)  # not vacuous
     for a, b in zip(whole, by_node, strict=True):
         np.testing.assert_array_equal(a, b)
+
+
+@pytest.mark.parametrize("n_classes", [2, 5])
+@pytest.mark.parametrize("n_nodes", [1, 7])
+def test_a_wide_levels_splits_found_a_block_of_features_at_a_time_are_the_same(
+    n_classes, n_nodes
+):
+    # 300 features of 255 value bins: a node's histograms are filled a block
+    # of features at a time (_BLOCK_CELLS), the best split carried from
+    # block to block; the label follows late features, so the best splits
+    # lie past the first block.
+    rng = np.random.RandomState(n_classes * 100 + n_nodes)
+    n, d = 150, 300
+    X = rng.randint(0, 255, size=(n, d)).astype(np.uint8)
+    X[rng.rand(n, d) < 0.1] = 255  # each feature's missing bin
+    n_bins = np.full(d, 255, dtype=np.intp)
+    y = ((X[:, 250] // 64 + X[:, 290] // 128) % n_classes).astype(np.intp)
+    w = rng.exponential(size=n) * (rng.rand(n) > 0.1)
+    node = rng.randint(0, n_nodes, size=n).astype(np.intp)
+    cells = histogram_bins(n_bins) * n_classes
+    assert n_nodes * cells > 2 * n  # the node-by-node path
+    assert _BLOCK_CELLS // cells < d  # more than one block
+    hist = _histograms(X, y, w, node, n_nodes, histogram_bins(n_bins), n_classes)
+    for criterion in (0, 1):
+        whole = best_splits(hist, n_bins, criterion)
+        blocked = level_splits(X, y, w, node, n_nodes, n_bins, n_classes, criterion)
+        assert (whole[0] >= _BLOCK_CELLS // cells).any()  # not vacuous
+        for a, b in zip(whole, blocked, strict=True):
+            np.testing.assert_array_equal(a, b)  # bit for bit
 
 
 def grown_in_python(X, y, w, n_classes, n_bins, max_depth, criterion):
