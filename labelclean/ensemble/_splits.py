@@ -1,74 +1,36 @@
-"""The split search of the binned trees: impurity, gain, best split per node.
+"""The split search of the binned trees: histograms, best split per node.
 
 Compiled with numba. For every node of a level and every feature,
 :func:`best_splits` scans the weighted class histograms over the bins
 (:mod:`labelclean.ensemble._binned`) and returns the split of highest
-impurity decrease (Gini or entropy), with the side the missing values go to.
+impurity decrease (Gini or entropy), with the side the missing values go to
+(the scan itself, impurity and gain: :mod:`labelclean.ensemble._scan`).
 :func:`_histograms` builds those histograms for a level in one pass over the
 rows. :func:`level_splits` finds the same splits, to the bit, from the rows:
-on a deep level of many small nodes it builds one node's histogram at a time
-in a buffer that stays in cache and scans only the bins the node's rows
-occupy, so the level costs in proportion to its rows, not to nodes × bins.
+on a deep level of many small nodes (and on a wide table's root) it builds
+one node's histogram at a time, a block of features at a time, in a buffer
+that stays in cache and scans only the bins the node's rows occupy, so the
+level costs in proportion to its rows, not to nodes × bins.
 :func:`grow_nodes` grows a whole tree from them, level by level, sending each
 row to its child (:func:`_route`) between levels.
 """
 
 import numpy as np
 
+from labelclean.ensemble._scan import (
+    _copy_row,
+    _gini2,
+    _node_total_any,
+    _node_total_gini2,
+    _scan_feature_any,
+    _scan_feature_gini2,
+    _scan_node,
+    _splits_out,
+    _weighted_impurity,
+)
 from labelclean.utils._compiled import compiled
 
 __all__ = ["best_splits", "grow_nodes", "histogram_bins", "level_splits"]
-
-
-@compiled(nogil=True, inline="always")
-def _weighted_impurity(counts, total, criterion):
-    """``total * impurity`` of a node with class weights ``counts`` summing to
-    ``total``."""
-    if total <= 0.0:
-        return 0.0
-    if criterion == 0:  # gini
-        sq = 0.0
-        for c in counts:
-            sq += c * c
-        return total - sq / total
-    ent = 0.0  # entropy, in nats
-    for c in counts:
-        if c > 0.0:
-            ent -= c * np.log(c / total)
-    return ent
-
-
-@compiled(nogil=True, inline="always")
-def _split_gain(parent, left, w_left, total, right, criterion):
-    """Impurity decrease of a split whose left child holds ``left``.
-
-    For Gini the right child's weights and both children's sums of squares
-    are read in one loop: three chains of additions, each in the order of
-    :func:`_weighted_impurity`'s (so the same gain to the bit), that the
-    processor runs side by side instead of one after another."""
-    w_right = 0.0
-    if criterion == 0:
-        sq_left = 0.0
-        sq_right = 0.0
-        for k in range(total.shape[0]):
-            r = total[k] - left[k]
-            r = r if r > 0.0 else 0.0
-            right[k] = r
-            w_right += r
-            sq_left += left[k] * left[k]
-            sq_right += r * r
-        if w_left <= 0.0 or w_right <= 0.0:
-            return -1.0
-        g = parent - (w_left - sq_left / w_left)
-        return g - (w_right - sq_right / w_right)
-    for k in range(total.shape[0]):
-        r = total[k] - left[k]
-        right[k] = r if r > 0.0 else 0.0
-        w_right += right[k]
-    if w_left <= 0.0 or w_right <= 0.0:
-        return -1.0
-    g = parent - _weighted_impurity(left, w_left, criterion)
-    return g - _weighted_impurity(right, w_right, criterion)
 
 
 @compiled(nogil=True)
@@ -281,243 +243,6 @@ def _in_order(occ, n_occ, seen, n_value_bins):
                 occ[u] = occ[u - 1]
                 u -= 1
             occ[u] = b
-
-
-@compiled(nogil=True, inline="always")
-def _copy_row(dest, row, values):
-    """``dest[row] = values``, element by element: an array assigned to a
-    slice compiles numba's shape-mismatch message, seconds of a cold start
-    (docs/boosting.md, *Compiled once*)."""
-    for k in range(values.shape[0]):
-        dest[row, k] = values[k]
-
-
-@compiled(nogil=True)
-def _splits_out(n_nodes, n_classes):
-    """feature, bin, missing-left, gain, left and right class weights per node."""
-    return (
-        np.full(n_nodes, -1, dtype=np.intp),
-        np.zeros(n_nodes, dtype=np.intp),
-        np.zeros(n_nodes, dtype=np.bool_),
-        np.zeros(n_nodes),
-        np.zeros((n_nodes, n_classes)),
-        np.zeros((n_nodes, n_classes)),
-    )
-
-
-@compiled(nogil=True)
-def _scan_node(h, occ, n_occ, n_bins_per_feature, criterion, node, out, scratch):
-    """Write the best split of ``node``, histogram ``h[feature, bin, class]``
-    with its value bins ``occ[j, :n_occ[j]]`` in order, into ``out``."""
-    if h.shape[2] == 2 and criterion == 0:
-        _scan_node_gini2(h, occ, n_occ, n_bins_per_feature, node, out)
-    else:
-        _scan_node_any(h, occ, n_occ, n_bins_per_feature, criterion, node, out, scratch)
-
-
-@compiled(nogil=True)
-def _scan_node_any(h, occ, n_occ, n_bins_per_feature, criterion, node, out, scratch):
-    """:func:`_scan_node` for any number of classes and either criterion."""
-    weight = _node_total_any(h[0], occ[0], n_occ[0], n_bins_per_feature[0], scratch)
-    if weight <= 0.0:
-        return
-    parent = _weighted_impurity(scratch[0], weight, criterion)
-    best = 1e-12 * weight  # a split must beat the parent by more than rounding
-    for j in range(h.shape[0]):
-        best = _scan_feature_any(
-            h[j], occ[j], n_occ[j], n_bins_per_feature[j], j, criterion, node, out,
-            scratch, parent, weight, best,
-        )  # fmt: skip
-
-
-@compiled(nogil=True)
-def _node_total_any(h0, occ0, n_occ0, n_value_bins0, scratch):
-    """The node's weight per class into ``scratch[0]``, read off feature 0's
-    histogram ``h0[bin, class]`` (its value bins in order, then its missing
-    bin); returns their sum."""
-    total = scratch[0]
-    n_classes = total.shape[0]
-    total[:] = 0.0
-    for t in range(n_occ0):
-        for k in range(n_classes):
-            total[k] += h0[occ0[t], k]
-    for k in range(n_classes):
-        total[k] += h0[n_value_bins0, k]
-    weight = 0.0
-    for k in range(n_classes):
-        weight += total[k]
-    return weight
-
-
-@compiled(nogil=True)
-def _scan_feature_any(
-    hj, occj, n_occj, n_value_bins, j, criterion, node, out, scratch, parent, weight,
-    best,
-):  # fmt: skip
-    """Scan feature ``j``'s histogram ``hj[bin, class]`` (value bins
-    ``occj[:n_occj]`` in order) for a split of ``node`` beating ``best``,
-    the node's class weights in ``scratch[0]``; write it into ``out`` and
-    return the best gain so far."""
-    feature, split_bin, missing_left, gain, left_value, right_value = out
-    n_classes = hj.shape[1]
-    total, left, with_missing, right, missing = (
-        scratch[0], scratch[1], scratch[2], scratch[3], scratch[4],
-    )  # fmt: skip
-    w_missing = 0.0
-    for k in range(n_classes):
-        missing[k] = hj[n_value_bins, k]
-        w_missing += missing[k]
-    left[:] = 0.0
-    w_left = 0.0
-    last = n_value_bins if w_missing > 0.0 else n_value_bins - 1
-    for t in range(n_occj):
-        b = occj[t]
-        if b >= last:
-            break
-        added = 0.0
-        for k in range(n_classes):
-            v = hj[b, k]
-            left[k] += v
-            added += v
-        if added == 0.0:
-            continue  # same partition as the previous bin
-        w_left += added
-        # Missing rows right (side 0) and, when there are any and
-        # some value goes right, left (side 1).
-        sides = 2 if w_missing > 0.0 and b < n_value_bins - 1 else 1
-        for side in range(sides):
-            child = left
-            w_child = w_left
-            if side == 1:
-                for k in range(n_classes):
-                    with_missing[k] = left[k] + missing[k]
-                child = with_missing
-                w_child = w_left + w_missing
-            g = _split_gain(parent, child, w_child, total, right, criterion)
-            if g > best:
-                best = g
-                feature[node] = j
-                split_bin[node] = b
-                gain[node] = g
-                _copy_row(left_value, node, child)
-                _copy_row(right_value, node, right)
-                missing_left[node] = side == 1 or (
-                    w_missing == 0.0 and w_left >= weight - w_left
-                )
-    return best
-
-
-@compiled(nogil=True)
-def _gini2(c0, c1, w):
-    """``_weighted_impurity`` for two classes and Gini, on scalars (the same
-    operations in the same order)."""
-    if w <= 0.0:
-        return 0.0
-    sq = 0.0
-    sq += c0 * c0
-    sq += c1 * c1
-    return w - sq / w
-
-
-@compiled(nogil=True)
-def _scan_node_gini2(h, occ, n_occ, n_bins_per_feature, node, out):
-    """:func:`_scan_node_any` for two classes and Gini: the same candidates
-    in the same order and the same operations, on scalars instead of small
-    arrays (benchmarks/RESULTS.md, ``fit-cost-wide-gini2``), so the same
-    splits to the last bit
-    (``test_two_class_gini_scan_is_the_general_one_to_the_bit``)."""
-    t0, t1, weight = _node_total_gini2(h[0], occ[0], n_occ[0], n_bins_per_feature[0])
-    if weight <= 0.0:
-        return
-    parent = _gini2(t0, t1, weight)
-    best = 1e-12 * weight
-    for j in range(h.shape[0]):
-        best = _scan_feature_gini2(
-            h[j], occ[j], n_occ[j], n_bins_per_feature[j], j, node, out, t0, t1,
-            weight, parent, best,
-        )  # fmt: skip
-
-
-@compiled(nogil=True)
-def _node_total_gini2(h0, occ0, n_occ0, n_value_bins0):
-    """:func:`_node_total_any` for two classes, on scalars: both classes'
-    weights and their sum."""
-    t0 = 0.0
-    t1 = 0.0
-    for t in range(n_occ0):
-        t0 += h0[occ0[t], 0]
-        t1 += h0[occ0[t], 1]
-    t0 += h0[n_value_bins0, 0]
-    t1 += h0[n_value_bins0, 1]
-    weight = 0.0
-    weight += t0
-    weight += t1
-    return t0, t1, weight
-
-
-@compiled(nogil=True)
-def _scan_feature_gini2(
-    hj, occj, n_occj, n_value_bins, j, node, out, t0, t1, weight, parent, best
-):
-    """:func:`_scan_feature_any` for two classes and Gini, on scalars."""
-    feature, split_bin, missing_left, gain, left_value, right_value = out
-    m0 = hj[n_value_bins, 0]
-    m1 = hj[n_value_bins, 1]
-    w_missing = 0.0
-    w_missing += m0
-    w_missing += m1
-    l0 = 0.0
-    l1 = 0.0
-    w_left = 0.0
-    last = n_value_bins if w_missing > 0.0 else n_value_bins - 1
-    for t in range(n_occj):
-        b = occj[t]
-        if b >= last:
-            break
-        h0 = hj[b, 0]
-        h1 = hj[b, 1]
-        l0 += h0
-        l1 += h1
-        added = 0.0
-        added += h0
-        added += h1
-        if added == 0.0:
-            continue
-        w_left += added
-        sides = 2 if w_missing > 0.0 and b < n_value_bins - 1 else 1
-        for side in range(sides):
-            c0 = l0
-            c1 = l1
-            w_child = w_left
-            if side == 1:
-                c0 = l0 + m0
-                c1 = l1 + m1
-                w_child = w_left + w_missing
-            r0 = t0 - c0
-            r0 = r0 if r0 > 0.0 else 0.0
-            r1 = t1 - c1
-            r1 = r1 if r1 > 0.0 else 0.0
-            w_right = 0.0
-            w_right += r0
-            w_right += r1
-            if w_child <= 0.0 or w_right <= 0.0:
-                g = -1.0
-            else:
-                g = parent - _gini2(c0, c1, w_child)
-                g = g - _gini2(r0, r1, w_right)
-            if g > best:
-                best = g
-                feature[node] = j
-                split_bin[node] = b
-                gain[node] = g
-                left_value[node, 0] = c0
-                left_value[node, 1] = c1
-                right_value[node, 0] = r0
-                right_value[node, 1] = r1
-                missing_left[node] = side == 1 or (
-                    w_missing == 0.0 and w_left >= weight - w_left
-                )
-    return best
 
 
 @compiled(nogil=True)

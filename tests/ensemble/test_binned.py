@@ -13,12 +13,10 @@ from labelclean.ensemble._binned import (
     histograms_numpy,
     midpoint_percentiles,
 )
+from labelclean.ensemble._scan import _scan_node_any, _scan_node_gini2, _splits_out
 from labelclean.ensemble._splits import (
     _BLOCK_CELLS,
     _histograms,
-    _scan_node_any,
-    _scan_node_gini2,
-    _splits_out,
     best_splits,
     grow_nodes,
     histogram_bins,
