@@ -13,7 +13,13 @@ from labelclean.ensemble._binned import (
     histograms_numpy,
     midpoint_percentiles,
 )
-from labelclean.ensemble._scan import _scan_node_any, _scan_node_gini2, _splits_out
+from labelclean.ensemble._scan import (
+    _scan_node_any,
+    _scan_node_gini2,
+    _split_gain,
+    _splits_out,
+    _weighted_impurity,
+)
 from labelclean.ensemble._splits import (
     _BLOCK_CELLS,
     _histograms,
@@ -433,6 +439,40 @@ def test_level_splits_node_by_node_and_all_at_once_agree(n_classes, n_nodes):
     assert (whole[0] >= 0).sum() >= min(n_nodes, 200)  # not vacuous
     for a, b in zip(whole, by_node, strict=True):
         np.testing.assert_array_equal(a, b)
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    n_classes=st.integers(1, 12),
+    seed=st.integers(0, 2**31 - 1),
+    zeros=st.sampled_from([0.0, 0.3, 0.8]),
+)
+def test_ginis_gain_in_one_loop_is_the_impurities_difference_to_the_bit(
+    n_classes, seed, zeros
+):
+    # _split_gain reads Gini's three sums in one loop; each must add in the
+    # order of _weighted_impurity's, so the gain is the same to the bit.
+    rng = np.random.RandomState(seed)
+    total = rng.exponential(size=n_classes) * (rng.rand(n_classes) > zeros)
+    left = total * rng.choice([0.0, rng.rand(), 1.0], size=n_classes)
+    w_left, w_total = 0.0, 0.0
+    for k in range(n_classes):
+        w_left += left[k]
+        w_total += total[k]
+    parent = _weighted_impurity(total, w_total, 0)
+    right = np.empty(n_classes)
+    gain = _split_gain(parent, left, w_left, total, right, 0)
+    expected_right = np.maximum(total - left, 0.0)
+    w_right = 0.0
+    for k in range(n_classes):
+        w_right += expected_right[k]
+    if w_left <= 0.0 or w_right <= 0.0:
+        assert gain == -1.0
+        return
+    expected = parent - _weighted_impurity(left, w_left, 0)
+    expected -= _weighted_impurity(expected_right, w_right, 0)
+    assert gain == expected  # bit for bit, not within a tolerance
+    np.testing.assert_array_equal(right, expected_right)
 
 
 @pytest.mark.parametrize("n_classes", [2, 5])
