@@ -1,10 +1,11 @@
 """A local Label Studio, started from its command, and the few calls of its
 HTTP API that a review round trip needs (used by
-``benchmarks/label_studio_roundtrip.py`` and ``tests/review/test_label_studio.py``).
+``benchmarks/label_studio_roundtrip.py`` and ``tests/review/test_review.py``).
 
 Label Studio is a Django application with pins of its own; install it in a
 separate virtual environment (``python -m venv ls && ls/bin/pip install
-label-studio``) and pass its ``label-studio`` executable here.
+-c .ci/label-studio-constraints.txt label-studio``) and pass its
+``label-studio`` executable here.
 """
 
 import contextlib
@@ -47,9 +48,7 @@ def started(executable: str, data_dir: Path, timeout: float = 300.0):
         deadline = time.monotonic() + timeout
         while not _answers(url):
             if server.poll() is not None or time.monotonic() > deadline:
-                raise RuntimeError(
-                    f"Label Studio did not start; see {data_dir / 'server.log'}"
-                )
+                raise RuntimeError(_not_started(data_dir / "server.log"))
             time.sleep(1)
         yield url
     finally:
@@ -57,6 +56,13 @@ def started(executable: str, data_dir: Path, timeout: float = 300.0):
             os.killpg(server.pid, signal.SIGTERM)
         server.wait(timeout=30)
         log.close()
+
+
+def _not_started(log: Path, lines: int = 12) -> str:
+    """Why the server did not answer: the last lines of its log, which a CI
+    machine's temporary folder would otherwise take with it."""
+    tail = log.read_text(errors="replace").splitlines()[-lines:]
+    return f"Label Studio did not start; the end of {log}:\n" + "\n".join(tail)
 
 
 def _answers(url: str) -> bool:

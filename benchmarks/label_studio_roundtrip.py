@@ -8,8 +8,9 @@ Label Studio JSON and feeds that export to ``labelclean review apply``.
 Records what Label Studio accepted.
 
 Label Studio lives in its own environment (``python -m venv ls &&
-ls/bin/pip install label-studio``). Either let the script start it on a
-fresh database, or point it at a running one::
+ls/bin/pip install -c .ci/label-studio-constraints.txt label-studio``).
+Either let the script start it on a fresh database, or point it at a running
+one::
 
     python benchmarks/label_studio_roundtrip.py --label-studio ls/bin/label-studio
     python benchmarks/label_studio_roundtrip.py --url http://localhost:8089 \\

@@ -252,6 +252,30 @@ def test_apply_a_label_studio_export(run, tmp_path):
     assert int(audit["reviewed"].sum()) == 8
 
 
+def _benchmarks_label_studio():
+    sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
+    from benchmarks import _label_studio
+
+    return _label_studio
+
+
+def test_a_label_studio_that_exits_at_start_up_is_explained_by_its_log(tmp_path):
+    # A CI machine's temporary folder goes with it: the error carries the log.
+    server = tmp_path / "label-studio"
+    lines = "\n".join(f"line {i}" for i in range(30))
+    server.write_text(
+        f"#!/bin/sh\nprintf '{lines}\\nTypeError: Unknown option'\nexit 1\n"
+    )
+    server.chmod(0o755)
+    with pytest.raises(RuntimeError) as raised:
+        with _benchmarks_label_studio().started(str(server), tmp_path, timeout=60):
+            pytest.fail("a server that exits cannot answer")
+    message = str(raised.value)
+    assert message.startswith("Label Studio did not start")
+    assert message.endswith("TypeError: Unknown option")
+    assert "line 29" in message and "line 18" not in message  # its last 12 lines
+
+
 @pytest.fixture(scope="module")
 def label_studio(tmp_path_factory):
     """A real Label Studio on a fresh database, logged in; skipped when absent.
@@ -262,9 +286,7 @@ def label_studio(tmp_path_factory):
     executable = os.environ.get("LABELCLEAN_LABEL_STUDIO")
     if not executable:
         pytest.skip("LABELCLEAN_LABEL_STUDIO (a label-studio executable) is not set")
-    sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
-    from benchmarks import _label_studio
-
+    _label_studio = _benchmarks_label_studio()
     with _label_studio.started(executable, tmp_path_factory.mktemp("ls")) as url:
         yield _label_studio.Client(url)
 
