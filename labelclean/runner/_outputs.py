@@ -165,6 +165,7 @@ def write_outputs(
     n_jobs: int | None = None,
     fail_on: str = "never",
     feature_profile: Any = None,
+    fitted_features: bool = False,
 ) -> Written:
     """Decide every row of ``source`` with ``cleaner`` and write every output.
 
@@ -210,6 +211,9 @@ def write_outputs(
         The fit's ``feature_profile_`` (``apply``): each batch's features are
         counted against it, giving ``run.feature_shift`` and the guardrail
         ``features_within_fit``.
+    fitted_features : bool, default=False
+        The features are a fitted model's (``apply``): the batch checks say
+        to mend an unusable column, since it cannot be left out.
 
     Returns
     -------
@@ -229,6 +233,7 @@ def write_outputs(
             id_column=id_column,
             reserved_columns=AUDIT_COLUMNS,
             feature_profile=feature_profile,
+            fitted_features=fitted_features,
         )
     outcome, engine_info = _decide(
         cleaner,

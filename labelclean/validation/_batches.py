@@ -53,6 +53,8 @@ class InputChecks:
     with the input). Given the fit's ``feature_profile`` (``apply``), each
     batch's feature values outside it are counted too, and :meth:`shift`
     compares their totals with the fit's (``features_within_fit``).
+    With ``fitted_features`` (``apply``) the features are a fitted model's,
+    and an unusable column is to be mended, not excluded.
     """
 
     label: str
@@ -68,6 +70,7 @@ class InputChecks:
     feature_profile: dict[str, dict[str, Any]] | None = None
     outside_counts: dict[str, list[int]] = field(default_factory=dict)
     first: Any = None
+    fitted_features: bool = False
 
     def add(self, frame: pd.DataFrame) -> None:
         """Check one batch; raise on a failure."""
@@ -80,6 +83,7 @@ class InputChecks:
                 label_domain=self.classes,
                 reserved_columns=self.reserved_columns,
                 max_examples=self.max_examples,
+                fitted_features=self.fitted_features,
             )
             failed = [
                 c
@@ -134,6 +138,7 @@ class InputChecks:
             reserved_columns=self.reserved_columns,
             max_examples=self.max_examples,
             feature_profile=self.feature_profile,
+            fitted_features=self.fitted_features,
         )
 
     def merge(self, other: "InputChecks") -> None:

@@ -98,6 +98,7 @@ def validate_input(
     reserved_columns: Sequence[str] = (),
     max_examples: int = 10,
     max_categories: int = DEFAULT_MAX_CATEGORIES,
+    fitted_features: bool = False,
 ) -> ValidationResult:
     """Check an input frame before a run, without changing it.
 
@@ -128,6 +129,10 @@ def validate_input(
         Most one-hot columns the run keeps per categorical column (the
         confidence stage's ``max_categories``): a column with more levels
         is named (``feature_levels_pooled``).
+    fitted_features : bool, default=False
+        ``features`` are a fitted model's (``labelclean apply``): a column it
+        reads cannot be left out, so an unusable one is to be mended in the
+        input, not excluded.
 
     Returns
     -------
@@ -170,8 +175,9 @@ def validate_input(
     if feature_list:
         fitted = _fitted_rows(frame, label)
         checks += _feature_checks(
-            frame, indexed, feature_list, max_examples, fitted, max_categories
-        )
+            frame, indexed, feature_list, max_examples, fitted, max_categories,
+            fixed=fitted_features,
+        )  # fmt: skip
     if label in frame.columns:
         nested = _first_nested(frame[label])
         if nested is not None:
@@ -394,10 +400,13 @@ def _fitted_rows(frame: Any, label: str) -> Any:
     return None if labelled.all() or not labelled.any() else labelled
 
 
-def _unusable(indexed: Any, name: Any, exc: Exception, max_examples: int) -> Any:
+def _unusable(
+    indexed: Any, name: Any, exc: Exception, max_examples: int, fixed: bool
+) -> Any:
     """``feature_usable`` failed for column ``name``, with the rows that make
     it so where they can be named (infinite numbers), and the option that
-    runs without the column."""
+    runs without the column; with ``fixed`` features (a fitted model's) there
+    is none, and the message says to mend the values."""
     col = indexed[name]
     bad = np.zeros(len(col), dtype=bool)  # missing values are fine
     if pd.api.types.is_numeric_dtype(col.dtype) and not pd.api.types.is_bool_dtype(
@@ -414,7 +423,12 @@ def _unusable(indexed: Any, name: Any, exc: Exception, max_examples: int) -> Any
         unexpected_count=n_bad or None,
         unexpected_percent=100.0 * n_bad / n if n and n_bad else None,
         examples=_examples_of(indexed, bad, max_examples),
-        message=f"{exc} --exclude {shlex.quote(str(name))} leaves it out.",
+        message=(
+            f"{str(exc).removesuffix(', or drop the column.').rstrip('.')}. The "
+            "fitted model reads this column: mend its values in the batch."
+            if fixed
+            else f"{exc} --exclude {shlex.quote(str(name))} leaves it out."
+        ),
         details={"dtype": str(col.dtype)},
     )
 
@@ -426,6 +440,7 @@ def _feature_checks(
     max_examples: int,
     fitted: Any = None,
     max_categories: int = DEFAULT_MAX_CATEGORIES,
+    fixed: bool = False,
 ) -> list[CheckResult]:
     """``feature_usable``, ``feature_not_constant`` and ``features_vary``,
     and the column warnings, read on the ``fitted`` rows (a mask; ``None``:
@@ -441,7 +456,7 @@ def _feature_checks(
             typed = coerce_object_columns(frame[[name]])
             check_feature_frame(typed)
         except DataValidationError as exc:
-            checks.append(_unusable(indexed, name, exc, max_examples))
+            checks.append(_unusable(indexed, name, exc, max_examples, fixed))
             continue
         rows = typed if fitted is None else typed[fitted]
         checks += feature_warnings(

@@ -451,6 +451,9 @@ CASES = [
      ["'f2': float64 at fit, datetime64", "stay a number", "cast them back"], True),
     ("apply-string-instead-of-number", _apply(lambda f: f.astype({"f3": str})),
      EXIT_DATA, ["'f3': float64 at fit", "cast them back"], True),
+    ("apply-infinite-value", _apply(lambda f: _set_feature(f, np.inf)), EXIT_DATA,
+     ["feature column 'f2' has 1 infinite", "leave them missing (NaN). The fitted "
+      "model reads this column: mend its values in the batch."], True),
     ("apply-no-label", _apply(lambda f: f.drop(columns="label")), EXIT_DATA,
      ["no label column 'label'"], True),
     ("apply-unknown-class", _apply(lambda f: f.assign(label=f.label.replace("b", "z"))),
