@@ -6,9 +6,7 @@ The run folders are only read. The output folder is written as one unit
 page with the trend of each class's estimated share of wrong labels.
 """
 
-import base64
 import html
-import io
 import os
 from collections.abc import Sequence
 from pathlib import Path
@@ -22,6 +20,7 @@ from labelclean.drift._compare import (
 )
 from labelclean.exceptions import InputFileError
 from labelclean.io import OutputFolder, read_report_json
+from labelclean.report._figures import drawing, svg_data_uri
 
 __all__ = ["drift_report", "load_report"]
 
@@ -106,16 +105,13 @@ def _pct(value: Any) -> str:
 
 def _plot(drift: dict[str, Any]) -> str:
     # lazy: matplotlib is needed only to draw the page
-    import matplotlib
-    from matplotlib.backends.backend_agg import FigureCanvasAgg
     from matplotlib.figure import Figure
 
     labels = sorted({c for r in drift["runs"] for c in r["classes"]})
     fig = Figure(figsize=(9, 3), layout="constrained")
-    FigureCanvasAgg(fig)
     noise_ax, model_ax = fig.subplots(1, 2, sharex=True)
     x = list(range(len(drift["runs"])))
-    with matplotlib.rc_context({"text.parse_math": False}):
+    with drawing():
         for label in labels:
             entries = [r["classes"].get(label) or {} for r in drift["runs"]]
             noise = [  # a class kept unchecked has no estimate to draw
@@ -133,9 +129,7 @@ def _plot(drift: dict[str, Any]) -> str:
             ax.set_ylabel(what)
             ax.set_ylim(bottom=0)  # a share; no negative axis where nothing is drawn
         noise_ax.legend(fontsize="small", frameon=False, ncols=min(len(labels), 4))
-    buffer = io.BytesIO()
-    fig.savefig(buffer, format="png", dpi=96, metadata={"Software": None})
-    return "data:image/png;base64," + base64.b64encode(buffer.getvalue()).decode()
+        return svg_data_uri(fig)
 
 
 def _change(increase: Any, baseline: bool) -> str:

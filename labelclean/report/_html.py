@@ -3,19 +3,19 @@
 :func:`render_html` fills the jinja2 template shipped as package data in
 ``labelclean/report/templates/`` (auto-escaped, so values from the data can
 never inject markup). The page is self-contained: the stylesheet is inlined,
-plots are drawn with matplotlib's Agg renderer into inline base64 PNG images,
+plots are drawn with matplotlib into inline SVG images whose text the
+browser draws (``_figures.py``),
 and the one inline script (``templates/suspects.js``: sorting, filtering and
 paging the suspects table) reads its rows from a JSON data block. The
 Content-Security-Policy allows that script by its SHA-256 digest only and
 forbids loading anything from elsewhere, so the page opens identically with
 no network and nothing from the data can run. Without JavaScript the first
 page of suspects is still in the HTML. The same dict always renders to the
-same bytes (PNG metadata without timestamps, sorted keys).
+same bytes (SVG without dates, fixed ids, sorted keys).
 """
 
 import base64
 import hashlib
-import io
 import itertools
 import json
 from collections.abc import Mapping, Sequence
@@ -25,6 +25,7 @@ from typing import Any
 from labelclean import __version__
 from labelclean.report._calibration_story import calibration_story, count, pct
 from labelclean.report._cautions import cautions
+from labelclean.report._figures import drawing, svg_data_uri
 from labelclean.report._final_model import final_model_text
 from labelclean.report._json import to_jsonable
 from labelclean.utils._audit import DECISIONS
@@ -70,19 +71,6 @@ DESCRIPTIONS = {
 }
 
 
-def _png_data_uri(fig: Any) -> str:
-    # lazy: matplotlib is needed only to draw a report
-    from matplotlib.backends.backend_agg import FigureCanvasAgg
-
-    FigureCanvasAgg(fig)
-    buffer = io.BytesIO()
-    # No "Software"/time metadata: identical input gives identical bytes.
-    fig.savefig(buffer, format="png", dpi=96, metadata={"Software": None})
-    return "data:image/png;base64," + base64.b64encode(buffer.getvalue()).decode(
-        "ascii"
-    )
-
-
 def _label_text(value: Any) -> str:
     return "(none)" if value is None else str(value)
 
@@ -108,7 +96,7 @@ def _plot_classes(report: Mapping[str, Any]) -> str | None:
     ax.set_xlabel("rows (by observed label)")
     _legend_above(ax)
     ax.spines[["top", "right"]].set_visible(False)
-    return _png_data_uri(fig)
+    return svg_data_uri(fig)
 
 
 def _legend_above(ax: Any) -> None:
@@ -153,18 +141,12 @@ def _plot_histogram(dist: Mapping[str, Any]) -> str | None:
     ax.set_ylabel("rows")
     _legend_above(ax)
     ax.spines[["top", "right"]].set_visible(False)
-    return _png_data_uri(fig)
+    return svg_data_uri(fig)
 
 
 def _plots(report: Mapping[str, Any]) -> dict[str, str]:
-    try:
-        # lazy: matplotlib is needed only to draw a report
-        import matplotlib
-    except ImportError:  # pragma: no cover - matplotlib is a dependency
-        return {}
     plots = {}
-    # Labels are the user's data, drawn as written: "$x$" is not mathtext.
-    with matplotlib.rc_context({"text.parse_math": False, "text.usetex": False}):
+    with drawing():
         classes = _plot_classes(report)
         if classes:
             plots["classes"] = classes

@@ -2,7 +2,9 @@
 flags a batch whose noise doubled in one class and stays quiet on a batch
 drawn from the same distribution."""
 
+import base64
 import json
+import re
 from html import unescape
 
 import numpy as np
@@ -115,6 +117,10 @@ def test_flags_doubled_noise_in_one_class(weeks, tmp_path):
     assert errors[0].endswith(f"(and 1 more alert(s)); see {out / 'drift.html'}.")
     page = (out / "drift.html").read_text()
     assert "class='alert'" in page and "default-src 'none'" in page
+    # The trend is an SVG whose class names are text the browser draws.
+    (plot,) = re.findall(r'src="data:image/svg\+xml;base64,([A-Za-z0-9+/=]+)"', page)
+    svg = base64.b64decode(plot).decode("utf-8")
+    assert ">a</text>" in svg and ">b</text>" in svg
 
 
 def test_compare_needs_the_rise_to_exceed_its_standard_error():

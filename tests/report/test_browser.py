@@ -37,7 +37,7 @@ def test_report_loads_without_console_errors(audit, tmp_path, headless_chromium)
     assert console == []
     for title in SECTIONS:
         assert f"<h2>{title}</h2>" in dom
-    assert dom.count('src="data:image/png;base64,') == 5
+    assert dom.count('src="data:image/svg+xml;base64,') == 5
     assert "&lt;script&gt;alert(1)&lt;/script&gt;" in dom  # escaped, not run
 
 

@@ -97,10 +97,10 @@ def test_self_contained(audit):
     assert "http://" not in html and "https://" not in html
     assert "<link" not in html
     assert "default-src 'none'" in html  # CSP: nothing may be loaded
-    images = re.findall(r'src="data:image/png;base64,([A-Za-z0-9+/=]+)"', html)
+    images = re.findall(r'src="data:image/svg\+xml;base64,([A-Za-z0-9+/=]+)"', html)
     # classes + confidence, trusted_probability, spl_weight, model_probability
     assert len(images) == 5
-    assert base64.b64decode(images[0]).startswith(b"\x89PNG")
+    assert b"<svg" in base64.b64decode(images[0])
 
 
 def test_user_values_are_escaped(audit):
@@ -123,7 +123,7 @@ def test_without_plots_and_without_evidence(audit):
     html = render_html(json.loads(json.dumps(build_report(minimal))), plots=False)
     for title in SECTIONS:
         assert f"<h2>{title}</h2>" in html
-    assert "data:image/png" not in html
+    assert "data:image/" not in html
     assert "The audit holds no evidence columns to plot." in html
     assert "No validation results were recorded" in html
     assert "No run information was recorded." in html
@@ -325,7 +325,39 @@ def test_labels_are_drawn_as_written_not_as_mathtext(label):
         }
     )
     html = render_html(build_report(audit))
-    assert "data:image/png;base64," in html  # the class plot was drawn
+    assert "data:image/svg+xml;base64," in html  # the class plot was drawn
+
+
+def test_class_names_in_any_script_stay_text_the_browser_draws():
+    # The plotting font has no CJK ideographs or Devanagari: drawn into
+    # pixels they were empty boxes, with a warning per character on stderr.
+    import warnings
+
+    import pandas as pd
+
+    from labelclean.report import build_report, render_html
+
+    names = ["日本", "हिन्दी", "a<b&c"]
+    audit = pd.DataFrame(
+        {
+            "decision": ["kept", "discarded", "kept", "corrected", "kept", "kept"],
+            "reason": ["ok", "low_confidence", "ok", "trusted_alternative", "ok", "ok"],
+            "observed_label": names * 2,
+            "cleaned_label": [names[0], None, names[2], names[2], names[1], names[2]],
+            "confidence": [0.9, 0.2, 0.8, 0.1, 0.7, 0.6],
+        }
+    )
+    report = json.loads(json.dumps(build_report(audit)))
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        html = render_html(report)
+    assert [str(w.message) for w in caught] == []
+    assert html == render_html(report)  # the same bytes again
+    images = re.findall(r'src="data:image/svg\+xml;base64,([A-Za-z0-9+/=]+)"', html)
+    svg = base64.b64decode(images[0]).decode("utf-8")  # the classes' plot
+    for name in ("日本", "हिन्दी", "a&lt;b&amp;c"):  # XML-escaped, as text
+        assert f">{name}</text>" in svg
+    assert "<script" not in svg
 
 
 def test_story_counts_withheld_and_limited_pairs_beyond_the_first_three(audit):
