@@ -39,6 +39,7 @@ from labelclean.io._schemas import (
     cast_to_schema,
     empty_columns,
     folder_schema,
+    say_partitions,
     schema_mismatch,
 )
 from labelclean.utils._suggest import close_match
@@ -326,14 +327,13 @@ def inspect_parquet(path: str | os.PathLike[str]) -> ParquetSource:
         else schemas[0]
     )
     if schema is None:
-        shown = problems[:5]
         more = f" (and {len(problems) - 5} more file(s))" if len(problems) > 5 else ""
         raise InputFileError(
             f"the parquet files in {str(path)!r} do not share one schema: "
-            + " | ".join(shown)
-            + more
-            + "; make the files agree or pass them separately."
+            f"{' | '.join(problems[:5])}{more}; make the files agree or pass them "
+            "separately."
         )
+    say_partitions(path, files, schema.names)
     return ParquetSource(
         path=path,
         files=tuple(files),

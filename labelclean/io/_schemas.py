@@ -13,7 +13,8 @@ gives.
 """
 
 import logging
-from collections.abc import Callable
+import re
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -30,6 +31,7 @@ __all__ = [
     "empty_columns",
     "folder_schema",
     "read_as",
+    "say_partitions",
     "say_unified",
     "schema_mismatch",
     "unified_schema",
@@ -353,6 +355,36 @@ def say_unified(path: Path, schemas: list[Any], unified: Any) -> None:
         str(path),
         "; ".join(parts),
     )
+
+
+_PARTITION = re.compile(r"([^=]+)=.*")
+
+
+def say_partitions(path: Path, files: Sequence[Path], columns: Sequence[str]) -> None:
+    """One warning when sub-folders of ``path`` are named like partitions
+    (``key=value``, as Spark, Hive and pyarrow's datasets write them) whose
+    keys no file holds as a column: those values are not read."""
+    keys = {
+        match.group(1)
+        for file in files
+        for part in file.relative_to(path).parts[:-1]
+        if (match := _PARTITION.fullmatch(part))
+    }
+    lost = sorted(keys - set(columns))
+    if lost:
+        one = len(lost) == 1
+        logger.warning(
+            "the sub-folders of %r are named like partitions (%s); labelclean "
+            "reads only the columns the files hold, so %s %s neither %s nor in "
+            "the outputs; write %s into the files to keep %s.",
+            str(path),
+            ", ".join(f"'{k}=...'" for k in lost),
+            ", ".join(repr(k) for k in lost),
+            "is" if one else "are",
+            "a feature" if one else "features",
+            "it" if one else "them",
+            "it" if one else "them",
+        )
 
 
 def cast_to_schema(batch: Any, schema: Any) -> Any:

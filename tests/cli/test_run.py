@@ -418,6 +418,23 @@ def test_report_rendered_again_is_the_page_the_run_wrote(tmp_path):
     assert (out / "report.html").read_bytes() == written
 
 
+def test_a_partitioned_folders_unread_column_is_said_once(noisy_data, tmp_path):
+    frame = pd.read_parquet(noisy_data["train"])
+    frame["day"] = np.arange(len(frame)) % 3
+    lake = tmp_path / "lake"
+    frame.to_parquet(lake, partition_cols=["day"])  # day=0/, day=1/, day=2/
+    res = runner.invoke(
+        app, ["validate", str(lake), "--pipeline", str(noisy_data["pipeline"])]
+    )
+    assert res.exit_code == 0, res.output
+    said = [line for line in res.stderr.splitlines() if line.startswith("WARNING")]
+    assert said == [
+        f"WARNING: the sub-folders of {str(lake)!r} are named like partitions "
+        "('day=...'); labelclean reads only the columns the files hold, so 'day' "
+        "is neither a feature nor in the outputs; write it into the files to keep it."
+    ]
+
+
 def test_validate_reports_checks(noisy_data, tmp_path):
     ok = runner.invoke(
         app,

@@ -327,6 +327,34 @@ def test_files_whose_types_differ_but_hold_the_same_values_are_read_as_one(
     assert "'count' (double, int64) as int64" in said[0]
 
 
+def test_partition_folders_whose_values_are_not_read_are_named(tmp_path, caplog):
+    # Spark, Hive and pyarrow's datasets write a column's value into the
+    # folder names (key=value/) and leave it out of the files.
+    table = pa.table({"x": [1.0, 2.0, 3.0, 4.0], "year": [2023, 2023, 2024, 2024],
+                      "region": list("nsns"), "label": list("abab")})  # fmt: skip
+    pq.write_to_dataset(table, tmp_path / "lake", partition_cols=["year", "region"])
+    with caplog.at_level("WARNING", logger="labelclean"):
+        source = inspect_parquet(tmp_path / "lake")
+    assert source.columns == ["x", "label"] and source.num_rows == 4
+    (said,) = [r.getMessage() for r in caplog.records]
+    assert "named like partitions ('region=...', 'year=...')" in said
+    assert "'region', 'year' are neither features nor in the outputs" in said
+
+    # Nothing is said where the files hold the column too, or of other names.
+    caplog.clear()
+    for i, part in enumerate(["region=n", "region=s", "old=1/2024", "a=b=c"]):
+        (tmp_path / "kept" / part).mkdir(parents=True)
+        pq.write_table(table.slice(i, 1), tmp_path / "kept" / part / "p.parquet")
+    with caplog.at_level("WARNING", logger="labelclean"):
+        inspect_parquet(tmp_path / "kept")
+    (said,) = [r.getMessage() for r in caplog.records]
+    assert "('a=...', 'old=...')" in said and "'region'" not in said
+    caplog.clear()
+    with caplog.at_level("WARNING", logger="labelclean"):
+        inspect_parquet(tmp_path / "kept" / "region=n" / "p.parquet")  # one file
+    assert caplog.records == []
+
+
 def test_files_of_integers_and_fractions_are_read_as_floats(tmp_path):
     pq.write_table(
         pa.table({"v": pa.array([1, 2], pa.int64())}), tmp_path / "a.parquet"
