@@ -146,7 +146,6 @@ def apply_model(
             n_jobs=n_jobs,
             fail_on=fail_on,
             feature_profile=getattr(cleaner, "feature_profile_", None),
-            fitted_features=True,
         )
         withhold_if_failed(folder, written.output_result, fail_on, engine)
     clock.lap("decide_and_write")

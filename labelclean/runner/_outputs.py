@@ -165,7 +165,6 @@ def write_outputs(
     n_jobs: int | None = None,
     fail_on: str = "never",
     feature_profile: Any = None,
-    fitted_features: bool = False,
 ) -> Written:
     """Decide every row of ``source`` with ``cleaner`` and write every output.
 
@@ -211,9 +210,6 @@ def write_outputs(
         The fit's ``feature_profile_`` (``apply``): each batch's features are
         counted against it, giving ``run.feature_shift`` and the guardrail
         ``features_within_fit``.
-    fitted_features : bool, default=False
-        The features are a fitted model's (``apply``): the batch checks say
-        to mend an unusable column, since it cannot be left out.
 
     Returns
     -------
@@ -224,7 +220,7 @@ def write_outputs(
     if source.num_rows == 0:
         raise DataValidationError("the input has no rows; pass at least one row.")
     meta = {"run": {k: run_info[k] for k in ("pipeline", "seed") if k in run_info}}
-    checks = None
+    checks, names = None, output_names(engine)
     if check_batches:
         checks = InputChecks(
             label=label,
@@ -233,7 +229,7 @@ def write_outputs(
             id_column=id_column,
             reserved_columns=AUDIT_COLUMNS,
             feature_profile=feature_profile,
-            fitted_features=fitted_features,
+            fitted_features=model_bytes is None,  # apply: the model's features
         )
     outcome, engine_info = _decide(
         cleaner,
@@ -243,7 +239,7 @@ def write_outputs(
         label=label,
         features=features,
         id_column=id_column,
-        names=output_names(engine),
+        names=names,
         metadata=meta,
         checks=checks,
         fit_positions=fit_positions,
@@ -275,8 +271,7 @@ def write_outputs(
     folder.write_text(OUTPUT_NAMES["report_html"], render_html(report))
     if model_bytes is not None:
         folder.write_bytes(OUTPUT_NAMES["model"], model_bytes)
-    written = output_names(engine)
-    outputs = {k: written[k] for k in manifest.get("outputs", {})}
+    outputs = {k: names[k] for k in manifest.get("outputs", {})}
     folder.write_json(OUTPUT_NAMES["manifest"], {**manifest, "outputs": outputs})
     return Written(output_result, outcome.summary.decisions, report["cautions"])
 
