@@ -4,9 +4,9 @@
 ``labelclean/report/templates/`` (auto-escaped, so values from the data can
 never inject markup). The page is self-contained: the stylesheet is inlined,
 plots are drawn with matplotlib into inline SVG images whose text the
-browser draws (``_figures.py``),
-and the one inline script (``templates/suspects.js``: sorting, filtering and
-paging the suspects table) reads its rows from a JSON data block. The
+browser draws (``_figures.py``), and the one inline script
+(``templates/suspects.js``: sorting, filtering and paging the suspects
+table) reads its rows from a JSON data block. The
 Content-Security-Policy allows that script by its SHA-256 digest only and
 forbids loading anything from elsewhere, so the page opens identically with
 no network and nothing from the data can run. Without JavaScript the first
