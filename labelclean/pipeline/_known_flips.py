@@ -68,13 +68,18 @@ def known_flip_curve(P, codes, Q, r, weighted=True):
     weight = (n * Q[:, codes] * (clean / np.maximum(mass[codes], 1e-12))).T
     weight[np.arange(n), codes] = 0.0
     n_wrong = float(weight.sum())
-    order = np.argsort(-R, axis=None, kind="stable")
-    scores = R.ravel()[order]
-    cumulative = np.cumsum(weight.ravel()[order])
+    # Only the cells with weight are sorted (with many classes the joint is
+    # sparse, and few are): in the stable order of every cell's score they
+    # keep their order, and the cells left out add exactly zero to each sum
+    # (the weights are not negative), so every count is the same to the bit.
+    weight = weight.ravel()
+    cells = np.flatnonzero(weight)
+    cells = cells[np.argsort(-R.ravel()[cells], kind="stable")]
+    scores, cumulative = R.ravel()[cells], np.cumsum(weight[cells])
     thresholds = np.sort(r)[::-1]
     at = np.searchsorted(-scores, -thresholds, side="right")
-    caught = np.where(at > 0, cumulative[np.maximum(at - 1, 0)], 0.0)
-    return thresholds, caught, n_wrong
+    caught = cumulative[np.maximum(at - 1, 0)] if cells.size else np.zeros(n)
+    return thresholds, np.where(at > 0, caught, 0.0), n_wrong
 
 
 def estimates_at(threshold, P, codes, Q, r, weighted=True):

@@ -7,7 +7,11 @@ from sklearn.datasets import make_classification
 from labelclean.noise import flip_labels
 from labelclean.pipeline import LabelCleaner
 from labelclean.pipeline._calibration import combine_evidence
-from labelclean.pipeline._known_flips import estimates_at_noise_ends
+from labelclean.pipeline._known_flips import (
+    estimates_at_noise_ends,
+    flip_scores,
+    known_flip_curve,
+)
 from labelclean.pipeline._noise_estimate import scale_noise
 
 
@@ -66,3 +70,51 @@ def test_no_flags_no_end_estimates():
     r = np.array([0.01, 0.02])
     assert estimates_at_noise_ends(P, codes, Q, r, 0.5, [0.05, 0.2]) == []
     assert estimates_at_noise_ends(P, codes, Q, r, 0.0, None) == []
+
+
+def _curve_sorting_every_cell(P, codes, Q, r, weighted):
+    """known_flip_curve as it was: every cell sorted, weightless ones too."""
+    n, n_classes = P.shape
+    R = flip_scores(P, Q)
+    clean = 1.0 - r if weighted else np.ones_like(r)
+    mass = np.bincount(codes, weights=clean, minlength=n_classes)
+    weight = (n * Q[:, codes] * (clean / np.maximum(mass[codes], 1e-12))).T
+    weight[np.arange(n), codes] = 0.0
+    order = np.argsort(-R, axis=None, kind="stable")
+    scores, cumulative = R.ravel()[order], np.cumsum(weight.ravel()[order])
+    thresholds = np.sort(r)[::-1]
+    at = np.searchsorted(-scores, -thresholds, side="right")
+    caught = np.where(at > 0, cumulative[np.maximum(at - 1, 0)], 0.0)
+    return thresholds, caught, float(weight.sum())
+
+
+@pytest.mark.parametrize("n_classes", [2, 3, 12])
+@pytest.mark.parametrize("seed", range(4))
+def test_the_curve_sorting_only_weighted_cells_is_the_full_sorts_to_the_bit(
+    n_classes, seed
+):
+    # With many classes most cells of the joint are 0 and only the cells with
+    # weight are sorted; ties in the scores and in r, and zero rows, included.
+    rng = np.random.RandomState(seed)
+    n = 400
+    codes = rng.randint(n_classes, size=n)
+    codes[:n_classes] = np.arange(n_classes)
+    P = rng.dirichlet(np.full(n_classes, 0.3), size=n)
+    tied = rng.rand(n) < 0.3
+    P[tied] = P[tied][0]  # rows alike: ties in the scores
+    Q = np.diag(rng.uniform(0.5, 1.0, n_classes)) + rng.uniform(
+        0, 0.05, (n_classes,) * 2
+    )
+    Q[rng.rand(n_classes, n_classes) < 0.7 * (n_classes > 3)] = 0.0  # sparse
+    np.fill_diagonal(Q, rng.uniform(0.5, 1.0, n_classes))
+    Q /= Q.sum()
+    r = np.round(rng.rand(n), 2)  # ties in r
+    r[:5] = 1.0  # rows that count for nothing when weighted
+    for weighted in (True, False):
+        want = _curve_sorting_every_cell(P, codes, Q, r, weighted)
+        got = known_flip_curve(P, codes, Q, r, weighted)
+        for a, b in zip(got, want, strict=True):
+            assert np.array_equal(a, b)
+    # No cell with weight: nothing is caught.
+    _, caught, n_wrong = known_flip_curve(P, codes, np.diag(np.diag(Q)), r)
+    assert n_wrong == 0.0 and not caught.any()
