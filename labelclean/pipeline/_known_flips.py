@@ -23,6 +23,7 @@ __all__ = [
     "estimates_at",
     "estimates_at_noise_ends",
     "flip_scores",
+    "flip_weights",
     "known_flip_curve",
     "tempered_posterior",
 ]
@@ -50,6 +51,23 @@ def flip_scores(P: np.ndarray, Q: np.ndarray) -> np.ndarray:
     return np.clip(1.0 - right, 0.0, 1.0)
 
 
+def flip_weights(codes, Q, r, weighted=True):
+    """W[i, l]: how many wrong labels the cell "row i, were its label l"
+    stands for (0 at the row's own label).
+
+    Weighted by the chance that the row's own label is right, so that a
+    wrong label flipped "back" does not count as a missed flip; unweighted
+    (``weighted=False``), every row stands for the flips equally, hard rows
+    included. The truth lies between the two (docs/decisions.md).
+    """
+    n, n_classes = codes.shape[0], Q.shape[0]
+    clean = 1.0 - r if weighted else np.ones_like(r)
+    mass = np.bincount(codes, weights=clean, minlength=n_classes)
+    weight = (n * Q[:, codes] * (clean / np.maximum(mass[codes], 1e-12))).T
+    weight[np.arange(n), codes] = 0.0
+    return weight
+
+
 def known_flip_curve(P, codes, Q, r, weighted=True):
     """Estimated precision and recall of every threshold on r.
 
@@ -57,16 +75,9 @@ def known_flip_curve(P, codes, Q, r, weighted=True):
     of wrong labels among the rows at or above each, and the estimated total
     number of wrong labels.
     """
-    n, n_classes = P.shape
+    n = P.shape[0]
     R = flip_scores(P, Q)
-    # Weighted by the chance that the row's own label is right, so that a
-    # wrong label flipped "back" does not count as a missed flip; unweighted
-    # (``weighted=False``), every row stands for the flips equally, hard rows
-    # included. The truth lies between the two (docs/decisions.md).
-    clean = 1.0 - r if weighted else np.ones_like(r)
-    mass = np.bincount(codes, weights=clean, minlength=n_classes)
-    weight = (n * Q[:, codes] * (clean / np.maximum(mass[codes], 1e-12))).T
-    weight[np.arange(n), codes] = 0.0
+    weight = flip_weights(codes, Q, r, weighted)
     n_wrong = float(weight.sum())
     # Only the cells with weight are sorted (with many classes the joint is
     # sparse, and few are): in the stable order of every cell's score they

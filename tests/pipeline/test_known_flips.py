@@ -10,6 +10,7 @@ from labelclean.pipeline._calibration import combine_evidence
 from labelclean.pipeline._known_flips import (
     estimates_at_noise_ends,
     flip_scores,
+    flip_weights,
     known_flip_curve,
 )
 from labelclean.pipeline._noise_estimate import scale_noise
@@ -74,12 +75,7 @@ def test_no_flags_no_end_estimates():
 
 def _curve_sorting_every_cell(P, codes, Q, r, weighted):
     """known_flip_curve as it was: every cell sorted, weightless ones too."""
-    n, n_classes = P.shape
-    R = flip_scores(P, Q)
-    clean = 1.0 - r if weighted else np.ones_like(r)
-    mass = np.bincount(codes, weights=clean, minlength=n_classes)
-    weight = (n * Q[:, codes] * (clean / np.maximum(mass[codes], 1e-12))).T
-    weight[np.arange(n), codes] = 0.0
+    R, weight = flip_scores(P, Q), flip_weights(codes, Q, r, weighted)
     order = np.argsort(-R, axis=None, kind="stable")
     scores, cumulative = R.ravel()[order], np.cumsum(weight.ravel()[order])
     thresholds = np.sort(r)[::-1]
