@@ -10,6 +10,7 @@ from typing import Any
 
 from labelclean.report._against import against_text
 from labelclean.report._batch import quoted
+from labelclean.report._unflagged import target_unused_text
 from labelclean.report._why import unchecked_labels
 
 __all__ = [
@@ -322,7 +323,9 @@ def calibration_story(run: Mapping[str, Any]) -> list[str]:
     if isinstance(cal, Mapping) and cal.get("noise_rate") is not None:
         pred = cal.get("predictability") or {}
         if pred.get("slight") or pred.get("fair"):
-            story.append(_weak_agreement_warning(pred))
+            unused = target_unused_text(cal)  # the target went unused: say so
+            unused = f" {unused[0].upper()}{unused[1:]}." if unused else ""
+            story.append(_weak_agreement_warning(pred) + unused)
         elif pred.get("low"):
             story.append(
                 "Warning: the features predict the label poorly"

@@ -23,6 +23,7 @@ from labelclean.report._copies import copy_caution
 from labelclean.report._row_order import row_order_caution
 from labelclean.report._unflagged import (
     known_noise_caution,
+    target_unused_text,
     unflagged_disagreement_text,
 )
 from labelclean.utils._labels import LABEL_WRITING_FIXES, label_writing
@@ -49,6 +50,9 @@ def cautions(
       wrong labels cannot be told from hard cases and the estimates are rough;
       where nothing was flagged though the surest rows disagree with their
       labels beyond chance, it says so and points to ``review export``;
+      where a precision target went unused (no row is flagged at any target
+      where the agreement is slight or fair), it says so and names
+      ``known_noise_rate``;
     - ``doubtful_flags``: the flags' precision interval reaches under one
       half, so most flagged rows may carry right labels; with the report's
       ``classes``, it names the class that loses the largest share of its
@@ -86,12 +90,14 @@ def cautions(
         return out + batch_cautions(run, profile, reasons)
     pred = cal.get("predictability") or {}
     if pred.get("slight") or pred.get("fair") or pred.get("low"):
+        unused = target_unused_text(cal)
         out.append({
             "code": "poor_predictability",
             "message": (
                 f"the features predict the label poorly{agreement_numbers(pred)}: "
                 "wrong labels cannot be told from hard cases, and the estimates "
                 f"are rough{unflagged_disagreement_text(cal)}"
+                f"{'; ' + unused if unused else ''}"
             ),
         })  # fmt: skip
     calibrated = cal.get("decision_rule") != "thresholds"

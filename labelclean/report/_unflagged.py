@@ -11,12 +11,21 @@ labels flipped (cars, seattle_weather and diamonds in ``benchmarks/review.py``,
 section ``review-unchecked``), 86–100 % of the rows ``labelclean review
 export`` ranked first were wrong labels. :func:`unflagged_disagreement_text`
 says so in the ``poor_predictability`` caution.
+
+Where the agreement is only slight or fair even with the noise taken out, no
+row is flagged at any precision target (``flags_nothing``). A user who asked
+for one (``--target-precision``) would otherwise see it ignored in silence:
+:func:`target_unused_text` says so, and names what does move the decisions
+there, a share of wrong labels known from outside the data
+(``known_noise_rate``).
 """
 
 from collections.abc import Mapping
 from typing import Any
 
-__all__ = ["known_noise_caution", "unflagged_disagreement_text"]
+from labelclean.report._why import flags_nothing
+
+__all__ = ["known_noise_caution", "target_unused_text", "unflagged_disagreement_text"]
 
 #: The lower limit under which the disagreement is not worth a sentence
 #: (printed, it would read "at least 0.0 %").
@@ -43,6 +52,28 @@ def unflagged_disagreement_text(cal: Mapping[str, Any]) -> str:
         f"evidence is surest of disagree with it (at least {low:.1%}), as wrong "
         "labels would and overlapping classes can: a person can check the rows "
         "whose labels the evidence doubts most ('labelclean review export')"
+    )
+
+
+def target_unused_text(cal: Mapping[str, Any]) -> str:
+    """``'no row is flagged at any precision target ...'`` where a
+    calibrated run with a ``target_precision`` flagged no row because its
+    agreement is only slight or fair (:func:`flags_nothing`); ``''``
+    otherwise (no target, rows flagged, fixed thresholds, rows added for a
+    known share of wrong labels)."""
+    target = cal.get("target_precision")
+    known = cal.get("known_noise")
+    told = isinstance(known, Mapping) and known.get("added")
+    if not isinstance(target, (int, float)) or told or cal.get("flagged"):
+        return ""
+    if not flags_nothing(cal):
+        return ""
+    return (
+        "no row is flagged at any precision target where the features agree "
+        f"with the labels this weakly, so the target asked for ({target:.1%}) "
+        "went unused: where the share of wrong labels is known from outside the "
+        "data, known_noise_rate ('--known-noise-rate') discards that share of "
+        "the rows the evidence doubts most"
     )
 
 

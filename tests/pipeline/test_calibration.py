@@ -563,10 +563,21 @@ def _ordinal_six(n=1500):
     return X, np.digitize(latent, np.quantile(latent, [0.1, 0.3, 0.5, 0.7, 0.9]))
 
 
-def _run_multiclass(data, out):
+def _ordinal_six_file(tmp_path):
+    """:func:`_ordinal_six`, 30 % of its labels flipped, as a parquet file
+    (with letters for labels) and an output folder beside it."""
+    X, y = _ordinal_six()
+    frame = pd.DataFrame(X, columns=[f"x{j}" for j in range(6)])
+    frame["label"] = np.array(list("abcdef"))[flip_labels(y, 0.3, random_state=0)[0]]
+    data, out = tmp_path / "data.parquet", tmp_path / "out"
+    frame.to_parquet(data, index=False)
+    return data, out
+
+
+def _run_multiclass(data, out, *more):
     return runner.invoke(
         app, ["run", str(data), "-p", "multiclass-rosr", "--label", "label",
-              "--out", str(out)],
+              "--out", str(out), *more],
     )  # fmt: skip
 
 
@@ -1588,11 +1599,7 @@ def test_the_report_names_the_classes_the_evidence_cannot_see(tmp_path):
 
 
 def test_the_report_opens_with_a_poorly_predicted_label(tmp_path):
-    X, y = _ordinal_six()
-    frame = pd.DataFrame(X, columns=[f"x{j}" for j in range(6)])
-    frame["label"] = np.array(list("abcdef"))[flip_labels(y, 0.3, random_state=0)[0]]
-    data, out = tmp_path / "data.parquet", tmp_path / "out"
-    frame.to_parquet(data, index=False)
+    data, out = _ordinal_six_file(tmp_path)
     res = _run_multiclass(data, out)
     assert res.exit_code in (0, 7), res.output
     html = unescape((out / "report.html").read_text())
@@ -1621,6 +1628,35 @@ def test_the_report_opens_with_a_poorly_predicted_label(tmp_path):
         f"{anchor['lower_limit']:.1%})" in res.stderr
     )
     assert "('labelclean review export')" in report["cautions"][0]["message"]
+    # no precision target was asked for, so none is said to have gone unused
+    assert "went unused" not in res.stderr and "went unused" not in html
+
+
+def test_a_precision_target_that_cannot_apply_is_said_to_have_gone_unused(tmp_path):
+    # Where the agreement stays fair with the noise taken out, no row is
+    # flagged at any target: a user who asked for one is told, with the
+    # option that does move the decisions there.
+    data, out = _ordinal_six_file(tmp_path)
+    res = _run_multiclass(data, out, "--target-precision", "0.6")
+    assert res.exit_code in (0, 7), res.output
+    report = json.loads((out / "report.json").read_text())
+    cal = report["run"]["calibration"]
+    assert cal["target_precision"] == 0.6 and cal["predictability"]["fair"]
+    assert (pd.read_parquet(out / "audit.parquet")["decision"] == "kept").all()
+    said = (
+        "no row is flagged at any precision target where the features agree with "
+        "the labels this weakly, so the target asked for (60.0%) went unused: "
+        "where the share of wrong labels is known from outside the data, "
+        "known_noise_rate ('--known-noise-rate') discards that share of the rows "
+        "the evidence doubts most"
+    )
+    (poor,) = [c for c in report["cautions"] if c["code"] == "poor_predictability"]
+    assert poor["message"].endswith("; " + said)
+    assert said in res.stderr
+    html = unescape((out / "report.html").read_text())
+    summary = html[html.index("<h2") :]
+    first = summary[summary.index("<p") : summary.index("</p>")]
+    assert "flagged no row" in first and f"No{said[2:]}." in first
 
 
 def test_the_class_table_calls_its_estimates_rough_where_the_reading_is_cautious(

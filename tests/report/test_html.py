@@ -510,6 +510,39 @@ def test_a_cautious_run_that_flagged_nothing_points_to_the_review(audit):
         assert "review export" not in said["message"], change
 
 
+def test_a_precision_target_is_said_unused_only_where_no_target_could_flag(audit):
+    # fair agreement with the noise taken out: no row is flagged at any
+    # target, so a target the user asked for went unused, and the caution
+    # and the report's first paragraph say so
+    reading = {"low": True, "fair": True, "kappa": 0.18, "kappa_noise_corrected":
+               0.34, "out_of_fold_accuracy": 0.74, "majority_share": 0.72}  # fmt: skip
+    cal = {"noise_rate": 0.17, "predictability": reading, "flagged": 0,
+           "target_precision": 0.5}  # fmt: skip
+    said = "so the target asked for (50.0%) went unused"
+    report = build_report(audit, run={"calibration": cal})
+    (poor,) = report["cautions"]
+    assert poor["code"] == "poor_predictability" and said in poor["message"]
+    assert "known_noise_rate ('--known-noise-rate')" in poor["message"]
+    assert said in unescape(render_html(report))
+    # not without a target, where the reading could flag (κ* at least fair is
+    # not 'fair' here: only low), where rows were flagged, where fixed
+    # thresholds decided, or where rows were added for a known share
+    told = {"rate": 0.2, "added": 41, "cut": 0.8}
+    for change in ({"target_precision": None},
+                   {"predictability": {**reading, "fair": False}},
+                   {"flagged": 4, "flag_precision": 0.6, "correction_target": 0.9},
+                   {"decision_rule": "thresholds"},
+                   {"known_noise": told}):  # fmt: skip
+        run = {"calibration": {**cal, **change}}
+        report = build_report(audit, run=run)
+        assert "went unused" not in json.dumps(report["cautions"]), change
+        assert "went unused" not in unescape(render_html(report)), change
+    # 'slight' is as weak: no target can flag there either
+    slight = {**reading, "fair": False, "slight": True}
+    run = {"calibration": {**cal, "predictability": slight}}
+    assert said in build_report(audit, run=run)["cautions"][0]["message"]
+
+
 def test_rows_discarded_for_a_known_share_are_said(audit):
     reading = {"low": True, "kappa": 0.38, "out_of_fold_accuracy": 0.63,
                "majority_share": 0.52}  # fmt: skip
