@@ -133,15 +133,15 @@ class LabelCleaner(DecisionsMixin, ModelSelectionMixin, ClassifierMixin, BaseFil
         ``'auto'`` fits on the cleaned rows (the shipped pipelines' setting,
         docs/pipelines.md). Unused with ``final_fit='soft'`` (the papers').
     target_precision : float or None, default=None
-        The decisions are calibrated on the fitted rows (``docs/decisions.md``,
-        "Calibrated decisions"): the noise is estimated, and the operating
-        point is measured on known flips of the rows' own labels. With a
-        target, the most rows are flagged whose estimated precision still
-        reaches it, and a class is corrected into another only where the
-        estimated precision of those corrections reaches it. None: the
-        operating point of highest estimated F1 among those at least half
-        right (step 4), and corrections at 0.9 (none where the features predict
-        the label poorly, or their precision interval reaches below one half).
+        Calibrated on the fitted rows (docs/decisions.md): the noise is estimated, the
+        operating point measured on known flips of the rows' own labels. With a target,
+        the most rows are flagged whose estimated precision still reaches it, and a
+        class is corrected into another only where those corrections' estimated
+        precision does; no target flags a row where the agreement is slight or fair
+        (caution ``poor_predictability``). None: the highest estimated F1 of the
+        operating points at least half right, and corrections at 0.9 (none where the
+        features predict the label poorly, or their precision interval reaches below one
+        half).
     known_noise_rate : float or None, default=None
         The share of wrong labels, where it is known from outside the data
         (an audit of a random sample of the labels). Where the decisions flag
