@@ -22,10 +22,18 @@ commands' own INFO log (``LABELCLEAN_LOG_LEVEL=INFO``).
   included), and both tools' flag F1 against the flipped rows, so the ratio
   of wall times is measured side by side.
 
+``--wide`` measures wide tables instead (section ``scale-wide``): ``run``
+and cleanlab, as above, on :data:`WIDE_SHAPES` (rows × columns × classes:
+few rows of many columns, as a gene-expression or a spectral table has, up
+to an isolet-sized one of 26 classes), ``make_classification`` with 20
+informative columns and 20 % of the labels flipped uniformly to another
+class; the pipeline is the one ``run`` picks by the number of classes.
+
 Usage::
 
     PYTHONPATH=. python benchmarks/scale.py            # everything (~1 h)
     PYTHONPATH=. python benchmarks/scale.py --quick    # 1e4 and 1e5 rows only
+    PYTHONPATH=. python benchmarks/scale.py --wide     # wide tables (~35 min)
 """
 
 import argparse
@@ -51,6 +59,79 @@ CASES = {
     "two classes, Bayes confidence": ("bayes-cbadaboost", 2),
     "five classes": ("multiclass-rosr", 5),
 }
+
+#: ``--wide``'s tables: rows, feature columns, classes.
+WIDE_SHAPES = ((400, 5000, 3), (2000, 1000, 2), (7797, 617, 26))
+
+
+def make_wide(path: Path, n_rows: int, n_features: int, n_classes: int) -> None:
+    """Write a wide ``make_classification`` table (20 informative columns,
+    no label flipped by scikit-learn) with 20 % of its labels flipped
+    uniformly to another class, and which rows were flipped beside it."""
+    import pandas as pd
+    from sklearn.datasets import make_classification
+
+    from labelclean.noise import flip_labels
+
+    X, y = make_classification(
+        n_samples=n_rows, n_features=n_features, n_informative=20,
+        n_classes=n_classes, n_clusters_per_class=1, flip_y=0.0, random_state=0,
+    )  # fmt: skip
+    noisy, flipped = flip_labels(y, 0.2, random_state=0)
+    frame = pd.DataFrame(
+        X.astype(np.float32), columns=[f"f{i}" for i in range(n_features)]
+    )
+    frame["label"] = noisy
+    frame.to_parquet(path, index=False)
+    np.save(_flipped_path(path), np.asarray(flipped, dtype=bool))
+
+
+def wide(load_start) -> None:
+    """``--wide``: ``run`` and cleanlab on :data:`WIDE_SHAPES`, section
+    ``scale-wide``."""
+    rows = [
+        "| rows × columns × classes | pipeline | wall (s) | peak memory (MiB) | "
+        "flag F1 | cleanlab wall (s) | cleanlab peak memory (MiB) | cleanlab flag "
+        "F1 | wall labelclean / cleanlab | stages (s) |",
+        "|---|---|---|---|---|---|---|---|---|---|",
+    ]
+    with tempfile.TemporaryDirectory(dir=os.environ.get("SCALE_TMP")) as tmp:
+        for n_rows, n_features, n_classes in WIDE_SHAPES:
+            data = Path(tmp) / f"wide_{n_rows}_{n_features}.parquet"
+            make_wide(data, n_rows, n_features, n_classes)
+            out = Path(tmp) / f"out_{n_rows}_{n_features}"
+            res = timed(["run", str(data), "--label", "label", "--out", str(out)])
+            said = res["stdout"] + res["stderr"]
+            pipeline = re.search(r"pipeline '([^']+)'", said).group(1)
+            stages = {**_times(res["stderr"], "run"), **_times(res["stderr"], "stage")}
+            peer = _cleanlab(data)
+            rows.append(
+                f"| {n_rows:,} × {n_features:,} × {n_classes} | `{pipeline}` | "
+                f"{res['wall']:.1f} | {res['tree_rss']:.0f} | {_run_f1(out, data):.4f} "
+                f"| {peer['wall']:.1f} | {peer['tree_rss']:.0f} | {peer['f1']:.4f} | "
+                f"{res['wall'] / peer['wall']:.2f} | "
+                + ", ".join(f"{k} {v:.1f}" for k, v in stages.items())
+                + " |"
+            )
+            print(rows[-1], flush=True)
+    lines = [
+        *section_head(
+            "Scale: wide tables (`benchmarks/scale.py --wide`)",
+            path_prefix="PYTHONPATH=. ",
+        ),
+        "`make_classification` (20 informative columns, one cluster per class, "
+        "seed 0), float32 features, 20 % of the labels flipped uniformly to "
+        "another class. `labelclean run` with the pipeline it picks by the "
+        "number of classes, then cleanlab's `find_label_issues` on 5-fold "
+        "cross-validated `HistGradientBoostingClassifier` probabilities, each in "
+        "its own process (reading the file included); flag F1 against the "
+        "flipped rows.",
+        "",
+        *rows,
+        "",
+        _load_line(load_start),
+    ]
+    write_section("scale-wide", "\n".join(lines))
 
 
 def make_data(path: Path, n_rows: int, seed: int, n_classes: int = 2) -> None:
@@ -234,10 +315,16 @@ def main() -> None:
     parser.add_argument(
         "--section", default="scale-run", help="section of --runs-only's results"
     )
+    parser.add_argument(
+        "--wide", action="store_true", help="wide tables, into section scale-wide"
+    )
     parser.add_argument("--child", nargs=2, metavar=("WHAT", "PATH"))
     args = parser.parse_args()
     if args.child:
         cleanlab_child(args.child[1])
+        return
+    if args.wide:
+        wide(os.getloadavg())
         return
     run_sizes = [10_000, 100_000] if args.quick else [10_000, 100_000, 1_000_000]
     cases = ["two classes"] if args.runs_only else list(CASES)
