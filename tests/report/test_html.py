@@ -524,9 +524,9 @@ def test_a_precision_target_is_said_unused_only_where_no_target_could_flag(audit
     assert poor["code"] == "poor_predictability" and said in poor["message"]
     assert "known_noise_rate ('--known-noise-rate')" in poor["message"]
     assert said in unescape(render_html(report))
-    # not without a target, where the reading could flag (κ* at least fair is
-    # not 'fair' here: only low), where rows were flagged, where fixed
-    # thresholds decided, or where rows were added for a known share
+    # not without a target, where the reading is only low (κ* of 0.4 or more
+    # with the noise taken out: a target acts there), where rows were flagged,
+    # where fixed thresholds decided, or where rows were added for a known share
     told = {"rate": 0.2, "added": 41, "cut": 0.8}
     for change in ({"target_precision": None},
                    {"predictability": {**reading, "fair": False}},
