@@ -28,12 +28,17 @@ few rows of many columns, as a gene-expression or a spectral table has, up
 to an isolet-sized one of 26 classes), ``make_classification`` with 20
 informative columns and 20 % of the labels flipped uniformly to another
 class; the pipeline is the one ``run`` picks by the number of classes.
+Beside each default ``run``, the same ``run`` with ``--final-model rosr``
+(one final model instead of the stack): its wall time, whether its audit's
+decisions and evidence equal the default's, and both final models' accuracy
+on as many clean rows of the same draw (``apply``'s ``model_label``),
+beside plain histogram gradient boosting fitted on the noisy labels.
 
 Usage::
 
     PYTHONPATH=. python benchmarks/scale.py            # everything (~1 h)
     PYTHONPATH=. python benchmarks/scale.py --quick    # 1e4 and 1e5 rows only
-    PYTHONPATH=. python benchmarks/scale.py --wide     # wide tables (~35 min)
+    PYTHONPATH=. python benchmarks/scale.py --wide     # wide tables (~50 min)
 """
 
 import argparse
@@ -67,36 +72,78 @@ WIDE_SHAPES = ((400, 5000, 3), (2000, 1000, 2), (7797, 617, 26))
 def make_wide(path: Path, n_rows: int, n_features: int, n_classes: int) -> None:
     """Write a wide ``make_classification`` table (20 informative columns,
     no label flipped by scikit-learn) with 20 % of its labels flipped
-    uniformly to another class, and which rows were flipped beside it."""
+    uniformly to another class, which rows were flipped beside it, and as
+    many clean rows of the same draw (:func:`_test_path`) to test on."""
     import pandas as pd
     from sklearn.datasets import make_classification
 
     from labelclean.noise import flip_labels
 
     X, y = make_classification(
-        n_samples=n_rows, n_features=n_features, n_informative=20,
+        n_samples=2 * n_rows, n_features=n_features, n_informative=20,
         n_classes=n_classes, n_clusters_per_class=1, flip_y=0.0, random_state=0,
     )  # fmt: skip
-    noisy, flipped = flip_labels(y, 0.2, random_state=0)
-    frame = pd.DataFrame(
-        X.astype(np.float32), columns=[f"f{i}" for i in range(n_features)]
-    )
+    columns = [f"f{i}" for i in range(n_features)]
+    noisy, flipped = flip_labels(y[:n_rows], 0.2, random_state=0)
+    frame = pd.DataFrame(X[:n_rows].astype(np.float32), columns=columns)
     frame["label"] = noisy
     frame.to_parquet(path, index=False)
     np.save(_flipped_path(path), np.asarray(flipped, dtype=bool))
+    test = pd.DataFrame(X[n_rows:].astype(np.float32), columns=columns)
+    test["label"] = y[n_rows:]
+    test.to_parquet(_test_path(path), index=False)
+
+
+def _test_path(path: Path) -> Path:
+    return Path(str(path) + ".test.parquet")
+
+
+#: The audit's columns a single final model must leave as the stack does.
+_DECISION_COLUMNS = (
+    "decision", "reason", "cleaned_label", "confidence", "noise_probability",
+)  # fmt: skip
+
+
+def _same_decisions(out: Path, other: Path) -> bool:
+    """Whether two runs' audits hold the same :data:`_DECISION_COLUMNS`."""
+    import pyarrow.parquet as pq
+
+    columns = list(_DECISION_COLUMNS)
+    first = pq.read_table(out / "audit.parquet", columns=columns)
+    return first.equals(pq.read_table(other / "audit.parquet", columns=columns))
+
+
+def _test_accuracy(out: Path, data: Path) -> float:
+    """Accuracy of ``out``'s final model on ``data``'s clean rows (``apply``'s
+    ``model_label`` against the true labels)."""
+    import pyarrow.parquet as pq
+
+    test = _test_path(data)
+    applied = out.parent / (out.name + "_applied")
+    timed(["apply", str(out / "model.skops"), str(test), "--out", str(applied)])
+    predicted = pq.read_table(applied / "audit.parquet", columns=["model_label"])
+    truth = pq.read_table(test, columns=["label"]).column("label").to_numpy()
+    return float(np.mean(predicted.column("model_label").to_numpy() == truth))
 
 
 def wide(load_start) -> None:
-    """``--wide``: ``run`` and cleanlab on :data:`WIDE_SHAPES`, section
-    ``scale-wide``."""
+    """``--wide``: ``run`` (the default and ``--final-model rosr``) and
+    cleanlab on :data:`WIDE_SHAPES`, section ``scale-wide``."""
     rows = [
         "| rows × columns × classes | pipeline | wall (s) | peak memory (MiB) | "
         "flag F1 | cleanlab wall (s) | cleanlab peak memory (MiB) | cleanlab flag "
         "F1 | wall labelclean / cleanlab | stages (s) |",
         "|---|---|---|---|---|---|---|---|---|---|",
     ]
+    finals = [
+        "| rows × columns × classes | wall (s): stack / `rosr` | final model stage "
+        "(s): stack / `rosr` | same decisions | clean-row accuracy: stack / `rosr` "
+        "/ plain HGB |",
+        "|---|---|---|---|---|",
+    ]
     with tempfile.TemporaryDirectory(dir=os.environ.get("SCALE_TMP")) as tmp:
         for n_rows, n_features, n_classes in WIDE_SHAPES:
+            shape = f"{n_rows:,} × {n_features:,} × {n_classes}"
             data = Path(tmp) / f"wide_{n_rows}_{n_features}.parquet"
             make_wide(data, n_rows, n_features, n_classes)
             out = Path(tmp) / f"out_{n_rows}_{n_features}"
@@ -106,7 +153,7 @@ def wide(load_start) -> None:
             stages = {**_times(res["stderr"], "run"), **_times(res["stderr"], "stage")}
             peer = _cleanlab(data)
             rows.append(
-                f"| {n_rows:,} × {n_features:,} × {n_classes} | `{pipeline}` | "
+                f"| {shape} | `{pipeline}` | "
                 f"{res['wall']:.1f} | {res['tree_rss']:.0f} | {_run_f1(out, data):.4f} "
                 f"| {peer['wall']:.1f} | {peer['tree_rss']:.0f} | {peer['f1']:.4f} | "
                 f"{res['wall'] / peer['wall']:.2f} | "
@@ -114,6 +161,24 @@ def wide(load_start) -> None:
                 + " |"
             )
             print(rows[-1], flush=True)
+            one = out.parent / (out.name + "_rosr")
+            args = ["run", str(data), "--label", "label", "--out", str(one)]
+            single = timed([*args, "--final-model", "rosr"])
+            one_stages = _times(single["stderr"], "stage")
+            plain = timed(
+                [str(Path(__file__).resolve()), "--child", "plain", str(data)],
+                labelclean=False,
+            )
+            plain_acc = float(re.search(r"accuracy ([0-9.]+)", plain["stdout"])[1])
+            finals.append(
+                f"| {shape} | {res['wall']:.1f} / {single['wall']:.1f} | "
+                f"{stages.get('final_model', float('nan')):.1f} / "
+                f"{one_stages.get('final_model', float('nan')):.1f} | "
+                f"{'yes' if _same_decisions(out, one) else 'no'} | "
+                f"{_test_accuracy(out, data):.4f} / {_test_accuracy(one, data):.4f} "
+                f"/ {plain_acc:.4f} |"
+            )
+            print(finals[-1], flush=True)
     lines = [
         *section_head(
             "Scale: wide tables (`benchmarks/scale.py --wide`)",
@@ -128,6 +193,17 @@ def wide(load_start) -> None:
         "flipped rows.",
         "",
         *rows,
+        "",
+        "The same `run` with `--final-model rosr` (RoSR-L alone as the final "
+        "model, instead of the stack of candidates): wall times, the `final "
+        "model` stage, whether the audits' "
+        + ", ".join(f"`{c}`" for c in _DECISION_COLUMNS)
+        + " are equal, and the accuracy of each final model on as many clean "
+        "rows of the same draw (`labelclean apply`'s `model_label` against the "
+        "true labels), beside `HistGradientBoostingClassifier` fitted on the "
+        "noisy labels (seed 0).",
+        "",
+        *finals,
         "",
         _load_line(load_start),
     ]
@@ -294,6 +370,20 @@ def cleanlab_child(path: str) -> None:
     print(f"cleanlab F1 {_f1(issues, np.load(_flipped_path(Path(path)))):.4f}")
 
 
+def plain_child(path: str) -> None:
+    """HistGradientBoosting fitted on the noisy labels of ``path``: its
+    accuracy on the clean rows beside it (:func:`_test_path`)."""
+    import pyarrow.parquet as pq
+    from sklearn.ensemble import HistGradientBoostingClassifier
+
+    frame = pq.read_table(path).to_pandas()
+    y = frame.pop("label").to_numpy()
+    model = HistGradientBoostingClassifier(random_state=0).fit(frame.to_numpy(), y)
+    test = pq.read_table(_test_path(Path(path))).to_pandas()
+    truth = test.pop("label").to_numpy()
+    print(f"plain accuracy {np.mean(model.predict(test.to_numpy()) == truth):.4f}")
+
+
 def _cleanlab(data: Path) -> dict:
     """cleanlab's detection on ``data`` in its own process: wall, memory, F1."""
     res = timed(
@@ -321,7 +411,8 @@ def main() -> None:
     parser.add_argument("--child", nargs=2, metavar=("WHAT", "PATH"))
     args = parser.parse_args()
     if args.child:
-        cleanlab_child(args.child[1])
+        what, path = args.child
+        (plain_child if what == "plain" else cleanlab_child)(path)
         return
     if args.wide:
         wide(os.getloadavg())
