@@ -84,7 +84,8 @@ def penalty_setting(name: str, own: str) -> tuple[float, str]:
 #: The rule of ``model_selection_['final_penalty']``, in words.
 PENALTY_RULE = (
     "out-of-fold error rate of RoSR-L against the cleaned labels over the "
-    "cleaned rows, each row weighted as in the final fit, at each penalty, "
+    "cleaned rows, each row counted by the caller's sample_weight (once "
+    "without), not by the final fit's weights, at each penalty, "
     "with its self-paced weights and without them (plain softmax regression); "
     "another setting replaces the default (the default penalty, with the "
     "self-paced weights) only if its error rate is lower by "
@@ -113,7 +114,8 @@ EVIDENCE_PENALTY_RULE = (
 FINAL_RULE = (
     "out-of-fold error rate against the cleaned labels over the cleaned rows "
     f"(from {FINAL_HOLD_OUT_ROWS:,} of them, over one held-out fold), "
-    "each row weighted as in the final fit; another candidate replaces the "
+    "each row counted by the caller's sample_weight (once without), not by "
+    "the final fit's weights; another candidate replaces the "
     "first (RoSR-L under model='auto') only if its error rate is lower by more "
     "than one standard error of the paired per-row difference (the lowest "
     "error rate among those that are)"
@@ -126,7 +128,8 @@ STACK_RULE = (
     "temperature; temperatures and weights (non-negative, summing to one) "
     "minimise the out-of-fold log-loss against the cleaned labels over the "
     f"cleaned rows (from {FINAL_HOLD_OUT_ROWS:,} of them, over one held-out "
-    "fold), each row weighted as in the final fit; a candidate under 1 % "
+    "fold), each row counted by the caller's sample_weight (once without), "
+    "not by the final fit's weights; a candidate under 1 % "
     "of the weight is left out"
 )
 

@@ -229,11 +229,12 @@ class ModelSelectionMixin(EvidenceChoiceMixin):
             return
         cleaned_soft = np.zeros_like(soft)
         cleaned_soft[kept] = np.eye(self.classes_.shape[0])[new_codes[kept]]
+        scoring = weight  # the caller's weights only: see _final_split
         weight = self._final_weights(new_codes, kept, weight)
-        split = self._final_split(model_seed, new_codes, kept, weight)
+        split = self._final_split(model_seed, new_codes, kept, weight, scoring)
         final, oofs = self._choose_final(model_seed, Z, new_codes, split)
         stacked = oofs is not None and "rosr" in oofs
-        args = (model_seed, Z, new_codes, split, weight)
+        args = (model_seed, Z, new_codes, split, weight, scoring)
         stack = None
         n_split = 0 if split is None else split[0].shape[0]
         # Above PENALTY_MAX_SAMPLES (or a sampled comparison) the penalties are
@@ -285,8 +286,8 @@ class ModelSelectionMixin(EvidenceChoiceMixin):
         recorded in ``model_selection_['final']`` (its ``chosen`` is the
         final model: ``'stacked'``, or the one candidate left); returns the
         members (name: weight, temperature)."""
-        rows, _, w = split
-        stack = fit_stack(oofs, new_codes[rows], w)
+        rows, _, _, scoring = split
+        stack = fit_stack(oofs, new_codes[rows], scoring)
         members = stack["members"]
         record = self.model_selection_["final"]
         record.update(rule=STACK_RULE, stack=stack)
@@ -294,13 +295,21 @@ class ModelSelectionMixin(EvidenceChoiceMixin):
         record["chosen"] = next(iter(members)) if len(members) == 1 else "stacked"
         return members
 
-    def _final_split(self, seed, new_codes, kept, weight, max_rows=None):
-        """The rows, folds and row weights on which the final model's choices
-        are compared: the cleaned rows (a stratified, seeded sample of
-        ``max_rows``, by default :data:`MODEL_SELECTION_MAX_SAMPLES`, above
-        that many), in at most ``cv`` stratified folds, of which only the
+    def _final_split(self, seed, new_codes, kept, weight, scoring, max_rows=None):
+        """The rows, folds, row weights of the fits (``weight``) and of the
+        scores (``scoring``, the caller's ``sample_weight``) on which the final
+        model's choices are compared: the cleaned rows (a stratified, seeded
+        sample of ``max_rows``, by default :data:`MODEL_SELECTION_MAX_SAMPLES`,
+        above that many), in at most ``cv`` stratified folds, of which only the
         first from :data:`FINAL_HOLD_OUT_ROWS` rows; None when a class has a
-        single cleaned row."""
+        single cleaned row.
+
+        The final fit's weights are not the scores' weights: they are the
+        evidence's probability that each label is right, so scoring with them
+        counts most the rows where the evidence's own model agrees with the
+        label, and the candidate of the evidence's kind looks better than it
+        is (docs/decisions.md, *The final comparisons scored without the
+        evidence's weights*)."""
         codes = new_codes[kept]
         counts = np.bincount(codes)
         n_folds = int(min(self.cv, counts[counts > 0].min()))
@@ -317,19 +326,23 @@ class ModelSelectionMixin(EvidenceChoiceMixin):
         folds = list(splitter.split(rows, new_codes[rows]))
         if rows.shape[0] >= FINAL_HOLD_OUT_ROWS:
             folds = folds[:1]
-        return rows, folds, None if weight is None else weight[rows]
+        return (
+            rows, folds, None if weight is None else weight[rows],
+            None if scoring is None else scoring[rows],
+        )  # fmt: skip
 
     def _compare_on_cleaned(self, names, seed, Z, new_codes, split, build=None):
         """:func:`choose_model` over ``names`` fitted as :meth:`_fit_final`
         fits them, out of fold on ``split`` (:meth:`_final_split`): the cleaned
-        labels as hard labels, each row's error weighted as in the fit."""
-        rows, folds, w = split
+        labels as hard labels and the fit's row weights, each row's error
+        counted by the caller's weight only (:meth:`_final_split`)."""
+        rows, folds, w, scoring = split
         one_hot = np.eye(self.classes_.shape[0])[new_codes[rows]]
         oofs = self._out_of_fold(
             names, seed, Z[rows], new_codes[rows], one_hot, folds,
             np.ones(rows.shape[0], dtype=bool), w, build=build,
         )  # fmt: skip
-        chosen, selection = choose_model(oofs, new_codes[rows], weight=w)
+        chosen, selection = choose_model(oofs, new_codes[rows], weight=scoring)
         if rows.shape[0] < self.sample_indices_.shape[0]:
             selection["sampled_rows"] = int(rows.shape[0])
         if len(folds) == 1:
@@ -339,11 +352,11 @@ class ModelSelectionMixin(EvidenceChoiceMixin):
     def _choose_final(self, seed, Z, new_codes, split):
         """The final model among ``model='auto'``'s candidates, compared as
         :meth:`_fit_final` fits it: out of fold on the cleaned rows, with their
-        cleaned labels and row weights, each row's error weighted as in the
-        fit (:func:`choose_model`, rule :data:`FINAL_RULE`). The weighted
-        error on the cleaned labels estimates the error on the true ones as
-        far as the weights discount the wrong labels (importance
-        reweighting). ``model_selection_['final']`` records the comparison.
+        cleaned labels and row weights, each row's error counted by the
+        caller's weight only (:func:`choose_model`, rule :data:`FINAL_RULE`):
+        where the wrong labels left do not depend on the features, the error
+        against them rises with the error against the true labels, whatever
+        the model. ``model_selection_['final']`` records the comparison.
         With one candidate (``final_model``, else ``model``) it is the choice;
         where several cannot be compared, the evidence's model
         (``model_selection_['chosen']``) when it is one of them. Returns the
@@ -368,7 +381,7 @@ class ModelSelectionMixin(EvidenceChoiceMixin):
         self.model_selection_["final"] = selection
         return chosen, oofs
 
-    def _final_penalty(self, final, seed, Z, new_codes, split, weight):
+    def _final_penalty(self, final, seed, Z, new_codes, split, weight, scoring):
         """RoSR-L's settings for the final fit: the parameters that differ from
         the evidence's (``mu``, ``weighting``; None to keep them), and its
         out-of-fold probabilities on ``split``'s rows (None when they were
@@ -396,8 +409,9 @@ class ModelSelectionMixin(EvidenceChoiceMixin):
             return None, None
         if split[0].shape[0] > PENALTY_MAX_SAMPLES:  # the final choice's otherwise
             split = self._final_split(
-                seed, new_codes, self.sample_indices_, weight, PENALTY_MAX_SAMPLES
-            )
+                seed, new_codes, self.sample_indices_, weight, scoring,
+                PENALTY_MAX_SAMPLES,
+            )  # fmt: skip
         defaults = self._make_model(final, seed).get_params()
         default, own = float(defaults["mu"]), defaults["weighting"]
         names = penalty_names(default, own)

@@ -145,9 +145,16 @@ def _stack_text(on_cleaned: Mapping[str, Any]) -> str:
     return (
         f"a weighted average of {listed}, each calibrated by a temperature; "
         "the weights minimise the out-of-fold log-loss against the cleaned "
-        f"labels of {_held_out(on_cleaned, 'the cleaned rows')}, weighted as in "
-        "its fit" + (f" (error rates alone: {', '.join(rates)})" if rates else "")
+        f"labels of {_held_out(on_cleaned, 'the cleaned rows')}, {_COUNTED}"
+        + (f" (error rates alone: {', '.join(rates)})" if rates else "")
     )
+
+
+#: How the final comparisons count each row (docs/decisions.md, *The final
+#: comparisons scored without the evidence's weights*).
+_COUNTED = (
+    "each row counted once (or by its sample weight), not by the evidence's doubt"
+)
 
 
 def final_model_text(final: Mapping[str, Any]) -> str:
@@ -175,7 +182,7 @@ def final_model_text(final: Mapping[str, Any]) -> str:
         )
     elif len(rates) > 1:
         if on_cleaned.get("candidates"):
-            how = "the cleaned labels of the cleaned rows, weighted as in its fit"
+            how = f"the cleaned labels of the cleaned rows, {_COUNTED}"
             labels = ""
         else:  # the evidence's comparison
             how, labels = "the observed labels", _fitted_on_text(selection)

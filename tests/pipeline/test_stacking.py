@@ -371,3 +371,34 @@ def test_from_ten_thousand_rows_the_final_choices_read_one_held_out_fold(monkeyp
     rows = f"{final['held_out_rows']:,} rows held out of the cleaned rows"
     assert f"against the cleaned labels of {rows}" in render_html(held.report())
     assert "rows held out" not in render_html(every.report())
+
+
+def _whole(counts):
+    return np.allclose(counts, np.round(counts), atol=1e-6)
+
+
+def test_the_final_comparisons_count_each_row_by_the_callers_weight_only():
+    # The final fit weighs each cleaned row by the evidence's probability
+    # that its label is right; the comparisons that choose the stack's
+    # members and RoSR-L's penalty score each row by the caller's weight
+    # alone, so the evidence's own kind is not favoured on the rows where it
+    # agrees with the labels (docs/decisions.md, *The final comparisons
+    # scored without the evidence's weights*). Scored with the fit's
+    # weights, an error rate times the rows' total weight is no whole number.
+    X, y = make_classification(
+        300, n_features=6, n_informative=3, n_redundant=0, n_classes=3,
+        n_clusters_per_class=1, class_sep=0.5, random_state=4,
+    )  # fmt: skip
+    noisy, _ = flip_labels(y, 0.2, random_state=0)
+    counts = np.random.RandomState(0).choice([1.0, 3.0], size=y.shape[0])
+    for sample_weight in (None, counts):
+        cleaner = LabelCleaner(random_state=0).fit(X, noisy, sample_weight=sample_weight)
+        assert cleaner.final_fit_["weighted"]
+        assert cleaner.final_fit_["rows_under_half"] > 10  # weights that differ
+        kept = cleaner.sample_indices_
+        total = kept.shape[0] if sample_weight is None else sample_weight[kept].sum()
+        selection = cleaner.model_selection_
+        for record in (selection["final"], selection["final_penalty"]):
+            assert "sampled_rows" not in record and "held_out_rows" not in record
+            errors = [c["error_rate"] for c in record["candidates"].values()]
+            assert len(errors) >= 3 and _whole(np.array(errors) * total)
