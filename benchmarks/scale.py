@@ -31,7 +31,7 @@ class; the pipeline is the one ``run`` picks by the number of classes.
 Beside each default ``run``, the same ``run`` with ``--final-model rosr``
 (one final model instead of the stack): its wall time, whether its audit's
 decisions and evidence equal the default's, and both final models' accuracy
-on as many clean rows of the same draw (``apply``'s ``model_label``),
+on as many clean rows of the same draw (``predict`` of the saved model),
 beside plain histogram gradient boosting fitted on the noisy labels.
 
 Usage::
@@ -114,16 +114,17 @@ def _same_decisions(out: Path, other: Path) -> bool:
 
 
 def _test_accuracy(out: Path, data: Path) -> float:
-    """Accuracy of ``out``'s final model on ``data``'s clean rows (``apply``'s
-    ``model_label`` against the true labels)."""
+    """Accuracy of ``out``'s final model (``model_``, what ``predict`` uses;
+    ``apply``'s ``model_label`` is ``decision_model_``'s) on ``data``'s clean
+    rows."""
     import pyarrow.parquet as pq
 
-    test = _test_path(data)
-    applied = out.parent / (out.name + "_applied")
-    timed(["apply", str(out / "model.skops"), str(test), "--out", str(applied)])
-    predicted = pq.read_table(applied / "audit.parquet", columns=["model_label"])
-    truth = pq.read_table(test, columns=["label"]).column("label").to_numpy()
-    return float(np.mean(predicted.column("model_label").to_numpy() == truth))
+    from labelclean.pipeline import load_cleaner
+
+    cleaner, _ = load_cleaner(out / "model.skops")
+    test = pq.read_table(_test_path(data)).to_pandas()
+    truth = test.pop("label").to_numpy()
+    return float(np.mean(cleaner.predict(test) == truth))
 
 
 def wide(load_start) -> None:
@@ -199,8 +200,8 @@ def wide(load_start) -> None:
         "model` stage, whether the audits' "
         + ", ".join(f"`{c}`" for c in _DECISION_COLUMNS)
         + " are equal, and the accuracy of each final model on as many clean "
-        "rows of the same draw (`labelclean apply`'s `model_label` against the "
-        "true labels), beside `HistGradientBoostingClassifier` fitted on the "
+        "rows of the same draw (the saved model's `predict` against the true "
+        "labels), beside `HistGradientBoostingClassifier` fitted on the "
         "noisy labels (seed 0).",
         "",
         *finals,
