@@ -392,7 +392,8 @@ def test_the_final_comparisons_count_each_row_by_the_callers_weight_only():
     noisy, _ = flip_labels(y, 0.2, random_state=0)
     counts = np.random.RandomState(0).choice([1.0, 3.0], size=y.shape[0])
     for sample_weight in (None, counts):
-        cleaner = LabelCleaner(random_state=0).fit(X, noisy, sample_weight=sample_weight)
+        cleaner = LabelCleaner(random_state=0)
+        cleaner.fit(X, noisy, sample_weight=sample_weight)
         assert cleaner.final_fit_["weighted"]
         assert cleaner.final_fit_["rows_under_half"] > 10  # weights that differ
         kept = cleaner.sample_indices_

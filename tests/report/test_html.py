@@ -185,11 +185,12 @@ def test_story_names_the_final_model_and_its_choice(audit):
             },
         },
     }
-    html = render_html(build_report(audit, run={"final_model": rechosen}))
+    html = unescape(render_html(build_report(audit, run={"final_model": rechosen})))
     assert (
         "The final model was CB-AdaBoost (depth-3 trees), chosen by out-of-fold "
-        "error rate against the cleaned labels of the cleaned rows, weighted as "
-        "in its fit (RoSR-L 20.0%, CB-AdaBoost (depth-3 trees) 5.0%); the "
+        "error rate against the cleaned labels of the cleaned rows, each row "
+        "counted once (or by its sample weight), not by the evidence's doubt "
+        "(RoSR-L 20.0%, CB-AdaBoost (depth-3 trees) 5.0%); the "
         "out-of-fold evidence that decided the rows came from RoSR-L, which "
         "also decides new rows." in html
     )
