@@ -354,9 +354,11 @@ class ModelSelectionMixin(EvidenceChoiceMixin):
         :meth:`_fit_final` fits it: out of fold on the cleaned rows, with their
         cleaned labels and row weights, each row's error counted by the
         caller's weight only (:func:`choose_model`, rule :data:`FINAL_RULE`):
-        where the wrong labels left do not depend on the features, the error
-        against them rises with the error against the true labels, whatever
-        the model. ``model_selection_['final']`` records the comparison.
+        where the wrong labels left are flipped uniformly, whatever the
+        features, the error against them rises with the error against the
+        true labels for every model alike (:meth:`_final_split` says why not
+        the fit's weights). ``model_selection_['final']`` records the
+        comparison.
         With one candidate (``final_model``, else ``model``) it is the choice;
         where several cannot be compared, the evidence's model
         (``model_selection_['chosen']``) when it is one of them. Returns the

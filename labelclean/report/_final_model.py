@@ -21,6 +21,12 @@ _MODEL_NAMES = {
     "spbl": "SPBL",
 }
 
+#: How the final comparisons count each row (docs/decisions.md, *The final
+#: comparisons scored without the evidence's weights*).
+_COUNTED = (
+    "each row counted once (or by its sample weight), not by the evidence's doubt"
+)
+
 
 def _model_name(name: str, on_cleaned: Mapping[str, Any] | None = None) -> str:
     """A final model's display name, the deep trees' depth as the fit grew
@@ -148,13 +154,6 @@ def _stack_text(on_cleaned: Mapping[str, Any]) -> str:
         f"labels of {_held_out(on_cleaned, 'the cleaned rows')}, {_COUNTED}"
         + (f" (error rates alone: {', '.join(rates)})" if rates else "")
     )
-
-
-#: How the final comparisons count each row (docs/decisions.md, *The final
-#: comparisons scored without the evidence's weights*).
-_COUNTED = (
-    "each row counted once (or by its sample weight), not by the evidence's doubt"
-)
 
 
 def final_model_text(final: Mapping[str, Any]) -> str:
