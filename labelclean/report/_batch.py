@@ -116,7 +116,7 @@ def batch_cautions(
         if isinstance(r, Mapping) and r.get("reason") == "outside_fit"
     )
     shifted = shift_caution(run.get("feature_shift"), far)
-    return shifted + out + unchecked_caution(unseen)
+    return shifted + out + unchecked_caution(unseen, len(entries))
 
 
 def shift_caution(shift: Any, far: int = 0) -> list[dict[str, str]]:
@@ -152,17 +152,24 @@ def describe_shift(item: dict[str, Any]) -> str:
     return f"{item['column']!r} {what}"
 
 
-def unchecked_caution(unseen: list[str]) -> list[dict[str, str]]:
-    """``classes_not_checked`` for the classes named, if any."""
+def unchecked_caution(
+    unseen: list[str], n_classes: int | None = None
+) -> list[dict[str, str]]:
+    """``classes_not_checked`` for the classes named, if any (every one of
+    the ``n_classes``, where known, said as such: there are no others)."""
     if not unseen:
         return []
-    return [{
-        "code": "classes_not_checked",
-        "message": (
+    if n_classes is not None and len(unseen) >= n_classes:
+        message = (
+            f"the evidence tells none of the classes ({quoted(unseen)}) apart "
+            "from the others: every label was kept unchecked"
+        )
+    else:
+        message = (
             f"the evidence does not tell class(es) {quoted(unseen)} apart from "
             "the others: their labels were kept unchecked"
-        ),
-    }]  # fmt: skip
+        )
+    return [{"code": "classes_not_checked", "message": message}]
 
 
 def quoted(names: list[str], shown: int = 8) -> str:

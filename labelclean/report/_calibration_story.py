@@ -18,6 +18,7 @@ __all__ = [
     "agreement_numbers",
     "calibration_story",
     "count",
+    "every_class_unchecked",
     "flags_doubtful",
     "pct",
     "unseen_classes",
@@ -376,15 +377,8 @@ def calibration_story(run: Mapping[str, Any]) -> list[str]:
                 )
             )
             text += _doubtful_flags_text(cal)
-        elif isinstance(anchor, Mapping) and anchor.get("no_wrong_label_seen"):
-            text += (
-                " No row was flagged: no label of the rows the evidence is surest "
-                "of disagrees with it, pooled or class by class, so the share "
-                "estimated above may be the classes' overlap alone, and the data "
-                "give no sign of wrong labels to act on."
-            )
-        elif not (pred.get("slight") or pred.get("fair")):
-            text += " No row was flagged: no operating point was precise enough."
+        else:
+            text += _nothing_flagged_text(cal, pred, anchor)
         if cal.get("decision_rule") != "thresholds":
             text += against_text(cal)
         story.append(
@@ -398,9 +392,36 @@ def calibration_story(run: Mapping[str, Any]) -> list[str]:
     return story + _review_and_missing_story(run)
 
 
+def _nothing_flagged_text(
+    cal: Mapping[str, Any], pred: Mapping[str, Any], anchor: Any
+) -> str:
+    """Why a calibrated run flagged no row: "" where another sentence says
+    it (the first warning, on agreement only slight or fair; the classes not
+    checked, where none could be: :func:`_unseen_story`)."""
+    if every_class_unchecked(cal):
+        return ""
+    if isinstance(anchor, Mapping) and anchor.get("no_wrong_label_seen"):
+        return (
+            " No row was flagged: no label of the rows the evidence is surest "
+            "of disagrees with it, pooled or class by class, so the share "
+            "estimated above may be the classes' overlap alone, and the data "
+            "give no sign of wrong labels to act on."
+        )
+    if not (pred.get("slight") or pred.get("fair")):
+        return " No row was flagged: no operating point was precise enough."
+    return ""
+
+
 def unseen_classes(cal: Mapping[str, Any]) -> list[str]:
     """The classes whose labels the run kept unchecked (:func:`unchecked_labels`)."""
     return [str(name) for name in unchecked_labels(cal)]
+
+
+def every_class_unchecked(cal: Mapping[str, Any]) -> bool:
+    """Whether the run kept every class's labels unchecked: nothing could
+    be flagged, whatever the operating point."""
+    classes = cal.get("classes") or ()
+    return bool(classes) and len(unseen_classes(cal)) >= len(classes)
 
 
 def agreement_numbers(pred: Mapping[str, Any]) -> str:
@@ -426,7 +447,13 @@ def _unseen_story(cal: Mapping[str, Any], pred: Mapping[str, Any]) -> list[str]:
         return []
     story = []
     unseen = unseen_classes(cal)
-    if unseen:
+    if unseen and every_class_unchecked(cal):
+        story.append(
+            "No row was flagged: the evidence tells none of the classes apart "
+            "from the others, so no label can be checked, and every row was kept "
+            "as labelled."
+        )
+    elif unseen:
         story.append(
             f"The evidence does not tell class(es) {quoted(unseen)} apart from the "
             "others, so their labels cannot be checked: their rows were kept "

@@ -117,7 +117,8 @@ def cautions(
         })  # fmt: skip
     out += against_caution(cal) if calibrated else []
     out += known_noise_caution(cal)
-    return out + unchecked_caution(unseen_classes(cal) if calibrated else [])
+    unseen = unseen_classes(cal) if calibrated else []
+    return out + unchecked_caution(unseen, len(cal.get("classes") or ()))
 
 
 def _label_cautions(classes: Any) -> list[dict[str, str]]:

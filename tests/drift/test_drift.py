@@ -169,16 +169,38 @@ def test_a_class_kept_unchecked_is_named_not_checked_never_quiet(tmp_path):
         frame.to_parquet(tmp_path / f"{name}.parquet")
     argv = ["run", str(tmp_path / "train.parquet"), "-p",
             str(tmp_path / "fast.toml"), "-o", str(tmp_path / "train")]  # fmt: skip
-    assert runner.invoke(app, argv).exit_code == 0
+    fitted = runner.invoke(app, argv)
+    assert fitted.exit_code == 0, fitted.output
+    # Every class is unchecked: said as such, not "apart from the others".
+    every = (
+        "the evidence tells none of the classes ('a', 'b', 'c') apart from the "
+        "others: every label was kept unchecked"
+    )
+    assert f"WARNING: [classes_not_checked] {every}" in fitted.stderr
+    # The story says why nothing was flagged, with agreement only fair (as
+    # here) and, re-rendered from report.json, with it moderate, where the
+    # first lines do not: never "no operating point was precise enough".
+    report = json.loads((tmp_path / "train" / "report.json").read_text())
+    assert report["run"]["calibration"]["predictability"]["fair"]
+    report["run"]["calibration"]["predictability"].update(fair=False, low=True)
+    (tmp_path / "moderate").mkdir()
+    (tmp_path / "moderate" / "report.json").write_text(json.dumps(report))
+    rendered = runner.invoke(app, ["report", str(tmp_path / "moderate")])
+    assert rendered.exit_code == 0, rendered.output
+    for run in ("train", "moderate"):
+        page = unescape((tmp_path / run / "report.html").read_text())
+        assert (
+            "No row was flagged: the evidence tells none of the classes apart "
+            "from the others, so no label can be checked" in page
+        )
+        assert "apart from the others, so their labels cannot be checked" not in page
+        assert "no operating point was precise enough" not in page
     argv = ["apply", str(tmp_path / "train" / "model.skops"),
             str(tmp_path / "later.parquet"), "-o", str(tmp_path / "later")]  # fmt: skip
     applied = runner.invoke(app, argv)
     assert applied.exit_code == 0, applied.output
     # The batch's own log says so too (its report has no calibration).
-    assert (
-        "WARNING: [classes_not_checked] the evidence does not tell class(es) "
-        "'a', 'b', 'c' apart" in applied.stderr
-    )
+    assert f"WARNING: [classes_not_checked] {every}" in applied.stderr
     profile = json.loads((tmp_path / "later" / "report.json").read_text())
     shares = [c["not_checked_share"] for c in profile["noise_profile"]["classes"]]
     assert shares == [1.0, 1.0, 1.0]
