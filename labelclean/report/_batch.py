@@ -88,7 +88,9 @@ def batch_cautions(
     run: Mapping[str, Any], profile: Any, reasons: Any = ()
 ) -> list[dict[str, str]]:
     """``disagreement_rose`` where the batch's labels disagree with the model
-    beyond the fit's, and ``classes_not_checked`` from the profile."""
+    beyond the fit's, and ``classes_not_checked`` from the profile (said of
+    every class only where the fit's profile shows them all: a batch may
+    lack some)."""
     out = []
     rose = disagreement_rose(run.get("fit_disagreement"), profile)
     if rose:
@@ -116,7 +118,9 @@ def batch_cautions(
         if isinstance(r, Mapping) and r.get("reason") == "outside_fit"
     )
     shifted = shift_caution(run.get("feature_shift"), far)
-    return shifted + out + unchecked_caution(unseen, len(entries))
+    fit = run.get("fit_disagreement")
+    known = len(fit) if isinstance(fit, list) else None  # the fit's classes
+    return shifted + out + unchecked_caution(unseen, known)
 
 
 def shift_caution(shift: Any, far: int = 0) -> list[dict[str, str]]:

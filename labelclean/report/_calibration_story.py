@@ -18,7 +18,6 @@ __all__ = [
     "agreement_numbers",
     "calibration_story",
     "count",
-    "every_class_unchecked",
     "flags_doubtful",
     "pct",
     "unseen_classes",

@@ -56,6 +56,25 @@ def test_classes_kept_unchecked_are_named_after_it():
     assert codes == ["disagreement_rose", "classes_not_checked"]
 
 
+def test_every_class_unchecked_is_said_only_where_the_fit_shows_them_all():
+    batch = _profile(("fog", 151, 0.0, 1.0), ("sun", 205, 0.0, 1.0))
+    fit = [{"label": label, "rows_with_model_label": 100, "disagreement_share": 0.0}
+           for label in ("fog", "sun")]  # fmt: skip
+    (every,) = batch_cautions({"fit_disagreement": fit}, batch)
+    assert every["message"] == (
+        "the evidence tells none of the classes ('fog', 'sun') apart from the "
+        "others: every label was kept unchecked"
+    )
+    # The fit had a third class this batch lacks, or its profile is unknown:
+    # only the batch's classes are named.
+    third = [*fit, {**fit[0], "label": "rain"}]
+    for run in ({"fit_disagreement": third}, {}):
+        (some,) = batch_cautions(run, batch)
+        assert some["message"].startswith(
+            "the evidence does not tell class(es) 'fog', 'sun' apart from the others"
+        )
+
+
 def test_shifted_features_come_first_and_name_each_column():
     batch = _profile(("fog", 151, 1.0, 1.0), ("sun", 205, 0.459, 0.0))
     shift = {"columns_compared": 5, "shifted": [
