@@ -118,7 +118,8 @@ def cautions(
     out += against_caution(cal) if calibrated else []
     out += known_noise_caution(cal)
     unseen = unseen_classes(cal) if calibrated else []
-    return out + unchecked_caution(unseen, len(cal.get("classes") or ()))
+    known = len(cal["classes"]) if cal.get("classes") else None
+    return out + unchecked_caution(unseen, known)
 
 
 def _label_cautions(classes: Any) -> list[dict[str, str]]:
