@@ -118,9 +118,9 @@ def batch_cautions(
         if isinstance(r, Mapping) and r.get("reason") == "outside_fit"
     )
     shifted = shift_caution(run.get("feature_shift"), far)
-    fit = run.get("fit_disagreement")
-    known = len(fit) if isinstance(fit, list) else None  # the fit's classes
-    return shifted + out + unchecked_caution(unseen, known)
+    fit = run.get("fit_disagreement")  # the fit's classes, where known
+    every = isinstance(fit, list) and len(unseen) >= len(fit)
+    return shifted + out + unchecked_caution(unseen, every)
 
 
 def shift_caution(shift: Any, far: int = 0) -> list[dict[str, str]]:
@@ -156,14 +156,12 @@ def describe_shift(item: dict[str, Any]) -> str:
     return f"{item['column']!r} {what}"
 
 
-def unchecked_caution(
-    unseen: list[str], n_classes: int | None = None
-) -> list[dict[str, str]]:
-    """``classes_not_checked`` for the classes named, if any (every one of
-    the ``n_classes``, where known, said as such: there are no others)."""
+def unchecked_caution(unseen: list[str], every: bool = False) -> list[dict[str, str]]:
+    """``classes_not_checked`` for the classes named, if any; ``every``: they
+    are all the classes the model knows, said as such (there are no others)."""
     if not unseen:
         return []
-    if n_classes is not None and len(unseen) >= n_classes:
+    if every:
         message = (
             f"the evidence tells none of the classes ({quoted(unseen)}) apart "
             "from the others: every label was kept unchecked"

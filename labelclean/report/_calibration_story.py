@@ -18,6 +18,7 @@ __all__ = [
     "agreement_numbers",
     "calibration_story",
     "count",
+    "every_class_unchecked",
     "flags_doubtful",
     "pct",
     "unseen_classes",

@@ -15,6 +15,7 @@ from labelclean.report._calibration_story import (
     admits_no_noise,
     agreement_numbers,
     count,
+    every_class_unchecked,
     flags_doubtful,
     pct,
     unseen_classes,
@@ -118,8 +119,7 @@ def cautions(
     out += against_caution(cal) if calibrated else []
     out += known_noise_caution(cal)
     unseen = unseen_classes(cal) if calibrated else []
-    known = len(cal["classes"]) if cal.get("classes") else None
-    return out + unchecked_caution(unseen, known)
+    return out + unchecked_caution(unseen, every_class_unchecked(cal))
 
 
 def _label_cautions(classes: Any) -> list[dict[str, str]]:
