@@ -104,7 +104,9 @@ class KNNFilter(FeatureSpaceMixin, BaseFilter):
     ``filter-k``) and ``docs/confidence.md``.
 
     A round never removes every remaining row of a class; if it would, that
-    class's rows are kept in that round and a warning says so.
+    class's rows are kept in that round, and one warning after the rounds
+    names such classes with their rows: apart, those too small for any row
+    to have enough neighbours of its own class.
 
     References
     ----------
@@ -234,6 +236,9 @@ class KNNFilter(FeatureSpaceMixin, BaseFilter):
         keep = np.ones(n_samples, dtype=bool)
         removal_round = np.zeros(n_samples, dtype=np.int64)
         agreement = np.full(n_samples, np.nan)
+        # class code -> (round, its rows left, k, neighbours needed, its rows)
+        spared = {}
+        total = np.bincount(codes, minlength=n_classes)
         for round_, threshold in enumerate(thresholds, start=1):
             rows = np.flatnonzero(keep)
             if rows.size < 2:
@@ -243,9 +248,16 @@ class KNNFilter(FeatureSpaceMixin, BaseFilter):
             rate = counts[np.arange(rows.size), codes[rows]] / k
             agreement[rows] = rate
             drop = rows[rate < threshold]
-            drop = _spare_last_of_class(drop, keep, codes, round_, classes)
+            drop, emptied = _spare_last_of_class(drop, keep, codes)
+            left = np.bincount(codes[keep], minlength=n_classes)
+            need = int(np.ceil(threshold * k - 1e-9))
+            for code in emptied:
+                spared.setdefault(
+                    int(code), (round_, int(left[code]), k, need, int(total[code]))
+                )
             removal_round[drop] = round_
             keep[drop] = False
+        _warn_spared(spared, classes)
         return keep, removal_round, agreement
 
 
@@ -254,30 +266,84 @@ class KNNFilter(FeatureSpaceMixin, BaseFilter):
 _NAMED_CLASSES = 8
 
 
-def _spare_last_of_class(drop, keep, codes, round_, classes=None):
-    """Do not let one round remove every remaining row of a class (named by
-    its label in ``classes``, else by its code)."""
+def _spare_last_of_class(drop, keep, codes):
+    """``drop`` without the rows of any class it would empty of its remaining
+    rows, and the codes of those classes."""
     n_classes = int(codes.max()) + 1
     left = np.bincount(codes[keep], minlength=n_classes)
     dropped = np.bincount(codes[drop], minlength=n_classes)
     emptied = np.flatnonzero((left > 0) & (dropped >= left))
     if emptied.size:
-        shown = emptied[:_NAMED_CLASSES]
-        named = (
-            f"code(s) {shown.tolist()}"
-            if classes is None
-            else str(np.asarray(classes, dtype=object)[shown].tolist())
-        ) + (
-            f" and {emptied.size - shown.size} more"
-            if emptied.size > shown.size
-            else ""
-        )
+        drop = drop[~np.isin(codes[drop], emptied)]
+    return drop, emptied
+
+
+def _warn_spared(spared, classes=None):
+    """One warning per fit for the classes the rounds kept whole, at most
+    two: classes too small for any of their rows to agree with enough
+    neighbours (at most ``n - 1`` of a row's neighbours can share its label,
+    so no evidence is needed to see they would go), and classes whose every
+    row agreed with too few, which may be rare among others, overlap them, or
+    carry mostly wrong labels. A class is too small by its rows in the input
+    (a class the rounds thinned is not); it is named with its rows and
+    those left when it was spared, the numbers of the first round that would
+    have emptied it."""
+    small = {c: v for c, v in spared.items() if v[4] - 1 < v[3]}
+    other = {c: v for c, v in spared.items() if c not in small}
+    if small:
         warnings.warn(
-            f"filter round {round_} would remove every remaining row of class "
-            f"{named}; those rows are kept. The labels of that class may be "
-            "mostly wrong; inspect them.",
+            f"class(es) {_named(small, classes)} have too few rows for any "
+            "of them to have enough neighbours of their own class (the noise "
+            f"filter asks for {_asked(small)}); their rows are kept unfiltered, "
+            "and their labels cannot be checked against neighbours.",
             UserWarning,
             stacklevel=4,
         )
-        drop = drop[~np.isin(codes[drop], emptied)]
-    return drop
+    if other:
+        warnings.warn(
+            f"the noise filter would remove every remaining row of class(es) "
+            f"{_named(other, classes)}: each of their rows has "
+            f"{_asked(other, short=True)} neighbours in its own class. Those "
+            "rows are kept. The class may be rare among others that surround "
+            "it or overlap them, or its labels may be mostly wrong; inspect them.",
+            UserWarning,
+            stacklevel=4,
+        )
+
+
+def _named(spared, classes):
+    """The classes of ``spared`` by label (else code), each with its rows,
+    the first :data:`_NAMED_CLASSES` named and the rest counted."""
+    codes = sorted(spared)
+    labels = (
+        codes if classes is None else np.asarray(classes, dtype=object)[codes].tolist()
+    )
+    shown = [
+        f"{label!r} ({_rows(*spared[c][1::3])})"
+        for c, label in zip(codes[:_NAMED_CLASSES], labels, strict=False)
+    ]
+    more = len(codes) - len(shown)
+    return ", ".join(shown) + (f" and {more} more" if more else "")
+
+
+def _rows(left, total):
+    """'30 rows', or '10 of its 30 rows left' where earlier rounds took some."""
+    rows = f"{total:,} row{'s' if total != 1 else ''}"
+    return rows if left == total else f"{left:,} of its {rows} left"
+
+
+def _asked(spared, short=False):
+    """The rounds' demand on a row: 'at least 2 of a row's 5 nearest', or
+    where it falls short, 'fewer than 2 of its 5 nearest' ('none of its 5
+    nearest' for one)."""
+    asks = sorted({(v[3], v[2]) for v in spared.values()})
+    if not short:
+        return " or ".join(
+            f"at least {need} of a row's {k} nearest" for need, k in asks
+        )
+    return " or ".join(
+        f"none of its {k} nearest"
+        if need == 1
+        else f"fewer than {need} of its {k} nearest"
+        for need, k in asks
+    )

@@ -233,21 +233,50 @@ def test_filter_keeps_caller_container():
 def test_filter_never_empties_a_class():
     X = np.vstack([np.zeros((20, 1)), [[0.01]]])
     y = np.array([0] * 20 + [1])
-    with pytest.warns(UserWarning, match="would remove every remaining row"):
+    with pytest.warns(UserWarning, match="too few rows") as said:
         flt = KNNFilter().fit(X, y)
     assert 20 in flt.sample_indices_
+    # one warning per fit, not one per round that spares the class
+    assert len([w for w in said if "noise filter" in str(w.message)]) == 1
     # the warning names the class by its label, not by an internal code
     names = np.array(["common"] * 20 + ["rare"])
-    with pytest.warns(UserWarning, match=r"row of class \['rare'\]; those rows"):
+    asked = r"class\(es\) 'rare' \(1 row\) have too few rows"
+    with pytest.warns(UserWarning, match=asked):
         KNNFilter().fit(X, names)
-    with pytest.warns(UserWarning, match=r"row of class \['rare'\]; those rows"):
+    with pytest.warns(UserWarning, match=asked):
         KNNConfidence().fit(X, names)
     # a label of ids: every class a single row, eight named and the rest counted
     ids = np.arange(30) + 100
     with pytest.warns(UserWarning) as said:
         KNNFilter().fit(np.arange(30.0)[:, None], ids)
-    text = str(said[0].message)
-    assert "class [100, 101, 102, 103, 104, 105, 106, 107] and 22 more;" in text
+    (text,) = [str(w.message) for w in said if "noise filter" in str(w.message)]
+    assert "class(es) 100 (1 row), 101 (1 row)," in text
+    assert "107 (1 row) and 22 more have too few rows" in text
+
+
+def test_a_rare_class_spread_among_another_is_told_apart_from_a_tiny_one():
+    """A class of enough rows, each surrounded by the other class, is named
+    with its rows (and those earlier rounds took) as possibly rare,
+    overlapping or mislabelled; a class too small to pass is named apart."""
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(420, 2))
+    y = np.array(["big"] * 401 + ["spread"] * 18 + ["tiny"], dtype=object)
+    X[401:419] = X[rng.choice(400, 18, replace=False)] + 1e-3  # inside "big"
+    X[419] = [50.0, 50.0]
+    with pytest.warns(UserWarning) as said:
+        flt = KNNFilter(n_neighbors=5).fit(X, y)
+    texts = [str(w.message) for w in said if "noise filter" in str(w.message)]
+    assert len(texts) == 2
+    small = next(t for t in texts if "too few rows" in t)
+    assert "'tiny' (1 row)" in small and "'spread'" not in small
+    assert "at least 1 of a row's 5 nearest" in small
+    spread = next(t for t in texts if "would remove every remaining row" in t)
+    # thinned by earlier rounds, it is not "too small": it had 18 rows
+    assert re.search(r"'spread' \((\d+ of its )?18 rows( left)?\)", spread)
+    assert "'tiny'" not in spread
+    assert "rare among others" in spread and "mostly wrong" in spread
+    assert set(np.flatnonzero(y == "tiny")) <= set(flt.sample_indices_)
+    assert (y[flt.sample_indices_] == "spread").any()
 
 
 def test_deterministic(global_random_seed):
