@@ -491,7 +491,7 @@ class LabelCleaner(DecisionsMixin, ModelSelectionMixin, ClassifierMixin, BaseFil
             raw, y, Z, codes, folds, rng, clock, weight
         )
         spl_weight, zero_round, train_rows = rows_kept_by_suspects(
-            self.suspect_estimator_, codes, self.classes_.shape[0]
+            self.suspect_estimator_, codes, self.classes_
         )
         clock.lap("suspects")
         model_seed = draw_seed(rng)

@@ -481,6 +481,22 @@ def test_a_class_of_one_cleaned_row_keeps_the_evidences_model():
     assert cleaner.decision_model_ is cleaner.model_
 
 
+def test_a_class_splboost_empties_is_named_and_its_rows_learned_from():
+    X, y = make_classification(
+        n_samples=150, n_features=4, n_informative=3, n_redundant=0, n_classes=3,
+        n_clusters_per_class=1, random_state=0,
+    )  # fmt: skip
+    y = np.array(["a", "b", "c"], dtype=object)[y]
+    y[0] = "odd"  # one row, inside another class
+    with pytest.warns(UserWarning, match="SPLBoost gave zero weight") as said:
+        cleaner = LabelCleaner(random_state=0).fit(X, y)
+    (text,) = [str(w.message) for w in said if "SPLBoost" in str(w.message)]
+    assert "every row of class(es) 'odd' (1 row);" in text
+    assert cleaner.audit_["spl_weight"].iloc[0] == 0
+    # the models learned from every row, so the class is still the model's
+    assert len(cleaner.model_.classes_) == 4  # codes of "a", "b", "c", "odd"
+
+
 def test_report_names_the_final_model():
     X, y = _circles_data(0)
     cleaner = LabelCleaner(**FAST_SUSPECTS, **PLAIN_DISTANCE, random_state=0)
