@@ -27,17 +27,21 @@ from labelclean.utils._validation import check_labels, is_dataframe
 __all__ = ["KNNConfidence"]
 
 
-def _local(k: int, n_rows: int) -> int:
+def _local(k: int, n_rows: int, n_fitted: int | None = None) -> int:
     """``k`` capped at half of ``n_rows`` rows (rounded up) less one, at
     least 1, with a warning where that cuts it. Beyond it a row's
     neighbourhood is most of the table, the same for every row, so it says
     nothing of the row: on 12 rows of two classes K = 10 read every right
     label at one half, and the soft labels said nothing (docs/confidence.md,
-    *Tables smaller than the neighbourhood*)."""
+    *Tables smaller than the neighbourhood*). ``n_fitted``: the rows fitted
+    on, named where the noise filter left fewer."""
     cap = max(1, -(-n_rows // 2) - 1)
     if cap < k:
+        rows = f"{n_rows} row(s)"
+        if n_fitted is not None and n_fitted > n_rows:
+            rows = f"the {n_rows} of {n_fitted} row(s) the noise filter kept"
         warnings.warn(
-            f"{n_rows} row(s) are too few for n_neighbors={k}: a neighbourhood "
+            f"{rows} are too few for n_neighbors={k}: a neighbourhood "
             f"of more than {cap} would hold most of the table; using {cap}.",
             UserWarning,
             stacklevel=3,
@@ -269,9 +273,11 @@ class KNNConfidence(BaseConfidence):
             self.removal_round_ = np.zeros(Z.shape[0], dtype=np.int64)
         else:
             keep, self.removal_round_, _ = flt.rounds(index, codes, self.classes_)
-        self.n_neighbors_ = _local(
-            index.effective_k(self.n_neighbors, int(keep.sum()), exclude_self=True),
-            int(keep.sum()),
+        # Halved first: that cap is below the rows available, so a small
+        # table gets one warning, naming the n_neighbors asked for.
+        n_keep = int(keep.sum())
+        self.n_neighbors_ = index.effective_k(
+            _local(self.n_neighbors, n_keep, Z.shape[0]), n_keep, exclude_self=True
         )
         self.neighbor_counts_ = index.training_label_counts(
             keep, self.n_neighbors_, codes, n_classes

@@ -152,7 +152,7 @@ def test_duplicate_rows():
 def test_fewer_rows_than_neighbours():
     X = np.array([[0.0], [0.1], [5.0], [5.1]])
     y = np.array([0, 0, 1, 1])
-    with pytest.warns(UserWarning, match="fewer than n_neighbors=10"):
+    with pytest.warns(UserWarning, match=r"4 row\(s\) are too few for n_neighbors=10"):
         est = KNNConfidence(noise_filter=None).fit(X, y)
     # each class has one other row: K = 3 read every row at 1/3
     assert est.n_neighbors_ == 1
@@ -171,8 +171,10 @@ def test_a_neighbourhood_of_most_of_the_table_is_cut_to_half(n_rows, k):
     with warnings.catch_warnings(record=True) as said:
         warnings.simplefilter("always")
         est = KNNConfidence(random_state=0).fit(X[:, None], y)
-    cut = [w for w in said if "are too few for n_neighbors" in str(w.message)]
+    cut = [w for w in said if "are too few for n_neighbors=10" in str(w.message)]
     assert len(cut) == (k < 10)
+    # one warning: not also "fewer rows available than n_neighbors"
+    assert not [w for w in said if "available as neighbours" in str(w.message)]
     assert est.n_neighbors_ == k
     right = (np.bincount(y) - 1 >= k)[y]  # classes that fill a neighbourhood
     np.testing.assert_array_equal(est.confidence_[right], 1.0)
