@@ -647,6 +647,12 @@ ACCEPTED = [
      "class(es) ['c'] have a single row"),
     ("fewer-rows-than-neighbours", lambda t: _base(t, make_frame(n=5)),
      "fewer than n_neighbors=5"),
+    # Four rows of a third class, each among the rows of 'a': the noise
+    # filter keeps them, once, naming the class and its rows.
+    ("rare-class-inside-another",
+     _with("label", lambda n: ["r" if i in (0, 10, 20, 30) else "ab"[i % 2]
+                               for i in range(n)]),
+     "the noise filter would remove every remaining row of class(es) 'r' ("),
     # Databases write exact numbers and calendar dates (decimal128, date32):
     # used as numbers and dates (and judged so: the date is a timestamp, the
     # amounts are not an id), kept as they came in the outputs.
