@@ -154,8 +154,8 @@ class ModelSelectionMixin(EvidenceChoiceMixin):
         """
         if folds is None:
             warnings.warn(
-                "a class has a single row: the final model's probabilities are "
-                "in-sample, not out of fold.",
+                "too few rows of classes with two rows or more to split into "
+                "folds: the model's probabilities are in-sample, not out of fold.",
                 UserWarning,
                 stacklevel=3,
             )

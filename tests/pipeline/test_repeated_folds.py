@@ -32,8 +32,47 @@ def test_each_split_holds_every_row_out_once():
     )
 
 
-def test_a_class_of_one_row_leaves_no_folds():
-    assert repeated_folds(np.array([0, 0, 0, 1]), cv=5, repeats=3, seed=0) is None
+def test_a_class_of_one_row_is_trained_on_and_never_held_out():
+    codes = np.array([0] * 20 + [1] * 12 + [2])
+    folds = repeated_folds(codes, cv=5, repeats=2, seed=0)
+    assert len(folds) == 10
+    held_out = np.zeros(codes.shape[0], dtype=int)
+    for train, test in folds:
+        assert 32 in train and 32 not in test
+        assert np.intersect1d(train, test).size == 0
+        assert np.union1d(train, test).size == codes.shape[0]
+        held_out[test] += 1
+    assert held_out[32] == 0 and np.all(held_out[:32] == 2)
+    # the other rows are split as they are without that row
+    alone = repeated_folds(codes[:32], cv=5, repeats=2, seed=0)
+    for (train, test), (train0, test0) in zip(folds, alone, strict=True):
+        np.testing.assert_array_equal(test, test0)
+        np.testing.assert_array_equal(train, np.append(train0, 32))
+
+
+def test_too_few_rows_of_classes_of_two_rows_leave_no_folds():
+    assert repeated_folds(np.array([0, 1, 2, 3]), cv=5, repeats=3, seed=0) is None
+    # two rows of one class: two folds, each holding one of them out
+    folds = repeated_folds(np.array([0, 1, 2, 2]), cv=5, repeats=1, seed=0)
+    assert sorted(test.tolist() for _, test in folds) == [[2], [3]]
+    for train, test in folds:
+        assert sorted(train.tolist()) == sorted({0, 1, 2, 3} - set(test.tolist()))
+
+
+def test_the_row_of_a_class_of_one_row_is_scored_by_the_fitted_stage():
+    # BayesConfidence is cross-fitted over the folds; the row no fold holds
+    # out is scored by the stage fitted on every row, the others out of fold.
+    X, y = make_blobs(200, centers=3, cluster_std=2.5, random_state=0)
+    X, y = np.vstack([X, [[20.0, 20.0]]]), np.append(y, 3)
+    cleaner = LabelCleaner(confidence="bayes", random_state=0).fit(X, y)
+    proba = cleaner.evidence_.confidence_proba
+    assert np.isfinite(proba).all()
+    np.testing.assert_allclose(proba.sum(axis=1), 1.0)
+    own = cleaner.confidence_estimator_.predict_proba(X[-1:])
+    np.testing.assert_allclose(proba[-1], own[0])
+    assert not np.allclose(
+        proba[:-1], cleaner.confidence_estimator_.predict_proba(X[:-1])
+    )
 
 
 def test_folds_are_capped_by_the_smallest_class():
