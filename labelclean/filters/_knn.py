@@ -14,6 +14,7 @@ from numpy.typing import ArrayLike
 
 from labelclean.filters._base import BaseFilter
 from labelclean.utils._features import FeatureSpaceMixin
+from labelclean.utils._labels import labels_text
 from labelclean.utils._neighbors import CANDIDATE_MARGIN, NeighborIndex
 from labelclean.utils._sampling import draw_seed
 from labelclean.utils._sklearn import Interval, StrOptions, fit_context
@@ -236,9 +237,7 @@ class KNNFilter(FeatureSpaceMixin, BaseFilter):
         keep = np.ones(n_samples, dtype=bool)
         removal_round = np.zeros(n_samples, dtype=np.int64)
         agreement = np.full(n_samples, np.nan)
-        # class code -> (round, its rows left, k, neighbours needed, its rows)
-        spared = {}
-        total = np.bincount(codes, minlength=n_classes)
+        spared = {}  # class code -> (k, neighbours needed) of its first spare
         for round_, threshold in enumerate(thresholds, start=1):
             rows = np.flatnonzero(keep)
             if rows.size < 2:
@@ -249,15 +248,12 @@ class KNNFilter(FeatureSpaceMixin, BaseFilter):
             agreement[rows] = rate
             drop = rows[rate < threshold]
             drop, emptied = _spare_last_of_class(drop, keep, codes)
-            left = np.bincount(codes[keep], minlength=n_classes)
             need = int(np.ceil(threshold * k - 1e-9))
-            for code in emptied:
-                spared.setdefault(
-                    int(code), (round_, int(left[code]), k, need, int(total[code]))
-                )
+            for code in emptied.tolist():
+                spared.setdefault(code, (k, need))
             removal_round[drop] = round_
             keep[drop] = False
-        _warn_spared(spared, classes)
+        _warn_spared(spared, np.bincount(codes, minlength=n_classes), classes)
         return keep, removal_round, agreement
 
 
@@ -278,21 +274,21 @@ def _spare_last_of_class(drop, keep, codes):
     return drop, emptied
 
 
-def _warn_spared(spared, classes=None):
+def _warn_spared(spared, rows, classes=None):
     """One warning per fit for the classes the rounds kept whole, at most
     two: classes too small for any of their rows to agree with enough
     neighbours (at most ``n - 1`` of a row's neighbours can share its label,
     so no evidence is needed to see they would go), and classes whose every
     row agreed with too few, which may be rare among others, overlap them, or
-    carry mostly wrong labels. A class is too small by its rows in the input
-    (a class the rounds thinned is not); it is named with its rows and
-    those left when it was spared, the numbers of the first round that would
-    have emptied it."""
-    small = {c: v for c, v in spared.items() if v[4] - 1 < v[3]}
+    carry mostly wrong labels. ``spared``: class code -> (k, neighbours
+    needed) of the first round that would have emptied it; ``rows``: each
+    class's rows in the input, by which a class is too small (a class the
+    rounds thinned is not) and is named."""
+    small = {c: v for c, v in spared.items() if rows[c] - 1 < v[1]}
     other = {c: v for c, v in spared.items() if c not in small}
     if small:
         warnings.warn(
-            f"class(es) {_named(small, classes)} have too few rows for any "
+            f"class(es) {_named(small, rows, classes)} have too few rows for any "
             "of them to have enough neighbours of their own class (the noise "
             f"filter asks for {_asked(small)}); their rows are kept unfiltered, "
             "and their labels cannot be checked against neighbours.",
@@ -302,7 +298,7 @@ def _warn_spared(spared, classes=None):
     if other:
         warnings.warn(
             f"the noise filter would remove every remaining row of class(es) "
-            f"{_named(other, classes)}: each of their rows has "
+            f"{_named(other, rows, classes)}: each of their rows has "
             f"{_asked(other, short=True)} neighbours in its own class. Those "
             "rows are kept. The class may be rare among others that surround "
             "it or overlap them, or its labels may be mostly wrong; inspect them.",
@@ -311,32 +307,20 @@ def _warn_spared(spared, classes=None):
         )
 
 
-def _named(spared, classes):
-    """The classes of ``spared`` by label (else code), each with its rows,
-    the first :data:`_NAMED_CLASSES` named and the rest counted."""
+def _named(spared, rows, classes):
+    """The classes of ``spared`` by label (else code) with their rows, the
+    first :data:`_NAMED_CLASSES` named and the rest counted."""
     codes = sorted(spared)
-    labels = (
-        codes if classes is None else np.asarray(classes, dtype=object)[codes].tolist()
-    )
-    shown = [
-        f"{label!r} ({_rows(*spared[c][1::3])})"
-        for c, label in zip(codes[:_NAMED_CLASSES], labels, strict=False)
-    ]
-    more = len(codes) - len(shown)
-    return ", ".join(shown) + (f" and {more} more" if more else "")
-
-
-def _rows(left, total):
-    """'30 rows', or '10 of its 30 rows left' where earlier rounds took some."""
-    rows = f"{total:,} row{'s' if total != 1 else ''}"
-    return rows if left == total else f"{left:,} of its {rows} left"
+    labels = codes if classes is None else np.asarray(classes, dtype=object)[codes]
+    counts = [int(rows[c]) for c in codes]
+    return labels_text(list(zip(list(labels), counts, strict=True)), _NAMED_CLASSES)
 
 
 def _asked(spared, short=False):
     """The rounds' demand on a row: 'at least 2 of a row's 5 nearest', or
     where it falls short, 'fewer than 2 of its 5 nearest' ('none of its 5
     nearest' for one)."""
-    asks = sorted({(v[3], v[2]) for v in spared.values()})
+    asks = sorted({(need, k) for k, need in spared.values()})
     if not short:
         return " or ".join(
             f"at least {need} of a row's {k} nearest" for need, k in asks

@@ -4,6 +4,8 @@ import warnings
 
 import numpy as np
 
+from labelclean.utils._labels import labels_text
+
 __all__ = ["rows_kept_by_suspects"]
 
 
@@ -18,20 +20,14 @@ def rows_kept_by_suspects(suspect_estimator, codes: np.ndarray, classes):
     spl_weight = np.asarray(suspect_estimator.spl_weights_, float)
     zero_round = getattr(suspect_estimator, "zero_weight_round_", None)
     kept = np.flatnonzero(spl_weight > 0)
-    n_classes = len(classes)
+    rows = np.bincount(codes, minlength=len(classes))
     emptied = np.flatnonzero(
-        (np.bincount(codes[kept], minlength=n_classes) == 0)
-        & (np.bincount(codes, minlength=n_classes) > 0)
+        (np.bincount(codes[kept], minlength=len(classes)) == 0) & (rows > 0)
     )
     if emptied.size == 0:
         return spl_weight, zero_round, kept
-    rows = np.bincount(codes, minlength=n_classes)
-    named = ", ".join(
-        f"{label!r} ({rows[c]:,} row{'s' if rows[c] != 1 else ''})"
-        for c, label in zip(
-            emptied[:8], np.asarray(classes, dtype=object)[emptied[:8]], strict=True
-        )
-    ) + (f" and {emptied.size - 8} more" if emptied.size > 8 else "")
+    labels = np.asarray(classes, dtype=object)[emptied].tolist()
+    named = labels_text(list(zip(labels, rows[emptied].tolist(), strict=True)), 8)
     warnings.warn(
         f"SPLBoost gave zero weight to every row of class(es) {named}; the "
         "models are fitted on all rows, the suspects' included.",

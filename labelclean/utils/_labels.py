@@ -84,9 +84,14 @@ def label_placeholders(counts: Mapping[Hashable, int]) -> list[tuple[str, int]]:
     return sorted(found, key=lambda item: (-item[1], item[0]))
 
 
-def labels_text(labels: list[tuple[str, int]]) -> str:
-    """``"'yes' (40 rows), 'Yes' (2 rows) and 'Yes ' (1 row)"``."""
-    named = [f"{label!r} ({n} row{'s' if n != 1 else ''})" for label, n in labels]
+def labels_text(labels: list[tuple[str, int]], limit: int | None = None) -> str:
+    """``"'yes' (40 rows), 'Yes' (2 rows) and 'Yes ' (1 row)"``; with
+    ``limit``, the first ``limit`` and how many more: ``"'a' (1 row), 'b'
+    (2 rows) and 3 more"``."""
+    shown = labels if limit is None else labels[:limit]
+    named = [f"{label!r} ({n} row{'s' if n != 1 else ''})" for label, n in shown]
+    if len(labels) > len(shown):
+        return ", ".join(named) + f" and {len(labels) - len(shown)} more"
     return named[0] if len(named) == 1 else ", ".join(named[:-1]) + " and " + named[-1]
 
 
