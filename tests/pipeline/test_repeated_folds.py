@@ -75,9 +75,28 @@ def test_the_row_of_a_class_of_one_row_is_scored_by_the_fitted_stage():
     )
 
 
-def test_folds_are_capped_by_the_smallest_class():
+@pytest.mark.parametrize("small", [2, 3, 4])
+def test_a_class_too_small_for_the_folds_is_trained_on_and_never_held_out(small):
+    # Two classes fill five folds; a class of two to four rows no longer cuts
+    # them to its rows: it is in every training part, and the other rows are
+    # split as they are without it.
+    codes = np.repeat([0, 1, 2], [30, 12, small])
+    folds = repeated_folds(codes, cv=5, repeats=2, seed=3)
+    assert len(folds) == 2 * 5
+    rows = np.arange(42, 42 + small)
+    alone = repeated_folds(codes[:42], cv=5, repeats=2, seed=3)
+    for (train, test), (train0, test0) in zip(folds, alone, strict=True):
+        assert np.isin(rows, train).all() and not np.isin(rows, test).any()
+        np.testing.assert_array_equal(test, test0)
+        np.testing.assert_array_equal(train, np.append(train0, rows))
+
+
+def test_folds_are_capped_by_the_smallest_class_where_one_class_fills_them():
     folds = repeated_folds(np.repeat([0, 1], [40, 3]), cv=5, repeats=2, seed=0)
     assert len(folds) == 2 * 3
+    # every row is held out once a split: none is left to the fitted stage
+    held_out = np.concatenate([test for _, test in folds[:3]])
+    assert np.array_equal(np.sort(held_out), np.arange(43))
 
 
 def test_rows_are_averaged_over_the_folds_that_scored_them():
@@ -155,3 +174,16 @@ def test_cross_fitted_confidence_is_averaged_over_the_splits_too():
     assert np.isfinite(proba).all()
     np.testing.assert_allclose(proba.sum(axis=1), 1.0)
     assert not np.allclose(proba, once.evidence_.confidence_proba)
+
+
+def test_the_rows_of_a_class_too_small_for_the_folds_are_scored_by_the_fitted_stage():
+    X, y = make_blobs(200, centers=3, cluster_std=2.5, random_state=0)
+    X = np.vstack([X, [[20.0, 20.0], [20.5, 19.5], [19.5, 20.5]]])
+    y = np.append(y, [3, 3, 3])
+    cleaner = LabelCleaner(confidence="bayes", random_state=0).fit(X, y)
+    proba = cleaner.evidence_.confidence_proba
+    own = cleaner.confidence_estimator_.predict_proba(X[-3:])
+    np.testing.assert_allclose(proba[-3:], own)
+    assert not np.allclose(
+        proba[:-3], cleaner.confidence_estimator_.predict_proba(X[:-3])
+    )
