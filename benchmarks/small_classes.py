@@ -152,7 +152,9 @@ def main() -> None:
     parser.add_argument("--repo", type=Path, required=True, help="the other checkout")
     parser.add_argument("--tables", type=int, default=20)
     parser.add_argument("--max-rows", type=int, default=5_000)
-    parser.add_argument("--small", type=int, default=5, help="a small class has fewer rows")
+    parser.add_argument(
+        "--small", type=int, default=5, help="a small class has fewer rows"
+    )
     parser.add_argument("--noise", type=float, default=0.2)
     parser.add_argument("--reps", type=int, default=3)
     parser.add_argument("--section", default="small-classes")
@@ -180,7 +182,9 @@ def main() -> None:
             results.append(sides)
             lines.append(table_line(f"{name} (`{label}`)", counts, *sides))
             print(lines[-1], flush=True)
-    mean_f1 = [_mean([_mean([_f1(f) for f in r[1][i]]) for r in results]) for i in (0, 1)]
+    mean_f1 = [
+        _mean([_mean([_f1(f) for f in r[1][i]]) for r in results]) for i in (0, 1)
+    ]
     own = [_mean([_mean([f["flagged"] / f["rows"] for f in r[0][i]]) for r in results])
            for i in (0, 1)]  # fmt: skip
     moved = sum(

@@ -147,7 +147,7 @@ def test_a_stray_class_of_three_rows_leaves_the_corrections():
     target (docs/decisions.md, *A stray class of a few rows*). Now the
     three rows are trained on in every fold, and the corrections stay."""
     X, y = load_wine(return_X_y=True)
-    y_noisy, flipped = flip_labels(y, 0.2, random_state=0)
+    y_noisy, _ = flip_labels(y, 0.2, random_state=0)
     stray = np.random.RandomState(0).choice(y.shape[0], 3, replace=False)
     y_noisy[stray] = 7
     cleaner = LabelCleaner(random_state=0).fit(X, y_noisy)
