@@ -176,9 +176,7 @@ class LabelCleaner(DecisionsMixin, ModelSelectionMixin, ClassifierMixin, BaseFil
         - 'soft': the rows SPLBoost kept, with the soft labels.
     cv : int, default=5
         Folds of the out-of-sample model probabilities (and of cross-fitted
-        confidence). A class with fewer rows than the folds is trained on in
-        every fold and scored by the fitted stage (``docs/decisions.md``,
-        *Rows that cannot be decided out of fold*).
+        confidence); a class of fewer rows is trained on in every fold.
     cv_repeats : int, default=1
         Splits into ``cv`` folds, each with a fresh seed and its own fits;
         every row's out-of-fold probabilities are averaged over them: steadier
