@@ -12,7 +12,6 @@ chosen one's out-of-fold evidence.
 import inspect
 
 import numpy as np
-from sklearn.model_selection import StratifiedKFold
 
 from labelclean.pipeline._comparison import (
     EVIDENCE_PENALTY_RULE,
@@ -21,7 +20,7 @@ from labelclean.pipeline._comparison import (
     PENALTY_MAX_SAMPLES,
     choose_model,
 )
-from labelclean.pipeline._folds import folds_per_repeat
+from labelclean.pipeline._folds import folds_per_repeat, stratified_folds
 from labelclean.utils._sampling import stratified_rows
 
 __all__ = ["EvidenceChoiceMixin", "fit_accepts"]
@@ -93,8 +92,7 @@ class EvidenceChoiceMixin:
                 # the evidence
                 return {chosen: compared[chosen]}, selection
         else:
-            splitter = StratifiedKFold(k, shuffle=True, random_state=seed)
-            sub_folds = list(splitter.split(rows, codes[rows]))
+            sub_folds = stratified_folds(codes[rows], k, seed)
             compared = self._compared(
                 names,
                 seed,
@@ -159,8 +157,7 @@ class EvidenceChoiceMixin:
         k = folds_per_repeat(folds, self.cv_repeats)
         rows = stratified_rows(codes, PENALTY_MAX_SAMPLES, min_per_class=k, seed=seed)
         if rows is not None:
-            splitter = StratifiedKFold(k, shuffle=True, random_state=seed)
-            folds = list(splitter.split(rows, codes[rows]))
+            folds = stratified_folds(codes[rows], k, seed)
             Z, codes, in_train = Z[rows], codes[rows], in_train[rows]
             weight = None if weight is None else weight[rows]
 

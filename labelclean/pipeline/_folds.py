@@ -23,55 +23,69 @@ from labelclean.utils._validation import is_dataframe
 __all__ = [
     "average_over_folds",
     "cross_fitted_proba",
+    "fold_count",
     "folds_per_repeat",
     "proba_in_classes",
     "repeated_folds",
+    "stratified_folds",
 ]
 
 
-def repeated_folds(codes: np.ndarray, cv: int, repeats: int, seed: int):
-    """``repeats`` stratified ``k``-fold splits of the rows, one after the
-    other in one list of (train, test) pairs; None when fewer than two rows
-    are of classes of two rows or more.
-
-    ``k`` is ``cv`` where two classes or more have ``cv`` rows or more. The
-    rows of a class with fewer rows than that are then in no fold's test
-    part and in every fold's training part, as are, whatever ``k``, the
-    rows of a class with a single row: a model fitted without a class could
-    only call its labels impossible. They are the rows no fold scores (their
-    probabilities are the fitted stage's own), and every other row is scored
-    out of fold as without them. Where fewer than two classes fill ``cv``
-    folds, ``k`` is the rows of the smallest class of two rows or more.
-    (Once a class of one row made every row's evidence in-sample, and one of
-    two to four rows cut the folds to its rows, every row's evidence then
-    fitted on a half to three quarters of the table: on the tic-tac-toe
-    endgames with 20 % of the labels flipped, one row relabelled to a class
-    of its own took the flag F1 from 0.73 to 0.11, three rows to 0.44;
-    docs/decisions.md, *A stray class of a few rows*.)
-
-    Split ``r`` is seeded with ``seed + r``, so that one repeat gives the
-    split of a single ``StratifiedKFold`` seeded with ``seed``.
-    """
+def fold_count(codes: np.ndarray, cv: int) -> int | None:
+    """How many folds the rows of ``codes`` are split into: ``cv`` where two
+    classes or more have ``cv`` rows or more, else the rows of the smallest
+    class of two rows or more (at most ``cv``); None when fewer than two rows
+    are of classes of two rows or more (:func:`stratified_folds` says where
+    the rows of the smaller classes go)."""
     counts = np.bincount(codes)
     several = counts[counts > 1]
     if several.sum() < 2:
         return None
-    n_folds = cv if (counts >= cv).sum() >= 2 else int(min(cv, several.min()))
+    return cv if (counts >= cv).sum() >= 2 else int(min(cv, several.min()))
+
+
+def stratified_folds(codes: np.ndarray, n_folds: int, seed: int) -> list:
+    """One stratified split of the rows into ``n_folds`` (train, test) pairs
+    (:func:`fold_count`), seeded with ``seed``.
+
+    The rows of a class with fewer than ``n_folds`` rows (a single row
+    whatever ``n_folds``; two to four at five folds, where two classes fill
+    them) are in no fold's test part and in every fold's training part: a
+    model fitted without a class, or on all but one or two of its rows,
+    could only call their labels impossible. They are the rows no fold
+    scores, and every other row is split exactly as without them. (Once a
+    class of one row made every row's evidence in-sample, and one of two to
+    four rows cut the folds to its rows and had its rows read as all but
+    impossible: on the tic-tac-toe endgames with 20 % of the labels flipped,
+    one row relabelled to a class of its own took the flag F1 from 0.73 to
+    0.11, three rows to 0.44; docs/decisions.md, *A stray class of a few
+    rows* and *A class of two to four rows trained on in every fold*.)
+    """
+    counts = np.bincount(codes)
     held_out = counts[codes] >= n_folds
     rows, always = np.flatnonzero(held_out), np.flatnonzero(~held_out)
-    splits = (
-        StratifiedKFold(n_folds, shuffle=True, random_state=(seed + r) % 2**32).split(
-            np.zeros((rows.size, 1)), codes[rows]
-        )
-        for r in range(repeats)
+    split = StratifiedKFold(n_folds, shuffle=True, random_state=seed % 2**32).split(
+        np.zeros((rows.size, 1)), codes[rows]
     )
     if always.size == 0:  # rows is every row: the split's own indices
-        return [pair for split in splits for pair in split]
-    return [
-        (np.sort(np.concatenate([rows[train], always])), rows[test])
-        for split in splits
-        for train, test in split
-    ]
+        return list(split)
+    return [(np.sort(np.concatenate([rows[train], always])), rows[test])
+            for train, test in split]  # fmt: skip
+
+
+def repeated_folds(codes: np.ndarray, cv: int, repeats: int, seed: int):
+    """``repeats`` stratified splits of the rows (:func:`stratified_folds`
+    into :func:`fold_count` folds), one after the other in one list of
+    (train, test) pairs; None when :func:`fold_count` is.
+
+    Split ``r`` is seeded with ``seed + r``, so that one repeat gives the
+    split of a single ``StratifiedKFold`` seeded with ``seed``.
+    """
+    n_folds = fold_count(codes, cv)
+    if n_folds is None:
+        return None
+    splits = (stratified_folds(codes, n_folds, seed + r) for r in range(repeats))
+    return [pair for split in splits for pair in split]
 
 
 def folds_per_repeat(folds, repeats: int) -> int:

@@ -12,7 +12,6 @@ given rows with hard or soft labels.
 import warnings
 
 import numpy as np
-from sklearn.model_selection import StratifiedKFold
 from sklearn.utils import get_tags
 from sklearn.utils.parallel import Parallel, delayed
 
@@ -31,7 +30,7 @@ from labelclean.pipeline._comparison import (
 )
 from labelclean.pipeline._evidence_choice import EvidenceChoiceMixin, fit_accepts
 from labelclean.pipeline._final_weights import final_row_weights
-from labelclean.pipeline._folds import average_over_folds
+from labelclean.pipeline._folds import average_over_folds, fold_count, stratified_folds
 from labelclean.pipeline._stacking import (
     StackedModel,
     calibrated,
@@ -300,9 +299,11 @@ class ModelSelectionMixin(EvidenceChoiceMixin):
         scores (``scoring``, the caller's ``sample_weight``) on which the final
         model's choices are compared: the cleaned rows (a stratified, seeded
         sample of ``max_rows``, by default :data:`MODEL_SELECTION_MAX_SAMPLES`,
-        above that many), in at most ``cv`` stratified folds, of which only the
-        first from :data:`FINAL_HOLD_OUT_ROWS` rows; None when a class has a
-        single cleaned row.
+        above that many), in the folds of the evidence's rule
+        (:func:`~labelclean.pipeline._folds.fold_count`: the rows of a class
+        too small for them are trained on in every fold), of which only the
+        first from :data:`FINAL_HOLD_OUT_ROWS` rows; None when fewer than two
+        cleaned rows are of classes of two rows or more.
 
         The final fit's weights are not the scores' weights: they are the
         evidence's probability that each label is right, so scoring with them
@@ -311,9 +312,8 @@ class ModelSelectionMixin(EvidenceChoiceMixin):
         is (docs/decisions.md, *The final comparisons scored without the
         evidence's weights*)."""
         codes = new_codes[kept]
-        counts = np.bincount(codes)
-        n_folds = int(min(self.cv, counts[counts > 0].min()))
-        if n_folds < 2:
+        n_folds = fold_count(codes, self.cv)
+        if n_folds is None:
             return None
         rows = stratified_rows(
             codes,
@@ -322,8 +322,7 @@ class ModelSelectionMixin(EvidenceChoiceMixin):
             seed=seed,
         )
         rows = kept if rows is None else kept[rows]
-        splitter = StratifiedKFold(n_folds, shuffle=True, random_state=seed)
-        folds = list(splitter.split(rows, new_codes[rows]))
+        folds = stratified_folds(new_codes[rows], n_folds, seed)
         if rows.shape[0] >= FINAL_HOLD_OUT_ROWS:
             folds = folds[:1]
         return (

@@ -403,3 +403,20 @@ def test_the_final_comparisons_count_each_row_by_the_callers_weight_only():
             assert "sampled_rows" not in record and "held_out_rows" not in record
             errors = [c["error_rate"] for c in record["candidates"].values()]
             assert len(errors) >= 3 and _whole(np.array(errors) * total)
+
+
+def test_a_class_of_one_cleaned_row_leaves_the_final_comparison():
+    # The final comparison split the cleaned rows in folds capped by the
+    # smallest class, so a class of one row (a stray label) left no folds:
+    # no comparison, and the evidence's model alone instead of the stack.
+    # The row is now trained on in every fold and held out by none.
+    rng = np.random.RandomState(0)
+    X = rng.uniform(-1, 1, size=(600, 3))
+    y = (X[:, 0] * X[:, 1] > 0).astype(int)
+    X, y = np.vstack([X, [[0.9, 0.9, 0.9]]]), np.append(y, 2)
+    cleaner = LabelCleaner(random_state=0).fit(X, y)
+    assert cleaner.decisions_[-1] == "kept"
+    final = cleaner.model_selection_["final"]
+    assert final["chosen"] is not None
+    assert {c["rows"] for c in final["candidates"].values()} == {600}
+    assert cleaner.model_name_ == "stacked"
