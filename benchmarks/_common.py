@@ -72,6 +72,17 @@ def section_head(title: str, *, path_prefix: str = "") -> list[str]:
     ]
 
 
+def write_comparison(section: str, title: str, note: str, intro: str,
+                     lines: list[str], summary: list[str]) -> None:  # fmt: skip
+    """Write a two-checkout comparison as results section ``section`` (its
+    head, ``note`` if any, ``intro``, the table ``lines`` and ``summary``)
+    and print the summary."""
+    body = [*section_head(title), *([note, ""] if note else []), intro, "",
+            *lines, "", *summary]  # fmt: skip
+    write_section(section, "\n".join(body))
+    print("\n".join(summary))
+
+
 def peak_rss_mb() -> float:
     """Peak resident memory of this process so far, in MiB."""
     return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024.0

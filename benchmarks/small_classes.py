@@ -40,9 +40,10 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 # In a child of run_in_checkout labelclean is already imported from the other
 # checkout when this file loads, so these names come from that checkout.
-from benchmarks._common import run_in_checkout, section_head, write_section
+from benchmarks._common import run_in_checkout, write_comparison
 from benchmarks.cli_tables import _tables
 from benchmarks.real_data import _mean
+from benchmarks.stray_class import f1 as _f1
 from labelclean.pipeline import build_cleaner, load_pipeline, shipped_pipeline_name
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -114,11 +115,6 @@ def child(name: str, label: str, rate: float, reps: int) -> list[dict]:
             "restored": int((corrected & (cleaned == y)).sum()),
         })  # fmt: skip
     return out
-
-
-def _f1(fit: dict) -> float:
-    both = fit["flagged"] + fit["flips"]
-    return 2 * fit["hits"] / both if both else 0.0
 
 
 def _precision(fit: dict) -> float:
@@ -196,21 +192,18 @@ def main() -> None:
         f"{mean_f1[0]:.3f} → {mean_f1[1]:.3f}.",
         f"- Own labels: mean share of rows flagged {own[0]:.2%} → {own[1]:.2%}.",
     ]
-    body = [
-        *section_head("Public tables with a class of a few rows (small_classes.py)"),
-        *([args.note, ""] if args.note else []),
+    write_comparison(
+        args.section,
+        "Public tables with a class of a few rows (small_classes.py)",
+        args.note,
         f"Before: `{args.repo}`; after: this checkout; the shipped pipeline by "
         f"the number of classes. {args.reps} seeds per table (flips and "
         "`random_state`), means over them (corrections and small classes' rows "
         "flagged: sums). Flags counted over the rows of the classes of 10 rows "
         "or more.",
-        "",
-        *lines,
-        "",
-        *summary,
-    ]
-    write_section(args.section, "\n".join(body))
-    print("\n".join(summary))
+        lines,
+        summary,
+    )
 
 
 if __name__ == "__main__":

@@ -30,7 +30,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 # In a child of run_in_checkout labelclean is already imported from the other
 # checkout when this file loads, so these names come from that checkout.
-from benchmarks._common import run_in_checkout, section_head, write_section
+from benchmarks._common import run_in_checkout, write_comparison
 from benchmarks.real_data import DATASETS, _mean, parse_cell, split_and_flip
 from labelclean.pipeline import LabelCleaner
 
@@ -149,21 +149,18 @@ def main() -> None:
             f"- {n_stray} stray row(s): mean flag F1 over {len(keys)} noisy cells "
             f"{means[0]:.3f} → {means[1]:.3f}"
         )
-    body = [
-        *section_head("A stray class of a few rows (stray_class.py)"),
-        *([args.note, ""] if args.note else []),
+    write_comparison(
+        args.section,
+        "A stray class of a few rows (stray_class.py)",
+        args.note,
         f"Before: `{args.repo}`; after: this checkout; `LabelCleaner()` with its "
         f"defaults. {args.reps} repetitions per cell (real_data.py's splits, "
         "flips and seeds), means over them; the stray rows (relabelled to a "
         "class of their own after the flips, seeded) are left out of the flag "
         "F1 and the rows flagged.",
-        "",
-        *lines,
-        "",
-        *summary,
-    ]
-    write_section(args.section, "\n".join(body))
-    print("\n".join(summary))
+        lines,
+        summary,
+    )
 
 
 if __name__ == "__main__":
