@@ -470,7 +470,7 @@ def test_the_second_choice_changes_no_decision(monkeypatch, partly_linear):
     assert kept.decision_model_ is kept.model_
 
 
-def test_a_class_of_one_cleaned_row_keeps_the_evidences_model():
+def test_a_class_of_one_cleaned_row_is_left_out_of_the_final_comparison():
     X, y = make_blobs(200, centers=2, random_state=0)
     X, y = np.vstack([X, [[10.0, 10.0]]]), np.append(y, 2)
     with warnings.catch_warnings(record=True) as said:
@@ -478,11 +478,12 @@ def test_a_class_of_one_cleaned_row_keeps_the_evidences_model():
         cleaner = LabelCleaner(random_state=0).fit(X, y)
     # the other rows are scored out of fold; only the class's own row is not
     assert not [w for w in said if "in-sample" in str(w.message)]
-    assert cleaner.decisions_[-1] == "kept"  # one cleaned row: no folds to compare
+    assert cleaner.decisions_[-1] == "kept"
+    # the final comparison is made on the other 200 cleaned rows (once it
+    # was not made at all: the folds were capped by the class's one row)
     final = cleaner.model_selection_["final"]
-    assert final["chosen"] is None and "candidates" not in final
-    assert cleaner.model_name_ == cleaner.model_selection_["chosen"]
-    assert cleaner.decision_model_ is cleaner.model_
+    assert final["chosen"] is not None
+    assert {c["rows"] for c in final["candidates"].values()} == {200}
 
 
 def test_a_class_splboost_empties_is_named_and_its_rows_learned_from():
