@@ -142,10 +142,11 @@ def test_a_stray_class_of_three_rows_leaves_the_corrections():
     """wine with 20 % of its labels flipped and three rows relabelled to a
     class of their own. With the folds cut to three and the three rows held
     out, each was scored by models that had seen two rows of its class, its
-    label all but impossible (probability 1e-5); the evidence was shrunk
-    toward the class shares to explain them, and no correction reached its
-    target (docs/decisions.md, *A stray class of a few rows*). Now the
-    three rows are trained on in every fold, and the corrections stay."""
+    label all but impossible (probabilities of 1e-6 to 5e-5); the evidence
+    was shrunk toward the class shares to explain them, and no correction
+    reached its target (docs/decisions.md, *A class of two to four rows
+    trained on in every fold*). Now the three rows are trained on in every
+    fold, and the corrections stay."""
     X, y = load_wine(return_X_y=True)
     y_noisy, _ = flip_labels(y, 0.2, random_state=0)
     stray = np.random.RandomState(0).choice(y.shape[0], 3, replace=False)
