@@ -112,6 +112,17 @@ def at_least(ours: float, best: float) -> bool:
     return bool(ours >= best - 1e-9)
 
 
+def checkout_env() -> dict[str, str]:
+    """This process's environment with this checkout first on
+    ``PYTHONPATH``: a command a benchmark starts (``labelclean``, ``python -m
+    labelclean``) then runs the library of the checkout the benchmark is in,
+    not the one the environment installed (an editable install points at
+    one checkout, whichever worktree the script runs from)."""
+    root = str(Path(__file__).resolve().parents[1])
+    paths = [root, *filter(None, [os.environ.get("PYTHONPATH")])]
+    return {**os.environ, "PYTHONPATH": os.pathsep.join(paths)}
+
+
 def run_in_checkout(repo: Path, script: str, call: str) -> dict:
     """Run ``call`` in a fresh process with labelclean imported from ``repo``.
 

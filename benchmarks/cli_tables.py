@@ -77,7 +77,7 @@ import pyarrow.parquet as pq
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from benchmarks._common import section_head, write_section
+from benchmarks._common import checkout_env, section_head, write_section
 from benchmarks.public_tables import _label_column
 
 #: Exit codes labelclean gives on purpose for data it refuses (README).
@@ -170,7 +170,9 @@ def _tables(
 
 def _command(*args: str) -> subprocess.CompletedProcess:
     exe = Path(sys.executable).with_name("labelclean")
-    return subprocess.run([str(exe), *args], capture_output=True, text=True)
+    return subprocess.run(
+        [str(exe), *args], capture_output=True, text=True, env=checkout_env()
+    )
 
 
 def _last_line(done: subprocess.CompletedProcess) -> str:

@@ -13,6 +13,8 @@ The runs go through the command line a user types (``labelclean demo``,
 scikit-learn's breast-cancer table. Every file of every output folder is
 hashed. Hashes depend on the installed library versions (pyarrow writes its
 version into parquet files), so compare on one machine and one environment.
+The runs use the library of the checkout the script is in (on the path
+first, for the commands too), whatever checkout the environment installed.
 """
 
 import argparse
@@ -28,6 +30,9 @@ import numpy as np
 import pandas as pd
 from sklearn.datasets import load_breast_cancer
 
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from benchmarks._common import checkout_env
 from labelclean.datasets import example_path
 from labelclean.noise import flip_labels
 from labelclean.pipeline import LabelCleaner
@@ -217,6 +222,7 @@ def collect(keep: Path | None = None) -> dict[str, dict[str, str]]:
                 capture_output=True,
                 text=True,
                 cwd=work,
+                env=checkout_env(),
             )
             if done.returncode != 0:
                 raise SystemExit(f"{name} failed ({done.returncode}):\n{done.stderr}")
