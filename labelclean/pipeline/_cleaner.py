@@ -176,7 +176,7 @@ class LabelCleaner(DecisionsMixin, ModelSelectionMixin, ClassifierMixin, BaseFil
         - 'soft': the rows SPLBoost kept, with the soft labels.
     cv : int, default=5
         Folds of the out-of-sample model probabilities (and of cross-fitted
-        confidence); a class of fewer rows is trained on in every fold.
+        confidence); a class too small for the folds is never held out.
     cv_repeats : int, default=1
         Splits into ``cv`` folds, each with a fresh seed and its own fits;
         every row's out-of-fold probabilities are averaged over them: steadier
