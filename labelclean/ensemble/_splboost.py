@@ -15,7 +15,7 @@ from typing import ClassVar
 
 import numpy as np
 from sklearn.base import clone
-from sklearn.model_selection import StratifiedKFold, check_cv
+from sklearn.model_selection import check_cv
 from sklearn.utils.parallel import Parallel, delayed
 from sklearn.utils.validation import column_or_1d
 
@@ -26,7 +26,7 @@ from labelclean.ensemble._base import (
     normalised_exp,
     samme_weight,
 )
-from labelclean.utils._sampling import stratified_rows
+from labelclean.utils._sampling import fold_count, stratified_folds, stratified_rows
 from labelclean.utils._self_paced import REGULARIZERS, latent_loss, spl_weights
 from labelclean.utils._sklearn import MAX_ITERATIONS, Interval, StrOptions, fit_context
 
@@ -66,8 +66,10 @@ class SPLBoostClassifier(BaseWeightBoosting):
         The paper's grid is ``np.arange(1.0, 6.05, 0.1)``.
     cv : int, cross-validation generator or iterable, default=3
         Folds for ``age="auto"``: an int is the number of stratified, shuffled
-        folds (seeded by ``random_state``); anything else is passed to
-        :func:`sklearn.model_selection.check_cv`.
+        folds (seeded by ``random_state``), fewer only where fewer than two
+        classes have that many rows; a class too small for the folds is
+        trained on in every fold and held out by none. Anything else is
+        passed to :func:`sklearn.model_selection.check_cv`.
     age_cv_max_samples : int or None, default=50_000
         With ``age="auto"`` and an integer ``cv``, the age is chosen on a
         stratified, seeded sample of at most this many rows (the final fit
@@ -116,7 +118,8 @@ class SPLBoostClassifier(BaseWeightBoosting):
         The age used (given or chosen).
     cv_results_ : dict or None
         With ``age="auto"``: ``{"age": grid, "mean_error": ...,
-        "std_error": ..., "n_samples": rows searched on}``; otherwise None.
+        "std_error": ..., "n_samples": rows searched on, "n_splits": folds}``;
+        otherwise None.
     spl_weights_ : ndarray of shape (n_samples,)
         Final self-paced weight ``v`` of each training row.
     suspects_ : ndarray of shape (n_samples,), dtype=bool
@@ -359,28 +362,24 @@ class SPLBoostClassifier(BaseWeightBoosting):
             raise ValueError(
                 f"age_grid must be a non-empty list of positive ages, got {grid!r}."
             )
+        X, codes, weight = data.X, data.codes, data.sample_weight
         if isinstance(self.cv, Integral):
-            counts = np.bincount(data.codes, minlength=data.n_classes)
-            n_splits = min(self.cv, int(counts.min()))
-            if n_splits < 2:
-                # Too few rows of some class to cross-validate: take the middle age.
+            n_splits = fold_count(codes, self.cv)
+            if n_splits is None:
+                # Too few rows to cross-validate: take the middle age.
                 return float(np.median(grid)), None
             seed = data.rng.randint(np.iinfo(np.int32).max)
-            folds = StratifiedKFold(n_splits, shuffle=True, random_state=seed)
             # The age is chosen on a stratified sample of a large input.
             rows = stratified_rows(
-                data.codes,
-                self.age_cv_max_samples,
-                min_per_class=n_splits,
-                seed=seed,
+                codes, self.age_cv_max_samples, min_per_class=n_splits, seed=seed
             )
+            if rows is not None:
+                X, codes, weight = X[rows], codes[rows], weight[rows]
+            # A class too small for the folds is trained on in every fold and
+            # held out by none, as in the pipeline's out-of-fold evidence.
+            splits = stratified_folds(codes, n_splits, seed)
         else:
-            folds = check_cv(self.cv, data.codes, classifier=True)
-            rows = None
-        X, codes, weight = data.X, data.codes, data.sample_weight
-        if rows is not None:
-            X, codes, weight = X[rows], codes[rows], weight[rows]
-        splits = list(folds.split(X, codes))
+            splits = list(check_cv(self.cv, codes, classifier=True).split(X, codes))
 
         def error(age, f):
             train, test = splits[f]
@@ -404,5 +403,6 @@ class SPLBoostClassifier(BaseWeightBoosting):
             "mean_error": mean,
             "std_error": errors.std(axis=1),
             "n_samples": int(codes.shape[0]),
+            "n_splits": len(splits),
         }
         return float(grid[best]), results

@@ -20,8 +20,8 @@ from labelclean.pipeline._comparison import (
     PENALTY_MAX_SAMPLES,
     choose_model,
 )
-from labelclean.pipeline._folds import folds_per_repeat, stratified_folds
-from labelclean.utils._sampling import stratified_rows
+from labelclean.pipeline._folds import folds_per_repeat
+from labelclean.utils._sampling import stratified_folds, stratified_rows
 
 __all__ = ["EvidenceChoiceMixin", "fit_accepts"]
 

@@ -16,61 +16,17 @@ repeated splits*).
 import warnings
 
 import numpy as np
-from sklearn.model_selection import StratifiedKFold
 
+from labelclean.utils._sampling import fold_count, stratified_folds
 from labelclean.utils._validation import is_dataframe
 
 __all__ = [
     "average_over_folds",
     "cross_fitted_proba",
-    "fold_count",
     "folds_per_repeat",
     "proba_in_classes",
     "repeated_folds",
-    "stratified_folds",
 ]
-
-
-def fold_count(codes: np.ndarray, cv: int) -> int | None:
-    """How many folds the rows of ``codes`` are split into: ``cv`` where two
-    classes or more have ``cv`` rows or more, else the rows of the smallest
-    class of two rows or more (at most ``cv``); None when fewer than two rows
-    are of classes of two rows or more (:func:`stratified_folds` says where
-    the rows of the smaller classes go)."""
-    counts = np.bincount(codes)
-    several = counts[counts > 1]
-    if several.sum() < 2:
-        return None
-    return cv if (counts >= cv).sum() >= 2 else int(min(cv, several.min()))
-
-
-def stratified_folds(codes: np.ndarray, n_folds: int, seed: int) -> list:
-    """One stratified split of the rows into ``n_folds`` (train, test) pairs
-    (:func:`fold_count`), seeded with ``seed``.
-
-    The rows of a class with fewer than ``n_folds`` rows (a single row
-    whatever ``n_folds``; two to four at five folds, where two classes fill
-    them) are in no fold's test part and in every fold's training part: a
-    model fitted without a class, or on all but one or two of its rows,
-    could only call their labels impossible. They are the rows no fold
-    scores, and every other row is split exactly as without them. (Once a
-    class of one row made every row's evidence in-sample, and one of two to
-    four rows cut the folds to its rows and had its rows read as all but
-    impossible: on the tic-tac-toe endgames with 20 % of the labels flipped,
-    one row relabelled to a class of its own took the flag F1 from 0.73 to
-    0.11, three rows to 0.44; docs/decisions.md, *A stray class of a few
-    rows* and *A class of two to four rows trained on in every fold*.)
-    """
-    counts = np.bincount(codes)
-    held_out = counts[codes] >= n_folds
-    rows, always = np.flatnonzero(held_out), np.flatnonzero(~held_out)
-    split = StratifiedKFold(n_folds, shuffle=True, random_state=seed % 2**32).split(
-        np.zeros((rows.size, 1)), codes[rows]
-    )
-    if always.size == 0:  # rows is every row: the split's own indices
-        return list(split)
-    return [(np.sort(np.concatenate([rows[train], always])), rows[test])
-            for train, test in split]  # fmt: skip
 
 
 def repeated_folds(codes: np.ndarray, cv: int, repeats: int, seed: int):

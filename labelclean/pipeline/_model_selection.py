@@ -30,14 +30,14 @@ from labelclean.pipeline._comparison import (
 )
 from labelclean.pipeline._evidence_choice import EvidenceChoiceMixin, fit_accepts
 from labelclean.pipeline._final_weights import final_row_weights
-from labelclean.pipeline._folds import average_over_folds, fold_count, stratified_folds
+from labelclean.pipeline._folds import average_over_folds
 from labelclean.pipeline._stacking import (
     StackedModel,
     calibrated,
     evidence_temperature,
     fit_stack,
 )
-from labelclean.utils._sampling import stratified_rows
+from labelclean.utils._sampling import fold_count, stratified_folds, stratified_rows
 from labelclean.utils._threads import fit_on_threads, one_blas_thread
 
 __all__ = ["ModelSelectionMixin"]
@@ -300,7 +300,7 @@ class ModelSelectionMixin(EvidenceChoiceMixin):
         model's choices are compared: the cleaned rows (a stratified, seeded
         sample of ``max_rows``, by default :data:`MODEL_SELECTION_MAX_SAMPLES`,
         above that many), in the folds of the evidence's rule
-        (:func:`~labelclean.pipeline._folds.fold_count`: the rows of a class
+        (:func:`~labelclean.utils._sampling.fold_count`: the rows of a class
         too small for them are trained on in every fold), of which only the
         first from :data:`FINAL_HOLD_OUT_ROWS` rows; None when fewer than two
         cleaned rows are of classes of two rows or more.

@@ -150,6 +150,31 @@ def test_age_is_chosen_on_the_grid(global_random_seed):
     np.testing.assert_array_equal(again.predict(X), clf.predict(X))
 
 
+@pytest.mark.parametrize("n_small", [1, 3])
+def test_a_class_too_small_for_the_folds_leaves_the_age_search_its_folds(
+    global_random_seed, n_small
+):
+    # A stray class of one row once left no search (the middle age), one of
+    # three rows cut the folds to three. Now its rows are trained on in every
+    # fold and held out by none, and the other rows get the folds asked for.
+    X, y = make_classification(
+        300, n_features=8, n_informative=4, random_state=global_random_seed
+    )
+    y, _ = flip_labels(y, 0.2, random_state=global_random_seed)
+    y[:n_small] = 2
+    clf = SPLBoostClassifier(
+        n_estimators=20, age_grid=[1.5, 3.0, 1e6], cv=5,
+        random_state=global_random_seed,
+    ).fit(X, y)  # fmt: skip
+    results = clf.cv_results_
+    assert results is not None
+    assert results["n_splits"] == 5
+    assert results["n_samples"] == 300
+    chosen = list(results["age"]).index(clf.age_)
+    assert results["mean_error"][chosen] == results["mean_error"].min()
+    assert set(clf.classes_) == {0, 1, 2}
+
+
 def test_age_search_on_threads_gives_the_same_fit(global_random_seed):
     # Every (age, fold) fit of the search is independent and seeded by its
     # fold, so threads change only the time: the same errors per age and
