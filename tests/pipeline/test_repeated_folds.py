@@ -9,6 +9,7 @@ from labelclean.exceptions import DataValidationError
 from labelclean.noise import flip_labels
 from labelclean.pipeline import LabelCleaner
 from labelclean.pipeline._folds import average_over_folds, repeated_folds
+from labelclean.utils._sampling import stratified_folds
 
 
 def test_each_split_holds_every_row_out_once():
@@ -97,6 +98,42 @@ def test_folds_are_capped_by_the_smallest_class_where_one_class_fills_them():
     # every row is held out once a split: none is left to the fitted stage
     held_out = np.concatenate([test for _, test in folds[:3]])
     assert np.array_equal(np.sort(held_out), np.arange(43))
+
+
+def test_the_comparisons_on_a_sample_split_it_by_the_same_rule(monkeypatch):
+    # Above their caps (10,000 rows) RoSR-L's penalty, the evidence's model
+    # and the final model are compared on a stratified sample with folds of
+    # its own; a class too small for the folds is trained on in every one of
+    # them too, not held out nor cutting them to its rows.
+    import labelclean.pipeline._evidence_choice as evidence_module
+    import labelclean.pipeline._model_selection as selection_module
+
+    splits = []
+
+    def recorded(codes, n_folds, seed):
+        folds = stratified_folds(codes, n_folds, seed)
+        splits.append((codes, folds))
+        return folds
+
+    for module in (evidence_module, selection_module):
+        monkeypatch.setattr(module, "MODEL_SELECTION_MAX_SAMPLES", 150)
+        monkeypatch.setattr(module, "stratified_folds", recorded)
+    monkeypatch.setattr(evidence_module, "PENALTY_MAX_SAMPLES", 150)
+    X, y = make_blobs(400, centers=3, cluster_std=2.0, random_state=3)
+    y, _ = flip_labels(y, 0.2, random_state=3)
+    X = np.vstack([X, [[9.0, 9.0], [9.5, 9.0], [9.0, 9.5]]])
+    y = np.append(y, [3, 3, 3])
+    fitted = LabelCleaner(random_state=0).fit(X, y)
+    selection = fitted.model_selection_
+    assert 148 <= selection["sampled_rows"] <= 155
+    assert 148 <= selection["final"]["sampled_rows"] <= 155
+    assert len(splits) >= 3  # the penalty, the evidence's model, the final model
+    for codes, folds in splits:
+        assert len(folds) == 5
+        small = np.flatnonzero(codes == 3)
+        assert small.size == 3  # a sample keeps every row of a small class
+        for train, test in folds:
+            assert np.isin(small, train).all() and not np.isin(small, test).any()
 
 
 def test_rows_are_averaged_over_the_folds_that_scored_them():
