@@ -9,7 +9,6 @@ from labelclean.exceptions import DataValidationError
 from labelclean.noise import flip_labels
 from labelclean.pipeline import LabelCleaner
 from labelclean.pipeline._folds import average_over_folds, repeated_folds
-from labelclean.utils._sampling import stratified_folds
 
 
 def test_each_split_holds_every_row_out_once():
@@ -109,9 +108,10 @@ def test_the_comparisons_on_a_sample_split_it_by_the_same_rule(monkeypatch):
     import labelclean.pipeline._model_selection as selection_module
 
     splits = []
+    split = evidence_module.stratified_folds
 
     def recorded(codes, n_folds, seed):
-        folds = stratified_folds(codes, n_folds, seed)
+        folds = split(codes, n_folds, seed)
         splits.append((codes, folds))
         return folds
 
