@@ -173,12 +173,16 @@ def _node_split(
         for i in rows:
             c, w = y[i], weight[i]
             for j in range(j0, j1):
+                k = j - j0
                 b = X_binned[i, j]
-                hist[j - j0, b, c] += w
-                if b < n_bins_per_feature[j] and not seen[j - j0, b]:
-                    seen[j - j0, b] = True
-                    occ[j - j0, n_occ[j - j0]] = b
-                    n_occ[j - j0] += 1
+                hist[k, b, c] += w
+                # A value bin's first row lists it, without a branch: on a
+                # node of a hundred rows a first visit is a coin toss, which
+                # a branch mispredicts (the missing bin, marked too, is
+                # written past the list and never counted).
+                occ[k, n_occ[k]] = b
+                n_occ[k] += (b < n_bins_per_feature[j]) & (not seen[k, b])
+                seen[k, b] = True
         for j in range(j0, j1):
             _in_order(occ[j - j0], n_occ[j - j0], seen[j - j0], n_bins_per_feature[j])
         if j0 == 0:  # the node's class weights, from feature 0
@@ -212,6 +216,7 @@ def _node_split(
                 hist[j - j0, occ[j - j0, t], :] = 0.0
                 seen[j - j0, occ[j - j0, t]] = False
             hist[j - j0, n_bins_per_feature[j], :] = 0.0
+            seen[j - j0, n_bins_per_feature[j]] = False
             n_occ[j - j0] = 0
 
 
@@ -226,15 +231,20 @@ _BLOCK_CELLS = 32_768
 @compiled(nogil=True)
 def _in_order(occ, n_occ, seen, n_value_bins):
     """Sort the first ``n_occ`` occupied bins: read off the marks when they
-    are many, sort them when they are few."""
+    are many, sort them when they are few.
+
+    The marks are read without a branch (every bin written at the list's
+    end, which moves on only past a marked one): on nodes of a hundred rows
+    half the bins are marked at random, and a branch on each mispredicted
+    often enough to take a third of a deep level's time
+    (benchmarks/RESULTS.md, section ``fit-cost-branch-free``)."""
     if n_occ < 2:
         return
     if 16 * n_occ >= n_value_bins:
         t = 0
         for b in range(n_value_bins):
-            if seen[b]:
-                occ[t] = b
-                t += 1
+            occ[t] = b  # t <= n_occ < occ.shape[0]
+            t += seen[b]
     else:  # fewer than 16 bins: insertion (np.sort compiles for seconds)
         for t in range(1, n_occ):
             b = occ[t]

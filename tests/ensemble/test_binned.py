@@ -504,6 +504,35 @@ def test_a_wide_levels_splits_found_a_block_of_features_at_a_time_are_the_same(
             np.testing.assert_array_equal(a, b)  # bit for bit
 
 
+@pytest.mark.parametrize("n_classes", [2, 5])
+def test_a_wide_levels_splits_are_the_same_where_features_differ_in_their_bins(
+    n_classes,
+):
+    # Features of 3 to 255 value bins, each with missing values: a block's
+    # slot holds features of other bin counts from block to block, so the
+    # bin one feature's missing values fill is a value bin of the next
+    # feature in that slot (the marks of the bins a node's rows occupy must
+    # not carry over from one to the other).
+    rng = np.random.RandomState(n_classes)
+    n, d = 400, 300
+    n_bins = 3 + (np.arange(d) * 37) % 253
+    X = (rng.rand(n, d) * n_bins).astype(np.uint8)
+    X = np.where(rng.rand(n, d) < 0.2, n_bins, X).astype(np.uint8)  # missing
+    y = rng.randint(0, n_classes, size=n).astype(np.intp)
+    w = rng.exponential(size=n)
+    node = rng.randint(0, 9, size=n).astype(np.intp)
+    n_bins = n_bins.astype(np.intp)
+    cells = histogram_bins(n_bins) * n_classes
+    assert 9 * cells > 2 * n  # the node-by-node path
+    assert _BLOCK_CELLS // cells < d  # more than one block
+    hist = _histograms(X, y, w, node, 9, histogram_bins(n_bins), n_classes)
+    for criterion in (0, 1):
+        whole = best_splits(hist, n_bins, criterion)
+        blocked = level_splits(X, y, w, node, 9, n_bins, n_classes, criterion)
+        for a, b in zip(whole, blocked, strict=True):
+            np.testing.assert_array_equal(a, b)  # bit for bit
+
+
 def grown_in_python(X, y, w, n_classes, n_bins, max_depth, criterion):
     """A tree grown level by level in plain Python from the same split search:
     the reference of the compiled level loop (``grow_nodes``)."""
