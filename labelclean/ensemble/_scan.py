@@ -4,7 +4,8 @@ and the split of highest impurity decrease over the features' bins.
 Compiled with numba, used by the split search of the binned trees
 (:mod:`labelclean.ensemble._splits`): :func:`_scan_node` scans a node's
 histograms ``h[feature, bin, class]``; :func:`_node_total_any` and
-:func:`_scan_feature_any` (and their two-class Gini forms, on scalars) do
+:func:`_scan_feature_any` (and their Gini forms for two, and for three or
+four classes, on scalars) do
 the same one feature at a time, so that a node's histograms can be filled
 and scanned a block of features at a time, the best split carried from
 block to block.
@@ -94,6 +95,8 @@ def _scan_node(h, occ, n_occ, n_bins_per_feature, criterion, node, out, scratch)
     with its value bins ``occ[j, :n_occ[j]]`` in order, into ``out``."""
     if h.shape[2] == 2 and criterion == 0:
         _scan_node_gini2(h, occ, n_occ, n_bins_per_feature, node, out)
+    elif 3 <= h.shape[2] <= 4 and criterion == 0:
+        _scan_node_gini4(h, occ, n_occ, n_bins_per_feature, node, out)
     else:
         _scan_node_any(h, occ, n_occ, n_bins_per_feature, criterion, node, out, scratch)
 
@@ -297,6 +300,141 @@ def _scan_feature_gini2(
                 left_value[node, 1] = c1
                 right_value[node, 0] = r0
                 right_value[node, 1] = r1
+                missing_left[node] = side == 1 or (
+                    w_missing == 0.0 and w_left >= weight - w_left
+                )
+    return best
+
+
+@compiled(nogil=True, inline="always")
+def _gini4(c0, c1, c2, c3, w):
+    """``_weighted_impurity`` for Gini and up to four classes, on scalars: the
+    same operations in the same order (a class past the label's, weight
+    exactly 0, adds 0 to the sum of squares, which leaves it as it was)."""
+    if w <= 0.0:
+        return 0.0
+    sq = 0.0
+    sq += c0 * c0
+    sq += c1 * c1
+    sq += c2 * c2
+    sq += c3 * c3
+    return w - sq / w
+
+
+@compiled(nogil=True, inline="always")
+def _bin4(hj, b, n_classes):
+    """Bin ``b``'s class weights in ``hj[bin, class]``, 0 past ``n_classes``."""
+    w1 = hj[b, 1] if n_classes > 1 else 0.0
+    w2 = hj[b, 2] if n_classes > 2 else 0.0
+    w3 = hj[b, 3] if n_classes > 3 else 0.0
+    return hj[b, 0], w1, w2, w3
+
+
+@compiled(nogil=True)
+def _scan_node_gini4(h, occ, n_occ, n_bins_per_feature, node, out):
+    """:func:`_scan_node_any` for Gini and up to four classes: the same
+    candidates in the same order and the same operations, on scalars instead
+    of small arrays, so the same splits to the last bit
+    (``test_small_gini_scan_is_the_general_one_to_the_bit``). The arrays'
+    loops took twice to three times as long a candidate with three or four
+    classes (benchmarks/RESULTS.md, section ``fit-cost-gini4``); with two,
+    the zeros of the classes past the label's add about a tenth to
+    :func:`_scan_feature_gini4`'s candidate."""
+    t, weight = _node_total_gini4(h[0], occ[0], n_occ[0], n_bins_per_feature[0])
+    if weight <= 0.0:
+        return
+    parent = _gini4(t[0], t[1], t[2], t[3], weight)
+    best = 1e-12 * weight
+    for j in range(h.shape[0]):
+        best = _scan_feature_gini4(
+            h[j], occ[j], n_occ[j], n_bins_per_feature[j], j, node, out, t, weight,
+            parent, best,
+        )  # fmt: skip
+
+
+@compiled(nogil=True)
+def _node_total_gini4(h0, occ0, n_occ0, n_value_bins0):
+    """:func:`_node_total_any` for up to four classes, on scalars: the
+    classes' weights (0 past the label's) and their sum."""
+    n_classes = h0.shape[1]
+    t0 = t1 = t2 = t3 = 0.0
+    for t in range(n_occ0 + 1):  # the value bins in order, then the missing bin
+        b = occ0[t] if t < n_occ0 else n_value_bins0
+        w0, w1, w2, w3 = _bin4(h0, b, n_classes)
+        t0 += w0
+        t1 += w1
+        t2 += w2
+        t3 += w3
+    weight = 0.0
+    weight += t0
+    weight += t1
+    weight += t2
+    weight += t3
+    return (t0, t1, t2, t3), weight
+
+
+@compiled(nogil=True)
+def _scan_feature_gini4(
+    hj, occj, n_occj, n_value_bins, j, node, out, t, weight, parent, best
+):
+    """:func:`_scan_feature_any` for Gini and up to four classes, on
+    scalars; ``t`` the node's class weights (:func:`_node_total_gini4`)."""
+    feature, split_bin, missing_left, gain, left_value, right_value = out
+    n_classes = hj.shape[1]
+    m0, m1, m2, m3 = _bin4(hj, n_value_bins, n_classes)
+    w_missing = 0.0
+    w_missing += m0
+    w_missing += m1
+    w_missing += m2
+    w_missing += m3
+    l0 = l1 = l2 = l3 = 0.0
+    w_left = 0.0
+    last = n_value_bins if w_missing > 0.0 else n_value_bins - 1
+    for i in range(n_occj):
+        b = occj[i]
+        if b >= last:
+            break
+        w0, w1, w2, w3 = _bin4(hj, b, n_classes)
+        l0 += w0
+        l1 += w1
+        l2 += w2
+        l3 += w3
+        added = 0.0
+        added += w0
+        added += w1
+        added += w2
+        added += w3
+        if added == 0.0:
+            continue
+        w_left += added
+        sides = 2 if w_missing > 0.0 and b < n_value_bins - 1 else 1
+        for side in range(sides):
+            c0, c1, c2, c3, w_child = l0, l1, l2, l3, w_left
+            if side == 1:
+                c0, c1, c2, c3 = l0 + m0, l1 + m1, l2 + m2, l3 + m3
+                w_child = w_left + w_missing
+            r0 = max(t[0] - c0, 0.0)
+            r1 = max(t[1] - c1, 0.0)
+            r2 = max(t[2] - c2, 0.0)
+            r3 = max(t[3] - c3, 0.0)
+            w_right = 0.0
+            w_right += r0
+            w_right += r1
+            w_right += r2
+            w_right += r3
+            if w_child <= 0.0 or w_right <= 0.0:
+                g = -1.0
+            else:
+                g = parent - _gini4(c0, c1, c2, c3, w_child)
+                g = g - _gini4(r0, r1, r2, r3, w_right)
+            if g > best:
+                best = g
+                feature[node] = j
+                split_bin[node] = b
+                gain[node] = g
+                children = ((c0, r0), (c1, r1), (c2, r2), (c3, r3))
+                for k in range(n_classes):
+                    left_value[node, k], right_value[node, k] = children[k]
                 missing_left[node] = side == 1 or (
                     w_missing == 0.0 and w_left >= weight - w_left
                 )

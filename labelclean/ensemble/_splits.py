@@ -20,10 +20,13 @@ import numpy as np
 from labelclean.ensemble._scan import (
     _copy_row,
     _gini2,
+    _gini4,
     _node_total_any,
     _node_total_gini2,
+    _node_total_gini4,
     _scan_feature_any,
     _scan_feature_gini2,
+    _scan_feature_gini4,
     _scan_node,
     _splits_out,
     _weighted_impurity,
@@ -83,9 +86,10 @@ def best_splits(hist, n_bins_per_feature, criterion):
     bin ``n_bins_per_feature[j]`` of feature j holds its missing values. Each
     threshold is tried with them on the right and, when the node has any, on
     the left; "every value left, missing right" is a candidate too. Without
-    missing values at the node they follow the child with more weight. Two
-    classes with Gini (every weak learner on a two-class label) take a scan on
-    scalars that gives the same result to the bit (:func:`_scan_node_gini2`).
+    missing values at the node they follow the child with more weight. Gini
+    with two classes (every weak learner on a two-class label), and with
+    three or four, takes a scan on scalars that gives the same result to the
+    bit (:func:`_scan_node_gini2`, :func:`_scan_node_gini4`).
     """
     n_nodes, n_features, n_bins, n_classes = hist.shape
     out = _splits_out(n_nodes, n_classes)
@@ -167,7 +171,8 @@ def _node_split(
     n_features = X_binned.shape[1]
     block = hist.shape[0]
     two = hist.shape[2] == 2 and criterion == 0
-    t0 = t1 = weight_node = parent = best = 0.0
+    small = 3 <= hist.shape[2] <= 4 and criterion == 0
+    t0 = t1 = t2 = t3 = weight_node = parent = best = 0.0
     for j0 in range(0, n_features, block):
         j1 = min(j0 + block, n_features)
         for i in rows:
@@ -191,6 +196,11 @@ def _node_split(
                     hist[0], occ[0], n_occ[0], n_bins_per_feature[0]
                 )
                 parent = _gini2(t0, t1, weight_node)
+            elif small:
+                (t0, t1, t2, t3), weight_node = _node_total_gini4(
+                    hist[0], occ[0], n_occ[0], n_bins_per_feature[0]
+                )
+                parent = _gini4(t0, t1, t2, t3, weight_node)
             else:
                 weight_node = _node_total_any(
                     hist[0], occ[0], n_occ[0], n_bins_per_feature[0], scratch
@@ -205,6 +215,11 @@ def _node_split(
                 best = _scan_feature_gini2(
                     hist[k], occ[k], n_occ[k], n_bins_per_feature[j], j, node, out,
                     t0, t1, weight_node, parent, best,
+                )  # fmt: skip
+            elif small:
+                best = _scan_feature_gini4(
+                    hist[k], occ[k], n_occ[k], n_bins_per_feature[j], j, node, out,
+                    (t0, t1, t2, t3), weight_node, parent, best,
                 )  # fmt: skip
             else:
                 best = _scan_feature_any(

@@ -16,6 +16,7 @@ from labelclean.ensemble._binned import (
 from labelclean.ensemble._scan import (
     _scan_node_any,
     _scan_node_gini2,
+    _scan_node_gini4,
     _split_gain,
     _splits_out,
     _weighted_impurity,
@@ -30,18 +31,20 @@ from labelclean.ensemble._splits import (
 )
 
 
-def scan_every_node(hist, n_bins, general):
-    """``best_splits`` with the general scan or the two-class Gini one."""
+def scan_every_node(hist, n_bins, scan="any"):
+    """``best_splits`` with the general scan (``"any"``) or one of Gini's on
+    scalars (``"gini2"``, ``"gini4"``)."""
     n_nodes, n_features, width, n_classes = hist.shape
     out = _splits_out(n_nodes, n_classes)
     every_bin = np.tile(np.arange(width, dtype=np.intp), (n_features, 1))
     n_bins = np.asarray(n_bins, dtype=np.intp)
     for node in range(n_nodes):
-        if general:
+        if scan == "any":
             scratch = np.zeros((5, n_classes))
             _scan_node_any(hist[node], every_bin, n_bins, n_bins, 0, node, out, scratch)
         else:
-            _scan_node_gini2(hist[node], every_bin, n_bins, n_bins, node, out)
+            scalar = _scan_node_gini2 if scan == "gini2" else _scan_node_gini4
+            scalar(hist[node], every_bin, n_bins, n_bins, node, out)
     return out
 
 
@@ -336,33 +339,40 @@ def test_infinite_values_are_rejected():
 @given(
     n=st.integers(1, 300),
     d=st.integers(1, 6),
+    n_classes=st.integers(1, 4),
     n_nodes=st.integers(1, 4),
     missing=st.sampled_from([0.0, 0.1, 0.6]),
     seed=st.integers(0, 2**31 - 1),
 )
-def test_two_class_gini_scan_is_the_general_one_to_the_bit(
-    n, d, n_nodes, missing, seed
+def test_small_gini_scan_is_the_general_one_to_the_bit(
+    n, d, n_classes, n_nodes, missing, seed
 ):
     rng = np.random.RandomState(seed)
-    X, y, w, node, n_bins = random_level(rng, n, d, 2, n_nodes, missing)
-    hist = _histograms(X, y, w, node, n_nodes, int(n_bins.max()) + 1, 2)
-    fast = scan_every_node(hist, n_bins, general=False)
-    general = scan_every_node(hist, n_bins, general=True)
-    for a, b in zip(fast, general, strict=True):
-        np.testing.assert_array_equal(a, b)  # bit for bit, not within a tolerance
+    X, y, w, node, n_bins = random_level(rng, n, d, n_classes, n_nodes, missing)
+    hist = _histograms(X, y, w, node, n_nodes, int(n_bins.max()) + 1, n_classes)
+    general = scan_every_node(hist, n_bins)
+    # Three or four classes take the four-class scan (fewer: zeros beyond the
+    # label's classes, which must change nothing), two the two-class one.
+    for scan in ("gini4", "gini2") if n_classes == 2 else ("gini4",):
+        fast = scan_every_node(hist, n_bins, scan)
+        for a, b in zip(fast, general, strict=True):
+            np.testing.assert_array_equal(a, b)  # bit for bit, not within a tolerance
 
 
-def test_two_class_gini_scan_finds_the_splits_of_the_general_one():
-    X, y = make_classification(400, 6, random_state=0)
+@pytest.mark.parametrize("n_classes", [2, 3, 4])
+def test_small_gini_scan_finds_the_splits_of_the_general_one(n_classes):
+    X, y = make_classification(
+        400, 6, n_informative=4, n_classes=n_classes, random_state=0
+    )
     mapper = _BinMapper(255, 0).fit(X)
     codes = mapper.transform(X)
     codes[::7, 2] = mapper.n_bins_[2]  # missing values in one column
     w = np.random.RandomState(0).exponential(size=400)
     node = np.arange(400) % 3
-    hist = _histograms(codes, y.astype(np.intp), w, node, 3, 256, 2)
+    hist = _histograms(codes, y.astype(np.intp), w, node, 3, 256, n_classes)
     fast = best_splits(hist, mapper.n_bins_, 0)
     assert (fast[0] >= 0).all()  # every node splits: the comparison is not vacuous
-    general = scan_every_node(hist, mapper.n_bins_, general=True)
+    general = scan_every_node(hist, mapper.n_bins_)
     for a, b in zip(fast, general, strict=True):
         np.testing.assert_array_equal(a, b)
 
