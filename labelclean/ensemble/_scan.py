@@ -322,6 +322,14 @@ def _gini4(c0, c1, c2, c3, w):
 
 
 @compiled(nogil=True, inline="always")
+def _above_zero(r):
+    """``r``, or 0 where it is not above 0: :func:`_split_gain`'s clip of a
+    right child's weight, in its form (a ``max`` may keep the sign of a
+    negative zero)."""
+    return r if r > 0.0 else 0.0
+
+
+@compiled(nogil=True, inline="always")
 def _bin4(hj, b, n_classes):
     """Bin ``b``'s class weights in ``hj[bin, class]``, 0 past ``n_classes``."""
     w1 = hj[b, 1] if n_classes > 1 else 0.0
@@ -413,10 +421,10 @@ def _scan_feature_gini4(
             if side == 1:
                 c0, c1, c2, c3 = l0 + m0, l1 + m1, l2 + m2, l3 + m3
                 w_child = w_left + w_missing
-            r0 = max(t[0] - c0, 0.0)
-            r1 = max(t[1] - c1, 0.0)
-            r2 = max(t[2] - c2, 0.0)
-            r3 = max(t[3] - c3, 0.0)
+            r0 = _above_zero(t[0] - c0)
+            r1 = _above_zero(t[1] - c1)
+            r2 = _above_zero(t[2] - c2)
+            r3 = _above_zero(t[3] - c3)
             w_right = 0.0
             w_right += r0
             w_right += r1
