@@ -249,10 +249,11 @@ def _in_order(occ, n_occ, seen, n_value_bins):
     are many, sort them when they are few.
 
     The marks are read without a branch (every bin written at the list's
-    end, which moves on only past a marked one): on nodes of a hundred rows
-    half the bins are marked at random, and a branch on each mispredicted
-    often enough to take a third of a deep level's time
-    (benchmarks/RESULTS.md, section ``fit-cost-branch-free``)."""
+    end, which moves on only past a marked one): on a node of a hundred
+    rows half the bins are marked at random, and a branch on each
+    mispredicted often enough to take a third of the node's time (ad hoc;
+    docs/boosting.md, *Three and four classes on scalars, and a node's bins
+    without a branch*)."""
     if n_occ < 2:
         return
     if 16 * n_occ >= n_value_bins:
