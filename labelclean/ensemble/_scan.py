@@ -340,14 +340,14 @@ def _bin4(hj, b, n_classes):
 
 @compiled(nogil=True)
 def _scan_node_gini4(h, occ, n_occ, n_bins_per_feature, node, out):
-    """:func:`_scan_node_any` for Gini and up to four classes: the same
-    candidates in the same order and the same operations, on scalars instead
-    of small arrays, so the same splits to the last bit
-    (``test_small_gini_scan_is_the_general_one_to_the_bit``). The arrays'
-    loops took twice to three times as long a candidate with three or four
-    classes (benchmarks/RESULTS.md, section ``fit-cost-gini4``); with two,
-    the zeros of the classes past the label's add about a tenth to
-    :func:`_scan_feature_gini4`'s candidate."""
+    """:func:`_scan_node_any` for Gini and up to four classes (used for three
+    or four): the same candidates in the same order and the same
+    operations, on scalars instead of small arrays, so the same splits to
+    the last bit (``test_small_gini_scan_is_the_general_one_to_the_bit``).
+    The arrays' loops took about 2.5 times as long a candidate with four
+    classes; two classes keep :func:`_scan_node_gini2`, as this one took a
+    third longer for them (ad hoc; docs/boosting.md, *Three and four classes
+    on scalars, and a node's bins without a branch*)."""
     t, weight = _node_total_gini4(h[0], occ[0], n_occ[0], n_bins_per_feature[0])
     if weight <= 0.0:
         return

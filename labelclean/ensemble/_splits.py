@@ -184,7 +184,7 @@ def _node_split(
                 # A value bin's first row lists it, without a branch: on a
                 # node of a hundred rows a first visit is a coin toss, which
                 # a branch mispredicts (the missing bin, marked too, is
-                # written past the list and never counted).
+                # written at the list's end without moving it).
                 occ[k, n_occ[k]] = b
                 n_occ[k] += (b < n_bins_per_feature[j]) & (not seen[k, b])
                 seen[k, b] = True
