@@ -514,7 +514,7 @@ def test_a_wide_levels_splits_found_a_block_of_features_at_a_time_are_the_same(
             np.testing.assert_array_equal(a, b)  # bit for bit
 
 
-@pytest.mark.parametrize("n_classes", [2, 5])
+@pytest.mark.parametrize("n_classes", [2, 3, 5])  # each scan: gini2, gini4, any
 def test_a_wide_levels_splits_are_the_same_where_features_differ_in_their_bins(
     n_classes,
 ):
