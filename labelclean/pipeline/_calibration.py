@@ -412,7 +412,7 @@ def _calibrate_once(
         "correction_pairs": pairs,
         "evidence_shrinkage": posterior[2],
         "predictability": predictability_summary(
-            kappas, low, weak, class_kappas, recognised, told
+            kappas, low, weak, class_kappas, recognised, told, (P, codes)
         ),
     }
     return Calibration(Q, threshold, corr_thresholds, summary, gate)

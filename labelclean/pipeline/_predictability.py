@@ -7,13 +7,16 @@ hide rows of which classes in the noise estimate (:func:`noise_gate`).
 """
 
 import numpy as np
+from sklearn.metrics import roc_auc_score
 
 __all__ = [
     "CORRECTION_PAIR_KAPPA",
+    "GOOD_RANKING_AUROC",
     "LOW_PREDICTABILITY_KAPPA",
     "NOISE_CORRECTED_KAPPA",
     "SLIGHT_AGREEMENT_KAPPA",
     "agreement_lines",
+    "class_rankings",
     "cohen_kappa",
     "correctable_pairs",
     "corrected_agreement",
@@ -55,6 +58,14 @@ SLIGHT_AGREEMENT_KAPPA = 0.2
 #: (docs/decisions.md, *Corrections need almost perfect agreement*); their
 #: flagged rows are discarded instead.
 CORRECTION_PAIR_KAPPA = 0.8
+
+#: From this area under the ROC curve a class's rows are ranked well above
+#: the others' ("excellent discrimination", Hosmer and Lemeshow, *Applied
+#: Logistic Regression*, 2nd ed., 2000, 5.2.4). Where the reading is
+#: cautious and such a class is the most probable for under half of its
+#: rows, the report says that κ reads only the most probable class
+#: (:func:`class_rankings`); no decision reads it.
+GOOD_RANKING_AUROC = 0.8
 
 #: One-sided standard normal quantile of κ's lower confidence limit (95 %).
 _KAPPA_LOWER_Z = 1.645
@@ -409,13 +420,39 @@ def recognised_pairs(P, codes, n_classes, noise=0.0):
     return apart, kappas
 
 
-def predictability_summary(kappas, low, weak, class_kappas, recognised, told) -> dict:
+def class_rankings(P, codes) -> list[tuple[float | None, int]]:
+    """Per class, how well the evidence ranks its rows above the others'
+    (the area under the ROC curve of its probability, the class against the
+    rest; None where the labels hold none of it or nothing else) and for
+    how many of its rows it is the most probable class.
+
+    κ reads only the most probable class, which a small class seldom is
+    even where its rows are ranked well. The report says so where the
+    reading is cautious (:data:`GOOD_RANKING_AUROC`); no decision reads it
+    (docs/decisions.md, *Imbalanced tables, a corpus no decision was read
+    on*: the agreement read at the label's shares, replayed).
+    """
+    named = np.argmax(P, axis=1) == codes
+    out = []
+    for k in range(P.shape[1]):
+        mine = codes == k
+        both = 0 < np.count_nonzero(mine) < codes.shape[0]
+        auroc = float(roc_auc_score(mine, P[:, k])) if both else None
+        out.append((auroc, int(np.count_nonzero(named & mine))))
+    return out
+
+
+def predictability_summary(
+    kappas, low, weak, class_kappas, recognised, told, rows
+) -> dict:
     """``calibration_['predictability']``: agreement, reading (``weak``: the
-    band of :func:`weak_agreement`), per class and, with more than two
-    classes, per pair of classes."""
+    band of :func:`weak_agreement`), per class (with its ranking on
+    ``rows``, the evidence and the codes: :func:`class_rankings`) and, with
+    more than two classes, per pair of classes."""
     accuracy, majority, kappa, kappa_star, kappa_low = kappas
     moderate, substantial = agreement_lines(kappa, kappa_star)
     per_class = np.asarray(class_kappas, dtype=float).reshape(-1, 2).tolist()
+    ranks = class_rankings(*rows)
     out = {
         "out_of_fold_accuracy": accuracy,
         "majority_share": majority,
@@ -427,11 +464,20 @@ def predictability_summary(kappas, low, weak, class_kappas, recognised, told) ->
         "substantial": substantial,
         "almost_perfect": bool(kappa_star >= CORRECTION_PAIR_KAPPA),
         "correction_kappa": CORRECTION_PAIR_KAPPA,
+        "ranking_auroc": GOOD_RANKING_AUROC,
         "slight": weak == "slight",
         "fair": weak == "fair",
         "per_class": [
-            {"kappa": k, "kappa_noise_corrected": c, "recognised": bool(ok)}
-            for (k, c), ok in zip(per_class, recognised, strict=True)
+            {
+                "kappa": k,
+                "kappa_noise_corrected": c,
+                "recognised": bool(ok),
+                "auroc": auroc,
+                "named_rows": named,
+            }
+            for (k, c), ok, (auroc, named) in zip(
+                per_class, recognised, ranks, strict=True
+            )
         ],
     }
     if told is not None:

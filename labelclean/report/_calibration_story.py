@@ -21,6 +21,7 @@ __all__ = [
     "every_class_unchecked",
     "flags_doubtful",
     "pct",
+    "ranked_unnamed_text",
     "unseen_classes",
 ]
 
@@ -292,11 +293,12 @@ def _doubtful_flags_text(cal: Mapping[str, Any]) -> str:
     )
 
 
-def _weak_agreement_warning(pred: Mapping[str, Any]) -> str:
+def _weak_agreement_warning(cal: Mapping[str, Any]) -> str:
     """The first line where the evidence agrees with the labels less than
     moderately even with the noise taken out (``slight`` or ``fair``), or
     not demonstrably beyond chance (κ's lower limit not above 0), and
     nothing was flagged."""
+    pred = cal["predictability"]
     low = pred.get("kappa_lower_limit")
     chance = low is not None and low <= 0
     how = (
@@ -311,7 +313,8 @@ def _weak_agreement_warning(pred: Mapping[str, Any]) -> str:
         f"Warning: {how} (Cohen's κ {pred['kappa']:.2f}{shown}, "
         f"{pred['kappa_noise_corrected']:.2f} corrected for the noise; out-of-fold "
         f"accuracy {pct(pred['out_of_fold_accuracy'])} against "
-        f"{pct(pred['majority_share'])} for the largest class), so it cannot tell "
+        f"{pct(pred['majority_share'])} for the largest class)"
+        f"{ranked_unnamed_text(cal)}, so it cannot tell "
         "a wrong label from a hard case: labelclean flagged no row. The estimates "
         "below are rough."
     )
@@ -326,13 +329,14 @@ def calibration_story(run: Mapping[str, Any]) -> list[str]:
         if pred.get("slight") or pred.get("fair"):
             unused = target_unused_text(cal)  # the target went unused: say so
             unused = f" {unused[0].upper()}{unused[1:]}." if unused else ""
-            story.append(_weak_agreement_warning(pred) + unused)
+            story.append(_weak_agreement_warning(cal) + unused)
         elif pred.get("low"):
             story.append(
                 "Warning: the features predict the label poorly"
-                f"{agreement_numbers(pred)}, so wrong labels cannot be told "
-                "from hard cases well: labelclean read the noise cautiously and "
-                "corrected no label; the estimates below are rough."
+                f"{agreement_numbers(pred)}{ranked_unnamed_text(cal)}, so wrong "
+                "labels cannot be told from hard cases well: labelclean read the "
+                "noise cautiously and corrected no label; the estimates below are "
+                "rough."
             )
         unseen = unseen_classes(cal)
         text = (
@@ -438,6 +442,39 @@ def agreement_numbers(pred: Mapping[str, Any]) -> str:
             "the largest class"
         )
     return f" ({', '.join(parts)})" if parts else ""
+
+
+def ranked_unnamed_text(cal: Mapping[str, Any]) -> str:
+    """``; the evidence ranks the rows of class 'rare' well against the
+    others (AUROC 0.95) but makes it the most probable class for only 11 of
+    its 120 rows, and κ reads only the most probable class``: the smallest
+    class whose rows the evidence ranks well (AUROC at least
+    ``predictability['ranking_auroc']``) and names for under half of them.
+    Said where the reading is cautious, since there the agreement alone
+    would read as features that say nothing of the label; no decision reads
+    it (docs/decisions.md, *Imbalanced tables, a corpus no decision was read
+    on*). Empty where there is none, and in reports written before the
+    ranking was kept."""
+    pred = cal.get("predictability") or {}
+    cut, rows = pred.get("ranking_auroc"), cal.get("rows_per_class") or []
+    labels, found = cal.get("classes") or [], []
+    for k, entry in enumerate(pred.get("per_class") or []):
+        auroc = entry.get("auroc") if isinstance(entry, Mapping) else None
+        named = entry.get("named_rows") if isinstance(entry, Mapping) else None
+        if None in (auroc, named, cut) or k >= len(rows):
+            continue
+        if auroc >= cut and 2 * named < rows[k]:
+            found.append((rows[k], k, auroc, named))
+    if not found:
+        return ""
+    n, k, auroc, named = min(found)
+    name = f"class '{labels[k]}'" if k < len(labels) else f"class {k}"
+    return (
+        f"; the evidence ranks the rows of {name} well against the others "
+        f"(AUROC {auroc:.2f}) but makes it the most probable class for only "
+        f"{count(named)} of its {count(n)} rows, and κ reads only the most "
+        "probable class"
+    )
 
 
 def _unseen_story(cal: Mapping[str, Any], pred: Mapping[str, Any]) -> list[str]:

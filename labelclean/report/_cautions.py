@@ -18,6 +18,7 @@ from labelclean.report._calibration_story import (
     every_class_unchecked,
     flags_doubtful,
     pct,
+    ranked_unnamed_text,
     unseen_classes,
 )
 from labelclean.report._copies import copy_caution
@@ -49,6 +50,9 @@ def cautions(
       only in case, spacing or Unicode form, read as separate classes;
     - ``poor_predictability``: the features predict the label poorly, so
       wrong labels cannot be told from hard cases and the estimates are rough;
+      where the evidence ranks a class's rows well but seldom makes it the
+      most probable class, it names that class (κ reads only the most
+      probable class: :func:`ranked_unnamed_text`);
       where nothing was flagged though the surest rows disagree with their
       labels beyond chance, it says so and points to ``review export``;
       where a precision target went unused (no row is flagged at any target
@@ -95,7 +99,8 @@ def cautions(
         out.append({
             "code": "poor_predictability",
             "message": (
-                f"the features predict the label poorly{agreement_numbers(pred)}: "
+                f"the features predict the label poorly{agreement_numbers(pred)}"
+                f"{ranked_unnamed_text(cal)}: "
                 "wrong labels cannot be told from hard cases, and the estimates "
                 f"are rough{unflagged_disagreement_text(cal)}"
                 f"{'; ' + unused if unused else ''}"

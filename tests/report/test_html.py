@@ -661,3 +661,50 @@ def test_the_page_rendered_again_from_report_json_is_the_runs_page(audit):
     # the page as written (before its script runs) in the same order, the
     # values in a cell that scrolls when a table is wide
     assert '<td data-label="features" class="long"><div class="clip">x = ' in page
+
+
+def test_a_class_ranked_well_but_seldom_most_probable_is_said_where_read_low(audit):
+    # κ reads only the most probable class: where the reading is cautious and
+    # a class's rows are ranked well (AUROC at least ranking_auroc) but the
+    # evidence names it for under half of them, the caution and the first
+    # paragraph say so, naming the smallest such class
+    def entry(auroc, named):
+        return {"kappa": 0.2, "kappa_noise_corrected": 0.2, "recognised": True,
+                "auroc": auroc, "named_rows": named}  # fmt: skip
+
+    per_class = [entry(0.7, 500), entry(0.93, 9), entry(0.85, 20)]
+    reading = {"low": True, "kappa": 0.21, "out_of_fold_accuracy": 0.9,
+               "majority_share": 0.88, "ranking_auroc": 0.8,
+               "per_class": per_class}  # fmt: skip
+    cal = {"noise_rate": 0.01, "predictability": reading, "flagged": 0,
+           "classes": ["a", "b", "c"], "rows_per_class": [520, 60, 45]}  # fmt: skip
+    said = (
+        "; the evidence ranks the rows of class 'c' well against the others "
+        "(AUROC 0.85) but makes it the most probable class for only 20 of its 45 "
+        "rows, and κ reads only the most probable class: wrong labels"
+    )
+    report = build_report(audit, run={"calibration": cal})
+    (poor,) = report["cautions"]
+    assert poor["code"] == "poor_predictability" and said in poor["message"]
+    assert said.removesuffix(": wrong labels") + ", so wrong labels" in unescape(
+        render_html(report)
+    )
+    # 'b' alone where 'c' is named for half its rows or is ranked under the cut
+    for change in ({2: entry(0.85, 23)}, {2: entry(0.79, 20)}):
+        classes = [change.get(k, e) for k, e in enumerate(per_class)]
+        changed = {**reading, "per_class": classes}
+        run = {"calibration": {**cal, "predictability": changed}}
+        (poor,) = build_report(audit, run=run)["cautions"]
+        assert "rows of class 'b' well against the others (AUROC 0.93)" in poor[
+            "message"]  # fmt: skip
+        assert "for only 9 of its 60 rows" in poor["message"]
+    # nothing where no class is ranked well and seldom named, and in a
+    # report written before the ranking was kept
+    older = [{k: v for k, v in e.items() if k not in ("auroc", "named_rows")}
+             for e in per_class]  # fmt: skip
+    for classes, cut in ((per_class, 0.95), (older, 0.8), (per_class, None)):
+        run = {"calibration": {**cal, "predictability": {
+            **reading, "per_class": classes, "ranking_auroc": cut}}}  # fmt: skip
+        report = build_report(audit, run=run)
+        assert "AUROC" not in json.dumps(report["cautions"], ensure_ascii=False)
+        assert "AUROC" not in render_html(report)

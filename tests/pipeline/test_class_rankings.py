@@ -1,0 +1,88 @@
+"""Each class's ranking by the evidence, beside κ (``predictability``'s
+``per_class``: ``auroc`` and ``named_rows``), and the report's sentence on a
+class ranked well that the evidence seldom makes the most probable."""
+
+import json
+from html import unescape
+from itertools import product
+
+import numpy as np
+import pandas as pd
+from sklearn.datasets import make_classification
+from typer.testing import CliRunner
+
+from labelclean.cli.main import app
+from labelclean.pipeline._predictability import GOOD_RANKING_AUROC, class_rankings
+
+runner = CliRunner()
+
+
+def _pairs_auroc(scores, positive):
+    """The area under the ROC curve as the share of (positive, negative)
+    pairs the score orders right, ties counting one half."""
+    pos, neg = scores[positive], scores[~positive]
+    pairs = list(product(pos, neg))
+    return sum(1.0 if p > q else 0.5 if p == q else 0.0 for p, q in pairs) / len(pairs)
+
+
+def test_a_class_ranked_first_but_never_most_probable_reads_one_and_zero():
+    # class 2's rows hold the highest probability of class 2 of all rows, yet
+    # class 0 is the most probable for every row
+    P = np.array([[0.9, 0.1, 0.0], [0.8, 0.2, 0.0], [0.5, 0.4, 0.1],
+                  [0.6, 0.1, 0.3], [0.55, 0.0, 0.45]])  # fmt: skip
+    codes = np.array([0, 1, 1, 2, 2])
+    (a0, n0), (a1, n1), (a2, n2) = class_rankings(P, codes)
+    assert (a2, n2) == (1.0, 0) and n1 == 0 and n0 == 1
+    assert a1 == _pairs_auroc(P[:, 1], codes == 1)
+    assert a0 == _pairs_auroc(P[:, 0], codes == 0)
+
+
+def test_rankings_are_the_pairs_ordered_right_with_ties_and_missing_classes():
+    rng = np.random.RandomState(0)
+    P = rng.dirichlet(np.ones(4), size=60).round(1)  # many ties
+    codes = rng.choice([0, 1, 3], size=60)  # class 2 has no row
+    ranks = class_rankings(P, codes)
+    for k in (0, 1, 3):
+        assert abs(ranks[k][0] - _pairs_auroc(P[:, k], codes == k)) < 1e-12
+        mine = codes == k
+        assert ranks[k][1] == int(np.sum(mine & (P.argmax(axis=1) == k)))
+    assert ranks[2] == (None, 0)
+    # a label of one class: nothing to rank it against
+    assert class_rankings(P, np.zeros(60, dtype=int))[0][0] is None
+
+
+def test_a_rare_class_ranked_well_is_said_beside_a_low_agreement(tmp_path):
+    # 3 % of the rows in a rare class the features rank well: the evidence
+    # seldom makes it the most probable, κ is low, nothing is flagged, and
+    # the run says that the low agreement is the rare class's, not the
+    # features' silence
+    X, y = make_classification(2000, n_features=10, n_informative=5,
+                               weights=[0.97], flip_y=0, random_state=1)  # fmt: skip
+    frame = pd.DataFrame(X, columns=[f"x{j}" for j in range(10)])
+    frame["label"] = np.where(y == 1, "rare", "common")
+    data, out = tmp_path / "data.parquet", tmp_path / "out"
+    frame.to_parquet(data, index=False)
+    res = runner.invoke(app, ["run", str(data), "--label", "label", "--out", str(out)])
+    assert res.exit_code == 0, res.output
+    report = json.loads((out / "report.json").read_text())
+    cal = report["run"]["calibration"]
+    pred = cal["predictability"]
+    assert pred["low"] and pred["ranking_auroc"] == GOOD_RANKING_AUROC
+    rare = cal["classes"].index("rare")
+    entry, rows = pred["per_class"][rare], cal["rows_per_class"][rare]
+    assert entry["auroc"] >= GOOD_RANKING_AUROC and 2 * entry["named_rows"] < rows
+    said = (
+        f"the evidence ranks the rows of class 'rare' well against the others "
+        f"(AUROC {entry['auroc']:.2f}) but makes it the most probable class for "
+        f"only {entry['named_rows']} of its {rows} rows, and κ reads only the "
+        "most probable class"
+    )
+    (poor,) = [c for c in report["cautions"] if c["code"] == "poor_predictability"]
+    assert said in poor["message"] and said in res.stderr
+    html = unescape((out / "report.html").read_text())
+    summary = html[html.index("<h2") :]
+    first = summary[summary.index("<p") : summary.index("</p>")]
+    assert first.startswith("<p>Warning:") and said in first
+    # said, not acted on: the run flagged no row
+    audit = pd.read_parquet(out / "audit.parquet")
+    assert len(audit) == 2000 and (audit["decision"] == "kept").all()
