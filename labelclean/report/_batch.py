@@ -156,9 +156,14 @@ def describe_shift(item: dict[str, Any]) -> str:
     return f"{item['column']!r} {what}"
 
 
-def unchecked_caution(unseen: list[str], every: bool = False) -> list[dict[str, str]]:
+def unchecked_caution(
+    unseen: list[str], every: bool = False, ranked: str = ""
+) -> list[dict[str, str]]:
     """``classes_not_checked`` for the classes named, if any; ``every``: they
-    are all the classes the model knows, said as such (there are no others)."""
+    are all the classes the model knows, said as such (there are no others).
+    ``ranked``: a clause on one of them that the evidence ranks well but
+    seldom makes the most probable, appended (a run's
+    :func:`~labelclean.report._calibration_story.ranked_unnamed_text`)."""
     if not unseen:
         return []
     if every:
@@ -171,7 +176,7 @@ def unchecked_caution(unseen: list[str], every: bool = False) -> list[dict[str, 
             f"the evidence does not tell class(es) {quoted(unseen)} apart from "
             "the others: their labels were kept unchecked"
         )
-    return [{"code": "classes_not_checked", "message": message}]
+    return [{"code": "classes_not_checked", "message": message + ranked}]
 
 
 def quoted(names: list[str], shown: int = 8) -> str:

@@ -444,7 +444,7 @@ def agreement_numbers(pred: Mapping[str, Any]) -> str:
     return f" ({', '.join(parts)})" if parts else ""
 
 
-def ranked_unnamed_text(cal: Mapping[str, Any]) -> str:
+def ranked_unnamed_text(cal: Mapping[str, Any], among: Any = None) -> str:
     """``; the evidence ranks the rows of class 'rare' well against the
     others (AUROC 0.95) but makes it the most probable class for only 11 of
     its 120 rows, and κ reads only the most probable class``: the smallest
@@ -453,8 +453,9 @@ def ranked_unnamed_text(cal: Mapping[str, Any]) -> str:
     Said where the reading is cautious, since there the agreement alone
     would read as features that say nothing of the label; no decision reads
     it (docs/decisions.md, *Imbalanced tables, a corpus no decision was read
-    on*). Empty where there is none, and in reports written before the
-    ranking was kept."""
+    on*). ``among``: only these classes (as ``report.json`` holds them),
+    such as the ones kept unchecked. Empty where there is none, and in
+    reports written before the ranking was kept."""
     pred = cal.get("predictability") or {}
     cut, rows = pred.get("ranking_auroc"), cal.get("rows_per_class") or []
     labels, found = cal.get("classes") or [], []
@@ -462,6 +463,8 @@ def ranked_unnamed_text(cal: Mapping[str, Any]) -> str:
         auroc = entry.get("auroc") if isinstance(entry, Mapping) else None
         named = entry.get("named_rows") if isinstance(entry, Mapping) else None
         if None in (auroc, named, cut) or k >= len(rows):
+            continue
+        if among is not None and (k >= len(labels) or labels[k] not in among):
             continue
         if auroc >= cut and 2 * named < rows[k]:
             found.append((rows[k], k, auroc, named))
@@ -491,10 +494,14 @@ def _unseen_story(cal: Mapping[str, Any], pred: Mapping[str, Any]) -> list[str]:
             "as labelled."
         )
     elif unseen:
+        ranked = ranked_unnamed_text(cal, unchecked_labels(cal))
+        cautious = pred.get("slight") or pred.get("fair") or pred.get("low")
+        if cautious and ranked == ranked_unnamed_text(cal):
+            ranked = ""  # the first line said it
         story.append(
             f"The evidence does not tell class(es) {quoted(unseen)} apart from the "
             "others, so their labels cannot be checked: their rows were kept "
-            "as labelled, and no row was relabelled into them."
+            f"as labelled, and no row was relabelled into them{ranked}."
         )
     together = [  # pairs of classes each told from the rest
         " and ".join(f"'{c}'" for c in pair.get("classes", ()))

@@ -28,6 +28,7 @@ from labelclean.report._unflagged import (
     target_unused_text,
     unflagged_disagreement_text,
 )
+from labelclean.report._why import unchecked_labels
 from labelclean.utils._labels import LABEL_WRITING_FIXES, label_writing
 
 __all__ = ["cautions"]
@@ -124,7 +125,11 @@ def cautions(
     out += against_caution(cal) if calibrated else []
     out += known_noise_caution(cal)
     unseen = unseen_classes(cal) if calibrated else []
-    return out + unchecked_caution(unseen, every_class_unchecked(cal))
+    ranked = ranked_unnamed_text(cal, unchecked_labels(cal)) if unseen else ""
+    said = ranked and any(ranked in c["message"] for c in out)  # said above
+    return out + unchecked_caution(
+        unseen, every_class_unchecked(cal), "" if said else ranked
+    )
 
 
 def _label_cautions(classes: Any) -> list[dict[str, str]]:

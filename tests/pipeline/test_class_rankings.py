@@ -86,3 +86,40 @@ def test_a_rare_class_ranked_well_is_said_beside_a_low_agreement(tmp_path):
     # said, not acted on: the run flagged no row
     audit = pd.read_parquet(out / "audit.parquet")
     assert len(audit) == 2000 and (audit["decision"] == "kept").all()
+
+
+def test_a_class_kept_unchecked_though_ranked_well_is_said_so(tmp_path):
+    # three classes, the third 3 % of the rows: the features predict the
+    # label (not the cautious reading), yet the evidence makes the small
+    # class the most probable for a quarter of its rows, so the class gate
+    # keeps its labels unchecked; the caution that says so adds its ranking
+    X, y = make_classification(2000, n_features=8, n_informative=5, n_classes=3,
+                               weights=[0.6, 0.37, 0.03], class_sep=1.5,
+                               flip_y=0, random_state=1)  # fmt: skip
+    frame = pd.DataFrame(X, columns=[f"x{j}" for j in range(8)])
+    frame["label"] = np.array(["a", "b", "rare"])[y]
+    data, out = tmp_path / "data.parquet", tmp_path / "out"
+    frame.to_parquet(data, index=False)
+    res = runner.invoke(app, ["run", str(data), "--label", "label", "--out", str(out)])
+    assert res.exit_code == 0, res.output
+    report = json.loads((out / "report.json").read_text())
+    cal = report["run"]["calibration"]
+    assert not cal["predictability"]["low"]
+    assert cal["not_checked"] == [False, False, True]
+    entry, rows = cal["predictability"]["per_class"][2], cal["rows_per_class"][2]
+    said = (
+        f"; the evidence ranks the rows of class 'rare' well against the others "
+        f"(AUROC {entry['auroc']:.2f}) but makes it the most probable class for "
+        f"only {entry['named_rows']} of its {rows} rows, and κ reads only the "
+        "most probable class"
+    )
+    (unchecked,) = [c for c in report["cautions"] if c["code"] == "classes_not_checked"]
+    assert unchecked["message"].endswith("kept unchecked" + said)
+    assert [c["code"] for c in report["cautions"] if said in c["message"]] == [
+        "classes_not_checked"
+    ]
+    html = unescape((out / "report.html").read_text())
+    assert "no row was relabelled into them" + said + "." in html
+    audit = pd.read_parquet(out / "audit.parquet")
+    rare = audit["label"] == "rare"
+    assert (audit.loc[rare, "reason"] == "not_checked").all()

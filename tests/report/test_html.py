@@ -708,3 +708,36 @@ def test_a_class_ranked_well_but_seldom_most_probable_is_said_where_read_low(aud
         report = build_report(audit, run=run)
         assert "AUROC" not in json.dumps(report["cautions"], ensure_ascii=False)
         assert "AUROC" not in render_html(report)
+
+
+def test_a_class_ranked_well_is_named_once_among_the_cautions(audit):
+    # the class kept unchecked and ranked well: named by classes_not_checked,
+    # unless poor_predictability (the cautious reading) named it already;
+    # and only among the unchecked classes there
+    per_class = [{"recognised": True, "auroc": 0.7, "named_rows": 500},
+                 {"recognised": True, "auroc": 0.93, "named_rows": 9},
+                 {"recognised": False, "auroc": 0.85, "named_rows": 20}]  # fmt: skip
+    reading = {"low": False, "kappa": 0.61, "out_of_fold_accuracy": 0.9,
+               "majority_share": 0.83, "ranking_auroc": 0.8,
+               "per_class": per_class}  # fmt: skip
+    cal = {"noise_rate": 0.01, "predictability": reading, "flagged": 0,
+           "classes": ["a", "b", "c"], "rows_per_class": [520, 30, 45],
+           "not_checked": [False, False, True]}  # fmt: skip
+    report = build_report(audit, run={"calibration": cal})
+    (said,) = report["cautions"]
+    assert said["code"] == "classes_not_checked"
+    assert said["message"].endswith(
+        "kept unchecked; the evidence ranks the rows of class 'c' well against the "
+        "others (AUROC 0.85) but makes it the most probable class for only 20 of "
+        "its 45 rows, and κ reads only the most probable class"
+    )  # 'c', not the smaller 'b': 'b' was checked
+    assert "relabelled into them; the evidence ranks the rows of class 'c'" in (
+        unescape(render_html(report))
+    )
+    cal["rows_per_class"] = [520, 60, 41]  # now the smallest of both readings
+    run = {"calibration": {**cal, "predictability": {**reading, "low": True}}}
+    report = build_report(audit, run=run)
+    codes = [c["code"] for c in report["cautions"] if "AUROC" in c["message"]]
+    assert codes == ["poor_predictability"]
+    page = unescape(render_html(report))
+    assert page.count("the evidence ranks the rows of class 'c'") == 2  # box, line
