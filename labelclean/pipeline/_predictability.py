@@ -423,8 +423,9 @@ def recognised_pairs(P, codes, n_classes, noise=0.0):
 def class_rankings(P, codes) -> list[tuple[float | None, int]]:
     """Per class, how well the evidence ranks its rows above the others'
     (the area under the ROC curve of its probability, the class against the
-    rest; None where the labels hold none of it or nothing else) and for
-    how many of its rows it is the most probable class.
+    rest; None where the labels hold none of it or nothing else, or where
+    a probability is not a number) and for how many of its rows it is the
+    most probable class.
 
     κ reads only the most probable class, which a small class seldom is
     even where its rows are ranked well. The report says so where the
@@ -437,6 +438,7 @@ def class_rankings(P, codes) -> list[tuple[float | None, int]]:
     for k in range(P.shape[1]):
         mine = codes == k
         both = 0 < np.count_nonzero(mine) < codes.shape[0]
+        both &= bool(np.isfinite(P[:, k]).all())
         auroc = float(roc_auc_score(mine, P[:, k])) if both else None
         out.append((auroc, int(np.count_nonzero(named & mine))))
     return out

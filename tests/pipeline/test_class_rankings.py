@@ -49,6 +49,10 @@ def test_rankings_are_the_pairs_ordered_right_with_ties_and_missing_classes():
     assert ranks[2] == (None, 0)
     # a label of one class: nothing to rank it against
     assert class_rankings(P, np.zeros(60, dtype=int))[0][0] is None
+    # a probability that is not a number: no ranking, the others still read
+    P[5, 1] = np.nan
+    ranks = class_rankings(P, codes)
+    assert ranks[1][0] is None and ranks[0][0] is not None
 
 
 def test_a_rare_class_ranked_well_is_said_beside_a_low_agreement(tmp_path):
