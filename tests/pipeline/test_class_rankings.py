@@ -25,6 +25,31 @@ def _pairs_auroc(scores, positive):
     return sum(1.0 if p > q else 0.5 if p == q else 0.0 for p, q in pairs) / len(pairs)
 
 
+def _run(tmp_path, X, labels):
+    """``labelclean run`` on the rows and labels as a parquet file: the
+    result, ``report.json`` and the output folder."""
+    frame = pd.DataFrame(X, columns=[f"x{j}" for j in range(X.shape[1])])
+    frame["label"] = labels
+    data, out = tmp_path / "data.parquet", tmp_path / "out"
+    frame.to_parquet(data, index=False)
+    res = runner.invoke(app, ["run", str(data), "--label", "label", "--out", str(out)])
+    assert res.exit_code == 0, res.output
+    return res, json.loads((out / "report.json").read_text()), out
+
+
+def _clause(cal, label):
+    """The clause the report gives a class ranked well but seldom named."""
+    k = cal["classes"].index(label)
+    entry, rows = cal["predictability"]["per_class"][k], cal["rows_per_class"][k]
+    assert entry["auroc"] >= GOOD_RANKING_AUROC and 2 * entry["named_rows"] < rows
+    return (
+        f"; the evidence ranks the rows of class '{label}' well against the "
+        f"others (AUROC {entry['auroc']:.2f}) but makes it the most probable "
+        f"class for only {entry['named_rows']} of its {rows} rows, and κ reads "
+        "only the most probable class"
+    )
+
+
 def test_a_class_ranked_first_but_never_most_probable_reads_one_and_zero():
     # class 2's rows hold the highest probability of class 2 of all rows, yet
     # class 0 is the most probable for every row
@@ -62,25 +87,11 @@ def test_a_rare_class_ranked_well_is_said_beside_a_low_agreement(tmp_path):
     # features' silence
     X, y = make_classification(2000, n_features=10, n_informative=5,
                                weights=[0.97], flip_y=0, random_state=1)  # fmt: skip
-    frame = pd.DataFrame(X, columns=[f"x{j}" for j in range(10)])
-    frame["label"] = np.where(y == 1, "rare", "common")
-    data, out = tmp_path / "data.parquet", tmp_path / "out"
-    frame.to_parquet(data, index=False)
-    res = runner.invoke(app, ["run", str(data), "--label", "label", "--out", str(out)])
-    assert res.exit_code == 0, res.output
-    report = json.loads((out / "report.json").read_text())
+    res, report, out = _run(tmp_path, X, np.where(y == 1, "rare", "common"))
     cal = report["run"]["calibration"]
-    pred = cal["predictability"]
-    assert pred["low"] and pred["ranking_auroc"] == GOOD_RANKING_AUROC
-    rare = cal["classes"].index("rare")
-    entry, rows = pred["per_class"][rare], cal["rows_per_class"][rare]
-    assert entry["auroc"] >= GOOD_RANKING_AUROC and 2 * entry["named_rows"] < rows
-    said = (
-        f"the evidence ranks the rows of class 'rare' well against the others "
-        f"(AUROC {entry['auroc']:.2f}) but makes it the most probable class for "
-        f"only {entry['named_rows']} of its {rows} rows, and κ reads only the "
-        "most probable class"
-    )
+    assert cal["predictability"]["low"]
+    assert cal["predictability"]["ranking_auroc"] == GOOD_RANKING_AUROC
+    said = _clause(cal, "rare")
     (poor,) = [c for c in report["cautions"] if c["code"] == "poor_predictability"]
     assert said in poor["message"] and said in res.stderr
     html = unescape((out / "report.html").read_text())
@@ -100,23 +111,11 @@ def test_a_class_kept_unchecked_though_ranked_well_is_said_so(tmp_path):
     X, y = make_classification(2000, n_features=8, n_informative=5, n_classes=3,
                                weights=[0.6, 0.37, 0.03], class_sep=1.5,
                                flip_y=0, random_state=1)  # fmt: skip
-    frame = pd.DataFrame(X, columns=[f"x{j}" for j in range(8)])
-    frame["label"] = np.array(["a", "b", "rare"])[y]
-    data, out = tmp_path / "data.parquet", tmp_path / "out"
-    frame.to_parquet(data, index=False)
-    res = runner.invoke(app, ["run", str(data), "--label", "label", "--out", str(out)])
-    assert res.exit_code == 0, res.output
-    report = json.loads((out / "report.json").read_text())
+    _, report, out = _run(tmp_path, X, np.array(["a", "b", "rare"])[y])
     cal = report["run"]["calibration"]
     assert not cal["predictability"]["low"]
     assert cal["not_checked"] == [False, False, True]
-    entry, rows = cal["predictability"]["per_class"][2], cal["rows_per_class"][2]
-    said = (
-        f"; the evidence ranks the rows of class 'rare' well against the others "
-        f"(AUROC {entry['auroc']:.2f}) but makes it the most probable class for "
-        f"only {entry['named_rows']} of its {rows} rows, and κ reads only the "
-        "most probable class"
-    )
+    said = _clause(cal, "rare")
     (unchecked,) = [c for c in report["cautions"] if c["code"] == "classes_not_checked"]
     assert unchecked["message"].endswith("kept unchecked" + said)
     assert [c["code"] for c in report["cautions"] if said in c["message"]] == [
