@@ -18,13 +18,22 @@ Speed: one RoSR-L fit (mixture weighting, defaults) against one scikit-learn
 make_classification data of 1e6 rows x 20 features, 5 classes, in the same
 run, alternating, several repetitions.
 
+One-hot columns (``--part one-hot``, with ``--repo`` another checkout, e.g.
+the commit before a change): a default RoSR-L fit on dense tables of one-hot
+categorical columns and a few numeric ones (what the pipeline's feature
+encoder gives RoSR-L), and on the same table as CSR, in a fresh process per
+checkout, the checkouts alternating; the fits' median seconds, their ratio,
+and the largest difference of the coefficients between the checkouts.
+
     PYTHONPATH=. python benchmarks/rosr.py            # full: 10-fold, all of it
     PYTHONPATH=. python benchmarks/rosr.py --quick    # smoke: 3-fold, small grid
+    PYTHONPATH=. python benchmarks/rosr.py --part one-hot --repo /tmp/before
 """
 
 import argparse
 import itertools
 import logging
+from pathlib import Path
 
 import numpy as np
 from sklearn.datasets import (
@@ -39,7 +48,14 @@ from sklearn.multiclass import OneVsRestClassifier
 from sklearn.preprocessing import StandardScaler
 from threadpoolctl import threadpool_limits
 
-from benchmarks._common import Timer, command, machine, peak_rss_mb, write_section
+from benchmarks._common import (
+    Timer,
+    command,
+    machine,
+    peak_rss_mb,
+    run_in_checkout,
+    write_section,
+)
 from labelclean.linear_model import RoSRClassifier
 from labelclean.noise import flip_labels
 
@@ -256,10 +272,97 @@ def run_speed(args) -> str:
     return "\n".join(lines)
 
 
+#: One-hot tables: rows, categorical columns, levels of each, numeric
+#: columns, classes.
+ONE_HOT_CASES = [
+    (2_000, 4, 10, 1, 2),
+    (5_000, 6, 10, 2, 3),
+    (5_000, 6, 20, 2, 3),
+    (6_000, 10, 18, 3, 23),
+    (20_000, 8, 12, 4, 5),
+    (20_000, 8, 24, 4, 5),
+    (6_000, 6, 4, 1, 23),
+    (20_000, 4, 5, 2, 5),
+]
+
+
+def one_hot_table(rows, columns, levels, numeric, classes, seed=0):
+    """Dense one-hot columns beside numeric ones; labels from a noisy linear
+    score (argmax over the classes), 10 % of them flipped uniformly."""
+    rng = np.random.default_rng(seed)
+    X = np.zeros((rows, columns * levels + numeric))
+    for j in range(columns):
+        X[np.arange(rows), j * levels + rng.integers(0, levels, rows)] = 1.0
+    X[:, columns * levels :] = rng.normal(size=(rows, numeric))
+    scores = X @ rng.normal(size=(X.shape[1], classes))
+    y = (scores + rng.gumbel(size=scores.shape)).argmax(axis=1)
+    return X, flip_labels(y, 0.1, random_state=seed)[0]
+
+
+def one_hot_child(case, reps) -> dict:
+    """Median seconds of a default RoSR-L fit, dense and CSR, in this process."""
+    import scipy.sparse as sp
+
+    X, y = one_hot_table(*case)
+    out = {"share": float(np.count_nonzero(X) / X.size)}
+    with threadpool_limits(1):
+        for kind, data in (("dense", X), ("csr", sp.csr_matrix(X))):
+            timers = [Timer() for _ in range(reps)]
+            for timer in timers:
+                with timer:
+                    model = RoSRClassifier().fit(data, y)
+            out[kind] = float(np.median([timer.seconds for timer in timers]))
+            out[f"{kind}_coef"] = model.coef_.ravel().tolist()
+            out[f"{kind}_iter"] = int(model.n_iter_)
+    return out
+
+
+def run_one_hot(args) -> str:
+    script = Path(__file__).resolve()
+    here = script.parents[1]
+    rows = []
+    for case in ONE_HOT_CASES:
+        call = f"m.one_hot_child({case!r}, {args.speed_reps})"
+        res = {}
+        for label, repo in (("other", args.repo), ("this", here)):
+            res[label] = run_in_checkout(repo, str(script), call)
+        this, other = res["this"], res["other"]
+        diff = np.max(np.abs(np.subtract(this["dense_coef"], other["dense_coef"])))
+        n, c, levels, m, k = case
+        rows.append(
+            f"| {n:,} × {c * levels + m} ({c} × {levels} levels + {m}) × {k} | "
+            f"{this['share']:.3f} | {other['dense']:.2f} | {this['dense']:.2f} | "
+            f"{this['dense'] / other['dense']:.2f} | {other['csr']:.2f} | "
+            f"{this['csr']:.2f} | {other['dense_iter']} / {this['dense_iter']} | "
+            f"{diff:.1e} |"
+        )
+        logging.info("one-hot %s: %s", case, rows[-1])
+    return "\n".join(
+        [
+            f"This checkout: {here}; other: {args.repo}. A default "
+            "`RoSRClassifier().fit` (BLAS limited to one thread, as in its "
+            "solves) on dense one-hot tables (seed 0; labels from a noisy "
+            "linear score, 10 % flipped) and on the same table as CSR; median "
+            f"of {args.speed_reps} fits in one fresh process per checkout and "
+            "table. share: non-zero values over all values.",
+            "",
+            "| rows × columns × classes | share | dense: other (s) | dense: this "
+            "(s) | ratio | CSR: other (s) | CSR: this (s) | L-BFGS iterations "
+            "(dense): other / this | max abs difference of the coefficients |",
+            "|---|---|---|---|---|---|---|---|---|",
+            *rows,
+        ]
+    )
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="fast smoke mode")
-    parser.add_argument("--part", choices=["accuracy", "speed", "all"], default="all")
+    parser.add_argument(
+        "--part", choices=["accuracy", "speed", "all", "one-hot"], default="all"
+    )
+    parser.add_argument("--repo", type=Path, help="the other checkout (one-hot)")
+    parser.add_argument("--section", help="results section (one-hot)")
     parser.add_argument("--reps", type=int, default=1, help="CV repetitions")
     parser.add_argument("--speed-reps", type=int, default=3)
     parser.add_argument(
@@ -284,6 +387,14 @@ def main() -> None:
         write_section(
             "rosr-speed" + ("-quick" if args.quick else ""),
             "## RoSR-L speed\n\n" + header + "\n" + body,
+        )
+    if args.part == "one-hot":
+        if args.repo is None:
+            parser.error("--part one-hot compares two checkouts: give --repo")
+        body = run_one_hot(args)
+        write_section(
+            args.section or "rosr-one-hot",
+            "## RoSR-L on one-hot columns, two checkouts\n\n" + header + "\n" + body,
         )
 
 

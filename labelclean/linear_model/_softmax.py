@@ -55,7 +55,9 @@ def softmax_loss_grad(
     else:
         Z -= Qt
     Z *= a  # G = a * (P - Q)
-    grad_W = np.asarray(X.T @ Z.T).T
+    # G @ X: for a dense X the product in this order is about twice as fast
+    # as (X.T @ G.T).T, whose operands are both transposed views.
+    grad_W = np.asarray(X.T @ Z.T).T if sp.issparse(X) else Z @ X
     loss += 0.5 * mu * float(np.einsum("ij,ij->", W, W))
     grad_W += mu * W
     if fit_intercept:

@@ -5,6 +5,7 @@ import re
 import numpy as np
 import pytest
 import scipy.sparse as sp
+from scipy import optimize
 from sklearn.datasets import load_iris, load_wine
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.linear_model import LogisticRegression
@@ -12,7 +13,9 @@ from sklearn.preprocessing import StandardScaler
 from threadpoolctl import threadpool_limits
 
 from labelclean.linear_model import RoSRClassifier
+from labelclean.linear_model._rosr import SPARSE_SHARE, _sparse_if_mostly_zeros
 from labelclean.linear_model._softmax import self_paced_weights as _spl_weights
+from labelclean.linear_model._softmax import softmax_loss_grad
 from labelclean.noise import flip_labels
 
 
@@ -118,6 +121,68 @@ def test_sparse_input_gives_the_dense_result(wine):
     sparse = RoSRClassifier().fit(sp.csr_matrix(X), y)
     np.testing.assert_allclose(sparse.coef_, dense.coef_, atol=1e-8)
     np.testing.assert_allclose(sparse.spl_weight_, dense.spl_weight_, atol=1e-8)
+
+
+def _one_hot_table(seed, n=300, columns=3, levels=14):
+    """Dense one-hot columns and one numeric column: mostly zeros."""
+    rng = np.random.RandomState(seed)
+    codes = rng.randint(0, levels, size=(n, columns))
+    X = np.zeros((n, columns * levels + 1))
+    for j in range(columns):
+        X[np.arange(n), j * levels + codes[:, j]] = 1.0
+    X[:, -1] = rng.randn(n)
+    y = (codes[:, 0] + codes[:, 1] // 7) % 3
+    return X, flip_labels(y, 0.2, random_state=seed)[0]
+
+
+@pytest.mark.parametrize("sparse", [False, True])
+@pytest.mark.parametrize("soft", [False, True])
+def test_loss_gradient_matches_finite_differences(sparse, soft, global_random_seed):
+    X, y = _one_hot_table(global_random_seed, n=60)
+    X = sp.csr_matrix(X) if sparse else X
+    rng = np.random.RandomState(global_random_seed)
+    n_classes, (n_rows, n_features) = 3, X.shape
+    if soft:
+        Q = rng.dirichlet(np.ones(n_classes), size=n_rows)
+        target, Qt = y, np.ascontiguousarray(Q.T)
+    else:
+        target, Qt = y * n_rows + np.arange(n_rows), None
+    a = rng.uniform(0.1, 1.0, size=n_rows) / n_rows
+    args = (X, Qt, target, a, 0.05, n_classes, True)
+    params = rng.randn(n_classes * (n_features + 1))
+
+    def loss(p):
+        return softmax_loss_grad(p, *args)[0]
+
+    def grad(p):
+        return softmax_loss_grad(p, *args)[1]
+
+    assert optimize.check_grad(loss, grad, params) < 1e-6 * np.linalg.norm(grad(params))
+
+
+def test_mostly_zero_dense_input_is_fitted_as_its_sparse_form(global_random_seed):
+    X, y = _one_hot_table(global_random_seed)
+    assert np.count_nonzero(X) <= SPARSE_SHARE * X.size
+    dense = RoSRClassifier().fit(X, y)
+    sparse = RoSRClassifier().fit(sp.csr_matrix(X), y)
+    # the same CSR copy, so the same fit to the last bit
+    np.testing.assert_array_equal(dense.coef_, sparse.coef_)
+    np.testing.assert_array_equal(dense.intercept_, sparse.intercept_)
+    np.testing.assert_array_equal(dense.spl_weight_, sparse.spl_weight_)
+    np.testing.assert_array_equal(dense.predict_proba(X), sparse.predict_proba(X))
+
+
+def test_only_dense_input_mostly_of_zeros_is_made_sparse():
+    X, _ = _one_hot_table(0)
+    assert sp.issparse(_sparse_if_mostly_zeros(X))
+    np.testing.assert_array_equal(_sparse_if_mostly_zeros(X).toarray(), X)
+    denser = X.copy()
+    denser[:, -6:] = 1.0  # above one value in ten
+    assert _sparse_if_mostly_zeros(denser) is denser
+    csr = sp.csr_matrix(X)
+    assert _sparse_if_mostly_zeros(csr) is csr
+    empty = np.zeros((0, 4))
+    assert _sparse_if_mostly_zeros(empty) is empty
 
 
 # --- self-paced behaviour -----------------------------------------------------
