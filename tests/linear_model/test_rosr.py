@@ -181,8 +181,6 @@ def test_only_dense_input_mostly_of_zeros_is_made_sparse():
     assert _sparse_if_mostly_zeros(denser) is denser
     csr = sp.csr_matrix(X)
     assert _sparse_if_mostly_zeros(csr) is csr
-    empty = np.zeros((0, 4))
-    assert _sparse_if_mostly_zeros(empty) is empty
 
 
 # --- self-paced behaviour -----------------------------------------------------
